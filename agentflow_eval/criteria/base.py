@@ -1,0 +1,88 @@
+"""The criterion interface: a criterion looks at one trial of one case and returns a
+:class:`CriterionResult`: a score in [0, 1] that passes at ``score >= threshold``, or
+"not evaluated" with the reason."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from agentflow_eval.config import CriterionConfig, EvalConfig
+from agentflow_eval.evalset import EvalCase
+from agentflow_eval.results import CriterionResult, Trial, Usage
+
+__all__ = [
+    "Criterion",
+    "CriterionContext",
+    "not_evaluated",
+    "scored",
+]
+
+
+@dataclass(frozen=True)
+class CriterionContext:
+    """What a criterion is given for one trial."""
+
+    case: EvalCase
+    trial: Trial
+    config: EvalConfig = field(default_factory=EvalConfig)
+
+
+@runtime_checkable
+class Criterion(Protocol):
+    """Judges one trial. ``name`` is the config key; ``label`` is shown in scorecards."""
+
+    name: str
+    label: str
+    threshold: float
+
+    async def evaluate(self, ctx: CriterionContext) -> CriterionResult: ...
+
+
+def scored(
+    criterion: Criterion,
+    score: float,
+    details: dict[str, Any] | None = None,
+    *,
+    reason: str | None = None,
+    usage: Usage | None = None,
+    latency_ms: float | None = None,
+) -> CriterionResult:
+    """A verdict: ``passed`` when ``score >= threshold``."""
+    score = min(1.0, max(0.0, float(score)))
+    return CriterionResult(
+        criterion=criterion.name,
+        label=criterion.label,
+        status="passed" if score >= criterion.threshold else "failed",
+        score=score,
+        threshold=criterion.threshold,
+        reason=reason,
+        details=details or {},
+        usage=usage,
+        latency_ms=latency_ms,
+    )
+
+
+def not_evaluated(
+    criterion: Criterion,
+    reason: str,
+    details: dict[str, Any] | None = None,
+    *,
+    usage: Usage | None = None,
+    latency_ms: float | None = None,
+) -> CriterionResult:
+    """No verdict: the criterion could not judge this trial, and ``reason`` says why."""
+    return CriterionResult(
+        criterion=criterion.name,
+        label=criterion.label,
+        status="not_evaluated",
+        threshold=criterion.threshold,
+        reason=reason,
+        details=details or {},
+        usage=usage,
+        latency_ms=latency_ms,
+    )
+
+
+def threshold_of(config: CriterionConfig, default: float) -> float:
+    return default if config.threshold is None else config.threshold

@@ -1,0 +1,1 @@
+"""Imports every built-in criterion module so their ``@register`` calls run."""

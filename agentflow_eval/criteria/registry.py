@@ -1,0 +1,75 @@
+"""Criteria by name. Built-ins register themselves with :func:`register`; a config entry
+with ``function: "module:attr"`` names a user's own criterion."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agentflow_eval.config import CriterionConfig, EvalConfig
+from agentflow_eval.criteria.base import Criterion
+from agentflow_eval.evalset import CallsTool, Completes, EvalCase, FinalContains
+
+__all__ = ["CriterionFactory", "UnknownCriterion", "build_criteria", "known_criteria", "register"]
+
+CriterionFactory = Callable[[str, CriterionConfig, EvalConfig], Criterion]
+"""``(name, criterion_config, eval_config) -> Criterion``."""
+
+_FACTORIES: dict[str, CriterionFactory] = {}
+
+
+class UnknownCriterion(ValueError):
+    pass
+
+
+def register(name: str) -> Callable[[CriterionFactory], CriterionFactory]:
+    """Register a criterion factory under ``name`` (the config key)."""
+
+    def decorate(factory: CriterionFactory) -> CriterionFactory:
+        _FACTORIES[name] = factory
+        return factory
+
+    return decorate
+
+
+def known_criteria() -> list[str]:
+    _load_builtins()
+    return sorted(_FACTORIES)
+
+
+def build_criterion(name: str, options: CriterionConfig, config: EvalConfig) -> Criterion:
+    _load_builtins()
+    if options.function:
+        from agentflow_eval.criteria.custom import load_custom_criterion
+
+        return load_custom_criterion(name, options, config)
+    factory = _FACTORIES.get(name)
+    if factory is None:
+        raise UnknownCriterion(
+            f"unknown criterion {name!r}; expected one of {', '.join(known_criteria())}, "
+            "or an entry with function: 'module:attr'"
+        )
+    return factory(name, options, config)
+
+
+def build_criteria(config: EvalConfig, case: EvalCase) -> list[Criterion]:
+    """The criteria that judge ``case``: the config's, then the case's own expectations."""
+    criteria = [build_criterion(name, opts, config) for name, opts in config.criteria.items()]
+    for expectation in case.expectations:
+        if isinstance(expectation, Completes):
+            opts = CriterionConfig()
+            name = "completes"
+        elif isinstance(expectation, CallsTool):
+            opts = CriterionConfig(name=expectation.name)
+            name = "calls_tool"
+        elif isinstance(expectation, FinalContains):
+            opts = CriterionConfig(text=expectation.text, case_sensitive=expectation.case_sensitive)
+            name = "final_contains"
+        else:  # pragma: no cover - the union is closed
+            raise TypeError(expectation)
+        criteria.append(build_criterion(name, opts, config))
+    return criteria
+
+
+def _load_builtins() -> None:
+    """Import the modules whose ``@register`` calls fill the registry."""
+    from agentflow_eval.criteria import builtins  # noqa: F401
