@@ -96,6 +96,14 @@ class JudgeSettings(FileModel):
     cache: bool = True
     refresh_cache: bool = False
     cache_expiration_s: float | None = None
+    # where the judge model is served: a local or proxy endpoint, and the name of the
+    # environment variable that holds its API key (never the key itself)
+    api_base: str | None = None
+    api_key_env: str | None = None
+    # exponential backoff between retries of a transient judge failure; also the longest
+    # wait a server's Retry-After can impose
+    retry_base_delay_s: float = Field(default=1.0, ge=0)
+    retry_max_delay_s: float = Field(default=60.0, ge=0)
 
 
 class UserSimulatorConfig(FileModel):

@@ -9,6 +9,7 @@ code only ever sees one shape.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -124,6 +125,18 @@ class ToolCall(FileModel):
     @classmethod
     def _none_is_empty(cls, value: Any) -> Any:
         return {} if value is None else value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_adk_nulls(cls, data: Any) -> Any:
+        # ADK dumps of genai FunctionCall carry newer fields as nulls
+        # (``partial_args``, ``will_continue``); a null says nothing, so it is dropped.
+        if isinstance(data, dict) and any(data.get(k, 0) is None for k in _ADK_CALL_EXTRAS):
+            return {k: v for k, v in data.items() if not (k in _ADK_CALL_EXTRAS and v is None)}
+        return data
+
+
+_ADK_CALL_EXTRAS = frozenset({"partial_args", "partialArgs", "will_continue", "willContinue"})
 
 
 class Rubric(FileModel):
@@ -267,7 +280,7 @@ class FinalContains(FileModel):
 
     @property
     def label(self) -> str:
-        return f"final contains {self.text!r}"
+        return f"final contains {json.dumps(self.text, ensure_ascii=False)}"
 
 
 def _expectation_shorthand(data: Any) -> Any:
@@ -345,6 +358,11 @@ class EvalSet(FileModel):
     description: str = ""
     eval_cases: list[EvalCase]
     creation_timestamp: float | None = None
+
+    @field_validator("name", "description", mode="before")
+    @classmethod
+    def _null_is_empty(cls, value: Any) -> Any:
+        return "" if value is None else value  # ADK writes ``"description": null``
 
     @model_validator(mode="after")
     def _unique_ids(self) -> EvalSet:

@@ -16,6 +16,7 @@ __all__ = [
     "CaseResult",
     "CriterionResult",
     "CriterionSummary",
+    "ExpectedTurn",
     "RecordedToolCall",
     "RunResult",
     "RunTotals",
@@ -126,14 +127,16 @@ class Trial(Record):
         return Usage.total([turn.usage for turn in self.turns])
 
 
-CriterionStatus = Literal["passed", "failed", "not_evaluated"]
+CriterionStatus = Literal["passed", "failed", "not_evaluated", "skipped"]
 
 
 class CriterionResult(Record):
     """One criterion's verdict on one trial.
 
     ``not_evaluated`` means the criterion could not give a verdict (a judge that kept
-    failing, nothing to compare against); ``reason`` says why. It never counts as a pass.
+    failing); ``reason`` says why. It never counts as a pass. ``skipped`` means the case
+    gives the criterion nothing to judge (no reference answer, say): it neither passes nor
+    fails the trial.
     """
 
     criterion: str
@@ -180,6 +183,17 @@ class CriterionSummary(Record):
     passed: int = 0
     failed: int = 0
     not_evaluated: int = 0
+    skipped: int = 0
+
+
+class ExpectedTurn(Record):
+    """What the eval set expected of one user turn, copied into the results so a report
+    re-rendered from ``results.json`` alone still shows expected calls and references."""
+
+    invocation_id: str
+    user_text: str = ""
+    tool_calls: list[RecordedToolCall] = Field(default_factory=list)
+    final_response: str | None = None
 
 
 class CaseResult(Record):
@@ -201,6 +215,7 @@ class CaseResult(Record):
     mean_latency_ms: float = 0.0
     usage: Usage = Field(default_factory=Usage)
     judge_usage: Usage = Field(default_factory=Usage)
+    expected: list[ExpectedTurn] = Field(default_factory=list)
 
 
 class RunTotals(Record):

@@ -5,17 +5,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from agentflow_eval.config import CriterionConfig, EvalConfig
 from agentflow_eval.evalset import EvalCase
 from agentflow_eval.results import CriterionResult, Trial, Usage
+
+if TYPE_CHECKING:
+    from agentflow_eval.judge import JudgeRuntime
 
 __all__ = [
     "Criterion",
     "CriterionContext",
     "not_evaluated",
     "scored",
+    "skipped",
 ]
 
 
@@ -26,6 +30,8 @@ class CriterionContext:
     case: EvalCase
     trial: Trial
     config: EvalConfig = field(default_factory=EvalConfig)
+    # the run's judge client, limiter and cache; LLM-judge criteria need it
+    judge: JudgeRuntime | None = None
 
 
 @runtime_checkable
@@ -86,3 +92,15 @@ def not_evaluated(
 
 def threshold_of(config: CriterionConfig, default: float) -> float:
     return default if config.threshold is None else config.threshold
+
+
+def skipped(criterion: Criterion, reason: str) -> CriterionResult:
+    """Nothing to judge: the case gives this criterion no reference (it neither passes nor
+    fails the trial)."""
+    return CriterionResult(
+        criterion=criterion.name,
+        label=criterion.label,
+        status="skipped",
+        threshold=criterion.threshold,
+        reason=reason,
+    )

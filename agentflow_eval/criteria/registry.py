@@ -9,7 +9,26 @@ from agentflow_eval.config import CriterionConfig, EvalConfig
 from agentflow_eval.criteria.base import Criterion
 from agentflow_eval.evalset import CallsTool, Completes, EvalCase, FinalContains
 
-__all__ = ["CriterionFactory", "UnknownCriterion", "build_criteria", "known_criteria", "register"]
+__all__ = [
+    "LLM_JUDGE_CRITERIA",
+    "CriterionFactory",
+    "UnknownCriterion",
+    "build_criteria",
+    "known_criteria",
+    "known_llm_criteria",
+    "register",
+]
+
+LLM_JUDGE_CRITERIA = frozenset(
+    {
+        "final_response_match_v2",
+        "rubric_based_final_response_quality_v1",
+        "rubric_based_tool_use_quality_v1",
+        "hallucinations_v1",
+        "safety_v1",
+    }
+)
+"""Built-in criteria that call an LLM judge."""
 
 CriterionFactory = Callable[[str, CriterionConfig, EvalConfig], Criterion]
 """``(name, criterion_config, eval_config) -> Criterion``."""
@@ -34,6 +53,10 @@ def register(name: str) -> Callable[[CriterionFactory], CriterionFactory]:
 def known_criteria() -> list[str]:
     _load_builtins()
     return sorted(_FACTORIES)
+
+
+def known_llm_criteria() -> frozenset[str]:
+    return LLM_JUDGE_CRITERIA
 
 
 def build_criterion(name: str, options: CriterionConfig, config: EvalConfig) -> Criterion:

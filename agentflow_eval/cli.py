@@ -1,0 +1,163 @@
+"""The ``agentflow-eval`` command.
+
+    agentflow-eval run AGENT EVALSET [--config FILE] [--runs N] [--max-concurrency N]
+                       [--output DIR] [--verbose] [--model M] [--fail-under RATE] ...
+    agentflow-eval schema [-o DIR]
+
+``run`` is report-only by default: it exits 0 whatever the pass rate (seed 003: a
+scorecard, not a gate); ``--fail-under RATE`` turns it into a gate. Bad input exits 2
+with one clear message and no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+EXIT_OK, EXIT_BELOW_THRESHOLD, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _rate(value: str) -> float:
+    rate = float(value.rstrip("%")) / (100 if value.endswith("%") else 1)
+    if not 0 <= rate <= 1:
+        raise argparse.ArgumentTypeError(f"expected a rate in 0..1 (or 0%..100%), got {value}")
+    return rate
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentflow-eval",
+        description="Evaluate LLM agents: repeated trials, deterministic and LLM-judged "
+        "criteria, pass rates. Runs as a Prefect flow.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="evaluate an agent on an eval set")
+    run.add_argument("agent", nargs="?", help="module:attr, file.py:attr or http(s):// URL")
+    run.add_argument("evalset", nargs="?", help="eval-set file or folder (native or ADK)")
+    run.add_argument("--config", help="config file (default: test_config.json beside evalset)")
+    run.add_argument("--runs", type=int, help="trials per case (default 5)")
+    run.add_argument("--max-concurrency", type=int, help="trials in flight (default 16)")
+    run.add_argument("--timeout", type=float, dest="trial_timeout_s", help="seconds per trial")
+    run.add_argument("--output", default="eval-results", help="folder for run folders")
+    run.add_argument("--model", help="LiteLLM model for the agent (LiteLLM agents)")
+    run.add_argument("--judge-model", help="LiteLLM model for LLM judges")
+    run.add_argument("--resume", metavar="RUN_DIR", help="finish an earlier, interrupted run")
+    run.add_argument("--publish-to", help="s3://bucket/prefix or a folder")
+    run.add_argument("--s3-endpoint-url", help="S3-compatible endpoint, e.g. http://host:8333")
+    run.add_argument("--s3-region")
+    run.add_argument("--s3-path-style", action="store_true", help="path-style S3 addressing")
+    run.add_argument(
+        "--fail-under", type=_rate, metavar="RATE", help="exit 1 if the pass rate is below RATE"
+    )
+    run.add_argument("-v", "--verbose", action="store_true", help="criterion means, failures")
+
+    schema = sub.add_parser("schema", help="write JSON Schemas of eval-set and config files")
+    schema.add_argument("-o", "--output", default=".", help="folder to write into")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "schema":
+        return _schema(args)
+    return _run(args)
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from agentflow_eval.schema import write_schemas
+
+    for path in write_schemas(Path(args.output)):
+        print(path)
+    return EXIT_OK
+
+
+def _fail(message: str) -> int:
+    print(f"agentflow-eval: error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def _params(args: argparse.Namespace):  # -> EvaluateParams
+    from agentflow_eval.params import EvaluateParams, S3Options
+    from agentflow_eval.run_plan import params_from_run_dir
+
+    overrides = {
+        key: value
+        for key, value in {
+            "config": args.config,
+            "runs": args.runs,
+            "max_concurrency": args.max_concurrency,
+            "trial_timeout_s": args.trial_timeout_s,
+            "model": args.model,
+            "judge_model": args.judge_model,
+            "publish_to": args.publish_to,
+        }.items()
+        if value is not None
+    }
+    s3 = S3Options(
+        endpoint_url=args.s3_endpoint_url, region=args.s3_region, path_style=args.s3_path_style
+    )
+    if args.resume:
+        params = params_from_run_dir(args.resume)
+        update = dict(overrides)
+        if args.agent:
+            update["agent"] = args.agent
+        if args.evalset:
+            update["evalset"] = args.evalset
+        return params.model_copy(update=update)
+    if not args.agent or not args.evalset:
+        raise ValueError("run needs AGENT and EVALSET (or --resume RUN_DIR)")
+    return EvaluateParams(
+        agent=args.agent, evalset=args.evalset, output_dir=args.output, s3=s3, **overrides
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if args.verbose else "WARNING")
+    sys.path.insert(0, os.getcwd())  # agents named as package.module:attr from the project
+
+    from pydantic import ValidationError
+
+    from agentflow_eval.agents.loader import AgentLoadError, load_agent
+    from agentflow_eval.loading import EvalFileError
+    from agentflow_eval.run_plan import load_inputs
+
+    try:
+        params = _params(args)
+        # Fail fast, before Prefect starts, on anything the user can fix.
+        agent = load_agent(params.agent, model=params.model)
+        _, _, warnings = load_inputs(params)
+    except (EvalFileError, AgentLoadError, FileNotFoundError, ValueError) as exc:
+        return _fail(str(exc))
+    except ValidationError as exc:
+        return _fail(str(exc))
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+
+    from agentflow_eval.demo_model import SIMULATED_LABEL
+    from agentflow_eval.scorecard import format_scorecard
+    from flows.evaluate import evaluate
+
+    if args.verbose:
+        print(f"agent {agent.name}: running {params.evalset}", file=sys.stderr)
+    outcome = asyncio.run(evaluate(params))
+    run = outcome.run
+    print(format_scorecard(run, verbose=args.verbose, simulated_label=SIMULATED_LABEL))
+    print(f"results in {outcome.run_dir}")
+    for note in outcome.notes:
+        print(note)
+    if args.fail_under is not None and run.totals.pass_rate < args.fail_under:
+        print(
+            f"pass rate {run.totals.pass_rate:.0%} is below --fail-under {args.fail_under:.0%}",
+            file=sys.stderr,
+        )
+        return EXIT_BELOW_THRESHOLD
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

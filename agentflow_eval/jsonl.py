@@ -1,0 +1,94 @@
+"""Append-only JSON-lines files: how finished trials stream to disk.
+
+Each record is written and flushed as soon as it exists, so a crash loses nothing that
+finished; a torn last line (the process died mid-write) is cut off on the next open.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+__all__ = ["JsonlWriter", "iter_records", "repair_tail"]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class JsonlWriter(Generic[M]):
+    """Appends pydantic records to a JSONL file, one flushed line each."""
+
+    def __init__(self, path: Path, *, fsync: bool = False) -> None:
+        self.path = path
+        self._fsync = fsync
+        path.parent.mkdir(parents=True, exist_ok=True)
+        repair_tail(path)
+        self._file: IO[str] = path.open("a", encoding="utf-8")
+
+    def write(self, record: M) -> None:
+        self._file.write(record.model_dump_json() + "\n")
+        self._file.flush()
+        if self._fsync:
+            os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> JsonlWriter[M]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def iter_records(path: Path, model: type[M]) -> Iterator[M]:
+    """Read records back one at a time (constant memory). A torn last line is skipped."""
+    if not path.exists():
+        return
+    with path.open("r", encoding="utf-8") as handle:
+        for line in handle:
+            if not line.endswith("\n"):
+                return  # torn tail: written by a process that died mid-line
+            if line.strip():
+                yield model.model_validate_json(line)
+
+
+def iter_raw(path: Path) -> Iterator[dict[str, Any]]:
+    """Like :func:`iter_records`, as plain dicts."""
+    if not path.exists():
+        return
+    with path.open("r", encoding="utf-8") as handle:
+        for line in handle:
+            if not line.endswith("\n"):
+                return
+            if line.strip():
+                yield json.loads(line)
+
+
+def repair_tail(path: Path) -> None:
+    """Cut a torn last line off ``path`` so appends start on a fresh line."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb+") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - 1))
+        if handle.read(1) == b"\n":
+            return
+        # find the last newline and truncate after it
+        block = 65536
+        pos = size
+        while pos > 0:
+            start = max(0, pos - block)
+            handle.seek(start)
+            chunk = handle.read(pos - start)
+            idx = chunk.rfind(b"\n")
+            if idx != -1:
+                handle.truncate(start + idx + 1)
+                return
+            pos = start
+        handle.truncate(0)

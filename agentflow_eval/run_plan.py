@@ -1,0 +1,160 @@
+"""Turning :class:`EvaluateParams` into a concrete run: loaded files, effective settings
+(params over config over defaults), and the run folder with its ``run.json``, which is
+what lets ``--resume`` pick a crashed run up where it stopped."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from agentflow_eval.config import EvalConfig
+from agentflow_eval.evalset import EvalSet
+from agentflow_eval.params import EvaluateParams
+from agentflow_eval.results import RunResult
+from agentflow_eval.runner import DEFAULT_RUNS, RunMeta, RunPaths, new_run_id
+from agentflow_eval.trial import TrialSettings
+
+__all__ = [
+    "DEFAULT_MAX_CONCURRENCY",
+    "DEFAULT_TRIAL_TIMEOUT_S",
+    "RunOutcome",
+    "RunPlan",
+    "params_from_run_dir",
+    "plan_run",
+]
+
+DEFAULT_MAX_CONCURRENCY = 16
+DEFAULT_TRIAL_TIMEOUT_S = 120.0
+
+
+@dataclass
+class RunPlan:
+    """Everything the stages need, decided once at the start of a run."""
+
+    params: EvaluateParams
+    eval_set: EvalSet
+    config: EvalConfig
+    paths: RunPaths
+    meta: RunMeta
+    runs: int
+    max_concurrency: int
+    trial_settings: TrialSettings
+    warnings: list[str] = field(default_factory=list)
+    resumed: bool = False
+
+
+@dataclass
+class RunOutcome:
+    """What the evaluate flow returns: the results, where they are, where they went."""
+
+    run: RunResult
+    run_dir: Path
+    report_url: str | None = None
+    published: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def load_inputs(params: EvaluateParams) -> tuple[EvalSet, EvalConfig, list[str]]:
+    """Load and validate the eval set and config named by ``params``.
+
+    Raises :class:`agentflow_eval.loading.EvalFileError` naming file, case and field.
+    """
+    from agentflow_eval.loading import find_config_for, load_config, load_evalset
+
+    loaded = load_evalset(params.evalset)
+    config_path = params.config or find_config_for(params.evalset)
+    config = load_config(config_path) if config_path else EvalConfig.default()
+    if params.judge_model:
+        config.judge.model = params.judge_model
+    return loaded.eval_set, config, list(loaded.warnings)
+
+
+def plan_run(params: EvaluateParams, *, agent_name: str, agent_model: str | None) -> RunPlan:
+    """Load the inputs and create (or reopen, with ``params.resume``) the run folder."""
+    eval_set, config, warnings = load_inputs(params)
+    runs = params.runs or config.runs or DEFAULT_RUNS
+    resumed = False
+    if params.resume:
+        paths = RunPaths(Path(params.resume).resolve())
+        meta = _read_meta(paths, eval_set, runs)
+        runs = meta.runs_per_case
+        resumed = True
+    else:
+        started = datetime.now(UTC)
+        run_id = new_run_id()
+        paths = RunPaths.new(
+            Path(params.output_dir).resolve(), eval_set.eval_set_id, run_id, started
+        )
+        paths.run_dir.mkdir(parents=True, exist_ok=True)
+        meta = RunMeta(run_id=run_id, agent=agent_name, started_at=started, runs_per_case=runs)
+    meta.agent = agent_name
+    meta.agent_model = agent_model
+    meta.judge_model = _judge_model(config)
+    meta.simulated = any(
+        model is not None and model.startswith("agentflow-demo/")
+        for model in (meta.agent_model, meta.judge_model)
+    )
+    _write_meta(paths, params, meta)
+    return RunPlan(
+        params=params,
+        eval_set=eval_set,
+        config=config,
+        paths=paths,
+        meta=meta,
+        runs=runs,
+        max_concurrency=params.max_concurrency or config.max_concurrency or DEFAULT_MAX_CONCURRENCY,
+        trial_settings=TrialSettings(
+            timeout_s=params.trial_timeout_s or config.trial_timeout_s or DEFAULT_TRIAL_TIMEOUT_S
+        ),
+        warnings=warnings,
+        resumed=resumed,
+    )
+
+
+def _judge_model(config: EvalConfig) -> str | None:
+    """The judge model, if any criterion uses one."""
+    from agentflow_eval.criteria.registry import known_llm_criteria
+
+    judged = [name for name in config.criteria if name in known_llm_criteria()]
+    if not judged:
+        return None
+    own = {config.criteria[name].judge_model for name in judged} - {None}
+    return own.pop() if len(own) == 1 else config.judge.model
+
+
+def _write_meta(paths: RunPaths, params: EvaluateParams, meta: RunMeta) -> None:
+    document = {
+        "run_id": meta.run_id,
+        "started_at": meta.started_at.isoformat(),
+        "runs_per_case": meta.runs_per_case,
+        "agent": meta.agent,
+        "params": params.model_dump(mode="json"),
+    }
+    paths.meta.write_text(json.dumps(document, indent=2), encoding="utf-8")
+
+
+def _read_meta(paths: RunPaths, eval_set: EvalSet, runs: int) -> RunMeta:
+    if not paths.meta.exists():
+        raise FileNotFoundError(
+            f"{paths.run_dir}: not a run folder to resume (no run.json); pass the folder an "
+            "earlier run printed as 'results in ...'"
+        )
+    document = json.loads(paths.meta.read_text(encoding="utf-8"))
+    return RunMeta(
+        run_id=document["run_id"],
+        agent=document.get("agent", ""),
+        started_at=datetime.fromisoformat(document["started_at"]),
+        runs_per_case=int(document.get("runs_per_case", runs)),
+    )
+
+
+def params_from_run_dir(run_dir: str | Path) -> EvaluateParams:
+    """The parameters a run was started with, read back from its ``run.json``."""
+    path = Path(run_dir) / "run.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{run_dir}: no run.json; this is not a run folder")
+    document = json.loads(path.read_text(encoding="utf-8"))
+    params = EvaluateParams.model_validate(document["params"])
+    return params.model_copy(update={"resume": str(Path(run_dir).resolve())})

@@ -1,0 +1,21 @@
+# Sourced by the quickstart scripts: make .venv (python3 + pip only) and install the
+# project into it, again only when pyproject.toml changed.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+VENV=${AGENTFLOW_VENV:-.venv}
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "setting up $VENV (first run takes a minute or two)..." >&2
+  python3 -m venv "$VENV"
+fi
+stamp="$VENV/.agentflow-installed"
+want=$(cat pyproject.toml | python3 -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[test]" 2>&1 \
+    | grep -v -E "^WARNING: Location .* is ignored" >&2 || true
+  "$VENV/bin/python" -c "import agentflow_eval, prefect, litellm" >/dev/null
+  echo "$want" > "$stamp"
+fi
+export PATH="$PWD/$VENV/bin:$PATH"
+# Offline by default: litellm's bundled price map, no Prefect telemetry.
+export LITELLM_LOCAL_MODEL_COST_MAP=${LITELLM_LOCAL_MODEL_COST_MAP:-True}
+export PREFECT_SERVER_ANALYTICS_ENABLED=${PREFECT_SERVER_ANALYTICS_ENABLED:-false}

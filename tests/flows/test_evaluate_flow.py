@@ -1,0 +1,69 @@
+"""The evaluate flow end to end under Prefect: the example agent on the demo model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from prefect.client.orchestration import get_client
+
+from agentflow_eval.params import EvaluateParams
+from flows.evaluate import evaluate
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "weather"
+
+
+def params(tmp_path: Path, **kw) -> EvaluateParams:
+    return EvaluateParams(
+        agent="examples.weather.agent:agent",
+        evalset=str(EXAMPLE / "weather.evalset.json"),
+        config=str(EXAMPLE / "eval_config.json"),
+        output_dir=str(tmp_path / "out"),
+        **kw,
+    )
+
+
+async def test_flow_runs_every_trial_and_writes_results(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    outcome = await evaluate(params(tmp_path, runs=4))
+    run = outcome.run
+    assert run.totals.trials == 8 and len(run.trials) == 8
+    assert {c.case_id for c in run.cases} == {"weather_lookup_simple", "weather_lookup_multi_city"}
+    assert run.simulated is True and run.agent_model == "agentflow-demo/weather"
+    for case in run.cases:
+        assert case.runs == 4
+        assert case.passed + case.failed + case.errored + case.not_evaluated == 4
+    # every trial called the real tool loop: the tool was recorded with its result
+    assert all(t.trial.tool_calls for t in run.trials)
+    document = json.loads((outcome.run_dir / "results.json").read_text())
+    assert document["schema_version"] == "1.0"
+    assert document["totals"]["passed"] == run.totals.passed
+    assert len((outcome.run_dir / "trials.jsonl").read_text().splitlines()) == 8
+
+    async with get_client() as client:
+        flow_runs = await client.read_flow_runs()
+        task_runs = await client.read_task_runs()
+    assert any(fr.state and fr.state.is_completed() for fr in flow_runs)
+    names = {tr.task_key.split("-")[0] for tr in task_runs}
+    assert {"load_evalset_task", "run_trials_task", "judge_task", "report_task"} <= names
+    # a few tasks, not one per trial
+    assert len(task_runs) < 10 * len(flow_runs)
+
+
+async def test_a_crashing_agent_fails_its_trials_and_the_run_completes(tmp_path, monkeypatch):
+    agent_file = tmp_path / "crashing_agent.py"
+    agent_file.write_text(
+        "def agent(message):\n"
+        "    if 'Tokyo' in message:\n"
+        "        raise RuntimeError('tool backend down')\n"
+        "    return 'The weather in New York is currently sunny with a temperature of 72°F.'\n"
+    )
+    p = params(tmp_path, runs=2).model_copy(update={"agent": f"{agent_file}:agent"})
+    outcome = await evaluate(p)
+    by_case = {c.case_id: c for c in outcome.run.cases}
+    assert by_case["weather_lookup_multi_city"].errored == 2
+    errors = [t.trial.error for t in outcome.run.trials if t.trial.error]
+    assert all("tool backend down" in e.message for e in errors)
+    # no tool calls reported → trajectory fails, but the answer matched: it ran, and judged
+    assert by_case["weather_lookup_simple"].errored == 0
