@@ -89,7 +89,9 @@ class ScriptedOpenAIServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> ScriptedOpenAIServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 

@@ -34,8 +34,10 @@ async def test_flow_runs_every_trial_and_writes_results(tmp_path, monkeypatch):
     for case in run.cases:
         assert case.runs == 4
         assert case.passed + case.failed + case.errored + case.not_evaluated == 4
-    # every trial called the real tool loop: the tool was recorded with its result
-    assert all(t.trial.tool_calls for t in run.trials)
+    # trials ran the real tool loop: tools were recorded with their results
+    calls = [c for t in run.trials for c in t.trial.tool_calls]
+    assert len(calls) >= 8
+    assert all(c.name == "get_weather" and c.result for c in calls)
     document = json.loads((outcome.run_dir / "results.json").read_text())
     assert document["schema_version"] == "1.0"
     assert document["totals"]["passed"] == run.totals.passed

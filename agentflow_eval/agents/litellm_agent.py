@@ -1,0 +1,282 @@
+"""The built-in tool-calling agent: a model behind LiteLLM and a set of Python tools.
+
+Each user turn runs the usual loop: call the model with the conversation and the tool
+schemas; run every tool call it asks for (recording each as it goes) and feed the results
+back; stop at the first reply without tool calls (the final answer) or after
+``max_steps`` model calls (:class:`MaxStepsExceeded`). Text that comes with tool calls is
+an intermediate response. Nothing is retried behind the caller's back: a failing model
+call raises, and the trial records it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import litellm
+
+from agentflow_eval.agents.base import (
+    AgentSession,
+    MaxStepsExceeded,
+    SessionContext,
+    TrajectoryRecorder,
+)
+from agentflow_eval.agents.tools import Tool, ToolContext, as_tool, tool_result_text
+from agentflow_eval.evalset import Message
+
+__all__ = ["LiteLLMAgent"]
+
+_RESERVED_KWARGS = frozenset({"model", "messages", "tools", "stream"})
+_ARG_SNIPPET = 200
+
+
+class LiteLLMAgent:
+    """A tool-calling agent over any LiteLLM model.
+
+    ``tools`` are plain functions (their schema is derived from type hints and docstrings,
+    see :mod:`agentflow_eval.agents.tools`) or :class:`Tool` objects.
+    ``completion_kwargs`` are passed to every ``litellm.acompletion`` call (``seed``,
+    ``max_tokens``, ``timeout``, provider options, ...). Tools may also take the injected
+    parameters ``workdir``, ``recorder``, ``session`` and ``state`` (the session's mutable
+    dict, initialised from ``session_input.state`` and kept across its turns).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        system_prompt: str = "",
+        tools: Iterable[Tool | Callable[..., Any]] = (),
+        max_steps: int = 8,
+        temperature: float | None = None,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        completion_kwargs: Mapping[str, Any] | None = None,
+        name: str | None = None,
+    ) -> None:
+        if not model:
+            raise ValueError("LiteLLMAgent needs a model, e.g. 'openai/gpt-4o-mini'")
+        if max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        extra = dict(completion_kwargs or {})
+        reserved = sorted(_RESERVED_KWARGS & extra.keys())
+        if reserved:
+            raise ValueError(
+                f"completion_kwargs may not set {', '.join(reserved)}: the agent sets them"
+            )
+        tool_list = [as_tool(t) for t in tools]
+        by_name: dict[str, Tool] = {}
+        for tool in tool_list:
+            if tool.name in by_name:
+                raise ValueError(f"two tools are named {tool.name!r}; tool names must be unique")
+            by_name[tool.name] = tool
+        self._model = model
+        self._system_prompt = system_prompt
+        self._tools = by_name
+        self._max_steps = max_steps
+        self._temperature = temperature
+        self._api_base = api_base
+        self._api_key = api_key
+        self._completion_kwargs = extra
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name or "litellm-agent"
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        return tuple(self._tools.values())
+
+    @property
+    def max_steps(self) -> int:
+        return self._max_steps
+
+    def with_model(self, model: str, **overrides: Any) -> LiteLLMAgent:
+        """A copy of this agent that uses ``model`` (and any other constructor option given
+        in ``overrides``)."""
+        settings: dict[str, Any] = {
+            "system_prompt": self._system_prompt,
+            "tools": self.tools,
+            "max_steps": self._max_steps,
+            "temperature": self._temperature,
+            "api_base": self._api_base,
+            "api_key": self._api_key,
+            "completion_kwargs": dict(self._completion_kwargs),
+            "name": self._name,
+        }
+        unknown = sorted(overrides.keys() - settings.keys())
+        if unknown:
+            raise TypeError(
+                f"with_model() got unknown option(s) {', '.join(unknown)}; "
+                f"allowed: {', '.join(settings)}"
+            )
+        return LiteLLMAgent(model, **{**settings, **overrides})
+
+    async def start_session(self, context: SessionContext) -> AgentSession:
+        messages: list[dict[str, Any]] = []
+        if self._system_prompt:
+            messages.append({"role": "system", "content": self._system_prompt})
+        state = copy.deepcopy(dict(context.session_input.state))
+        return _LiteLLMSession(agent=self, context=context, state=state, messages=messages)
+
+    def tool_named(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def completion_request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The keyword arguments of one ``litellm.acompletion`` call over ``messages``."""
+        request: dict[str, Any] = {"model": self._model, "num_retries": 0}
+        if self._temperature is not None:
+            request["temperature"] = self._temperature
+        if self._api_base is not None:
+            request["api_base"] = self._api_base
+        if self._api_key is not None:
+            request["api_key"] = self._api_key
+        request.update(self._completion_kwargs)
+        request["messages"] = list(messages)
+        if self._tools:
+            request["tools"] = [tool.schema for tool in self._tools.values()]
+            # LiteLLM imports its MCP gateway (and the optional ``mcp`` package) for any
+            # request with tools; ours are plain function tools, so that path never applies.
+            request["_skip_mcp_handler"] = True
+        return request
+
+
+@dataclass
+class _LiteLLMSession:
+    """One conversation: the message history persists across the session's turns."""
+
+    agent: LiteLLMAgent
+    context: SessionContext
+    state: dict[str, Any]
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    async def respond(self, message: Message, recorder: TrajectoryRecorder) -> str:
+        self.messages.append({"role": "user", "content": message.text})
+        tool_context = ToolContext(
+            workdir=self.context.workdir,
+            recorder=recorder,
+            session=self.context,
+            state=self.state,
+        )
+        for step in range(self.agent.max_steps):
+            response = await litellm.acompletion(**self.agent.completion_request(self.messages))
+            _record_usage(recorder, response, self.agent.model)
+            if not response.choices:
+                raise RuntimeError(f"model {self.agent.model!r} returned no choices")
+            reply = response.choices[0].message
+            content = reply.content or ""
+            calls = [
+                _ToolCall.of(raw, step, index) for index, raw in enumerate(reply.tool_calls or [])
+            ]
+            self.messages.append(_assistant_message(content, calls))
+            if not calls:
+                return content
+            recorder.intermediate(content)
+            for call in calls:
+                result_text = await self._run(call, tool_context)
+                self.messages.append(
+                    {"role": "tool", "tool_call_id": call.id, "content": result_text}
+                )
+        raise MaxStepsExceeded(self.agent.max_steps)
+
+    async def aclose(self) -> None:
+        return None  # nothing held open: LiteLLM manages its own HTTP clients
+
+    async def _run(self, call: _ToolCall, context: ToolContext) -> str:
+        """Run one tool call, record it, and return the text the model gets back."""
+        recorder = context.recorder
+        try:
+            args = json.loads(call.arguments or "{}")
+        except json.JSONDecodeError as exc:
+            error = (
+                f"arguments are not valid JSON ({exc.msg} at position {exc.pos}): "
+                f"{call.arguments[:_ARG_SNIPPET]!r}"
+            )
+            recorder.tool_call(call.name, {}, error=error, id=call.id)
+            return f"Error: {error}"
+        if not isinstance(args, dict):
+            error = f"arguments must be a JSON object, got {type(args).__name__}"
+            recorder.tool_call(call.name, {}, error=error, id=call.id)
+            return f"Error: {error}"
+        tool = self.agent.tool_named(call.name)
+        if tool is None:
+            available = ", ".join(t.name for t in self.agent.tools) or "none"
+            error = f"unknown tool {call.name!r}; available tools: {available}"
+            recorder.tool_call(call.name, args, error=error, id=call.id)
+            return f"Error: {error}"
+        try:
+            with recorder.tool(call.name, args) as record:
+                record.id = call.id
+                record.result = await tool.call(args, context)
+        except Exception as exc:  # a failing tool is news for the model, not a crash
+            return f"Error: {type(exc).__name__}: {exc}"
+        return tool_result_text(record.result)
+
+
+@dataclass(frozen=True)
+class _ToolCall:
+    """A tool call as the model asked for it, with an id even if the provider gave none."""
+
+    id: str
+    name: str
+    arguments: str
+
+    @classmethod
+    def of(cls, raw: Any, step: int, index: int) -> _ToolCall:
+        function = raw.function
+        arguments = function.arguments
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments)
+        return cls(
+            id=raw.id or f"call_{step}_{index}",
+            name=function.name or "",
+            arguments=arguments,
+        )
+
+
+def _assistant_message(content: str, calls: list[_ToolCall]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content or None}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments},
+            }
+            for call in calls
+        ]
+    else:
+        message["content"] = content
+    return message
+
+
+def _record_usage(recorder: TrajectoryRecorder, response: Any, model: str) -> None:
+    usage = getattr(response, "usage", None)
+    recorder.usage(
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        cost_usd=_response_cost(response, model),
+    )
+
+
+def _response_cost(response: Any, model: str) -> float:
+    """What the call cost according to LiteLLM's price map; 0 when it has no price."""
+    hidden = getattr(response, "_hidden_params", None) or {}
+    cost = hidden.get("response_cost")
+    if isinstance(cost, int | float):
+        return float(cost)
+    provider = model.split("/", 1)[0]
+    if any(item.get("provider") == provider for item in litellm.custom_provider_map):
+        return 0.0  # a custom provider has no price, and asking makes LiteLLM print noise
+    try:
+        return float(litellm.completion_cost(completion_response=response, model=model) or 0.0)
+    except Exception:  # unpriced or unknown model: cost is unknown, not an error
+        return 0.0

@@ -1,0 +1,216 @@
+"""Turn an agent spec (what a user types after ``--agent``) into an :class:`AgentUnderTest`.
+
+Accepted specs:
+
+- ``package.module:attr`` — imported with the current directory on ``sys.path``;
+- ``path/to/file.py:attr`` — loaded from the file (as its package module when the file sits
+  in a package under the current directory, so relative imports work);
+- ``http(s)://...`` — an :class:`HttpAgent` speaking the OpenAI chat-completions shape;
+- ``simple+http(s)://...`` — an :class:`HttpAgent` speaking the simple JSON shape.
+
+``attr`` (dots allowed: ``module:Class.attr``) may be an agent object, an agent class
+(instantiated with no arguments), a synchronous function with no parameters (a factory,
+called once; it returns an agent or an agent function), or an agent function (wrapped in
+:class:`PythonAgent`). Every failure raises :class:`AgentLoadError` naming the spec.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Protocol, runtime_checkable
+
+from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.agents.http import HttpAgent
+from agentflow_eval.agents.python import PythonAgent
+
+__all__ = ["AgentLoadError", "load_agent"]
+
+_SIMPLE_PREFIX = "simple+"
+_SPEC_FORMS = (
+    "'package.module:attr', 'path/to/file.py:attr', 'http(s)://...' or 'simple+http(s)://...'"
+)
+
+
+class AgentLoadError(ValueError):
+    """The agent spec could not be turned into an agent."""
+
+
+@runtime_checkable
+class _SupportsWithModel(Protocol):
+    def with_model(self, model: str) -> AgentUnderTest: ...
+
+
+def load_agent(spec: str, *, model: str | None = None) -> AgentUnderTest:
+    """Load the agent named by ``spec``; with ``model``, switch it to that model (only
+    agents with a ``with_model`` method, such as :class:`LiteLLMAgent`, support this)."""
+    spec = spec.strip()
+    agent = _load(spec)
+    if model is None:
+        return agent
+    if not isinstance(agent, _SupportsWithModel):
+        raise AgentLoadError(
+            f"--model only applies to LiteLLM agents (anything with a with_model() method); "
+            f"agent spec {spec!r} is a {type(agent).__name__}"
+        )
+    return agent.with_model(model)
+
+
+def _load(spec: str) -> AgentUnderTest:
+    if spec.startswith(("http://", "https://")):
+        return HttpAgent(spec, shape="openai")
+    if spec.startswith(_SIMPLE_PREFIX):
+        url = spec.removeprefix(_SIMPLE_PREFIX)
+        if not url.startswith(("http://", "https://")):
+            raise AgentLoadError(f"agent spec {spec!r}: expected simple+http(s)://host/path")
+        return HttpAgent(url, shape="simple")
+    target, sep, attr = spec.rpartition(":")
+    if not sep or not target or not attr:
+        raise AgentLoadError(f"agent spec {spec!r} is not one of {_SPEC_FORMS}")
+    module = _import(target, spec)
+    obj = _attribute(module, attr, spec)
+    return _as_agent(obj, spec, attr)
+
+
+def _import(target: str, spec: str) -> ModuleType:
+    cwd = str(Path.cwd())
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+    looks_like_file = target.endswith(".py") or "/" in target or "\\" in target
+    try:
+        if not looks_like_file:
+            return importlib.import_module(target)
+        path = Path(target)
+        if not path.is_file():
+            raise AgentLoadError(f"agent spec {spec!r}: file {target!r} does not exist")
+        dotted = _package_module_name(path.resolve())
+        if dotted is not None:
+            return importlib.import_module(dotted)
+        return _import_file(path.resolve())
+    except AgentLoadError:
+        raise
+    except Exception as exc:
+        raise AgentLoadError(
+            f"agent spec {spec!r}: importing {target!r} failed: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _package_module_name(path: Path) -> str | None:
+    """``examples/weather/agent.py`` → ``examples.weather.agent`` when every folder between
+    the current directory and the file is a package; otherwise None."""
+    try:
+        relative = path.with_suffix("").relative_to(Path.cwd().resolve())
+    except ValueError:
+        return None
+    parts = relative.parts
+    folder = Path.cwd().resolve()
+    for part in parts[:-1]:
+        folder = folder / part
+        if not (folder / "__init__.py").is_file():
+            return None
+    if not all(part.isidentifier() for part in parts):
+        return None
+    return ".".join(parts)
+
+
+def _import_file(path: Path) -> ModuleType:
+    name = f"agentflow_agent_{path.stem}_{abs(hash(str(path))):x}"
+    if name in sys.modules:
+        return sys.modules[name]
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise ImportError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _attribute(module: ModuleType, attr: str, spec: str) -> Any:
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            candidates = _agent_like_names(module)
+            hint = f"; agent-like names there: {', '.join(candidates)}" if candidates else ""
+            raise AgentLoadError(
+                f"agent spec {spec!r}: {module.__name__!r} has no attribute {attr!r}{hint}"
+            )
+        obj = getattr(obj, part)
+    return obj
+
+
+def _agent_like_names(module: ModuleType) -> list[str]:
+    return sorted(
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and not isinstance(value, type)
+        and isinstance(value, AgentUnderTest)
+    )
+
+
+def _as_agent(obj: Any, spec: str, attr: str) -> AgentUnderTest:
+    if isinstance(obj, type):
+        if not hasattr(obj, "start_session"):
+            raise AgentLoadError(
+                f"agent spec {spec!r} names the class {obj.__name__}, which has no "
+                "start_session(); an agent class must implement AgentUnderTest"
+            )
+        try:
+            obj = obj()
+        except Exception as exc:
+            raise AgentLoadError(
+                f"agent spec {spec!r}: {obj.__name__}() failed: {type(exc).__name__}: {exc}"
+            ) from exc
+    if isinstance(obj, AgentUnderTest):
+        return obj
+    if not callable(obj):
+        raise AgentLoadError(
+            f"agent spec {spec!r} is a {type(obj).__name__}; expected an agent, an agent "
+            "class, a factory function or an agent function"
+        )
+    if _is_factory(obj):
+        try:
+            made = obj()
+        except Exception as exc:
+            raise AgentLoadError(
+                f"agent spec {spec!r}: the factory {attr}() failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        if isinstance(made, AgentUnderTest):
+            return made
+        if callable(made):
+            return _python_agent(made, spec, attr)
+        raise AgentLoadError(
+            f"agent spec {spec!r}: {attr} takes no parameters, so it was called as an agent "
+            f"factory, but it returned {type(made).__name__}; a factory must return an agent "
+            "or an agent function (an agent function takes a 'message' parameter)"
+        )
+    return _python_agent(obj, spec, attr)
+
+
+def _is_factory(obj: Any) -> bool:
+    """A synchronous callable without parameters cannot read the user's message, so it
+    is taken to build the agent rather than be it."""
+    if inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(
+        getattr(obj, "__call__", None)  # noqa: B004
+    ):
+        return False
+    try:
+        return not inspect.signature(obj).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _python_agent(fn: Any, spec: str, attr: str) -> PythonAgent:
+    try:
+        return PythonAgent(fn, name=attr)
+    except TypeError as exc:
+        raise AgentLoadError(f"agent spec {spec!r}: {exc}") from exc

@@ -1,0 +1,206 @@
+"""An agent that is a plain Python function.
+
+The function takes, by parameter name, any of :data:`AGENT_PARAMS`, and returns the final
+answer as a string, or a dict ``{"response": str, "tool_calls": [...]}`` reporting the tool
+calls it made (each ``{"name", "args", "result", "error"?, "duration_ms"?, "id"?}``).
+Synchronous functions run in a worker thread so they do not block the trials running
+beside them; the trial's context (``current_session()``, ``trial_workdir()``) is visible
+there too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
+
+from agentflow_eval.agents.base import (
+    AgentSession,
+    SessionContext,
+    TrajectoryRecorder,
+)
+from agentflow_eval.evalset import Message
+
+__all__ = [
+    "AGENT_PARAMS",
+    "AgentReply",
+    "PythonAgent",
+    "ReportedToolCall",
+    "record_reply",
+]
+
+AGENT_PARAMS: tuple[str, ...] = ("message", "recorder", "session", "history", "state", "workdir")
+"""What an agent function may ask for: the user turn's text, the turn's recorder, the
+:class:`SessionContext`, the prior ``{"role", "content"}`` messages of this session, a
+mutable state dict kept across the session's turns (initialised from
+``session_input.state``), and the trial's own directory."""
+
+
+class ReportedToolCall(BaseModel):
+    """A tool call an agent reports having made (the dict shape agents return)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str = Field(validation_alias=AliasChoices("name", "tool_name"))
+    args: dict[str, Any] = Field(
+        default_factory=dict, validation_alias=AliasChoices("args", "arguments")
+    )
+    result: Any = None
+    error: str | None = None
+    duration_ms: float = 0.0
+    id: str | None = None
+
+    def record(self, recorder: TrajectoryRecorder) -> None:
+        recorder.tool_call(
+            self.name,
+            self.args,
+            self.result,
+            error=self.error,
+            duration_ms=self.duration_ms,
+            id=self.id,
+        )
+
+
+class AgentReply(BaseModel):
+    """An agent's answer to one turn, with what it did on the way."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    response: str
+    tool_calls: list[ReportedToolCall] = Field(default_factory=list)
+    intermediate_responses: list[str] = Field(default_factory=list)
+
+    def record(self, recorder: TrajectoryRecorder) -> str:
+        """Record the reported tool calls and intermediate responses; return the answer."""
+        for call in self.tool_calls:
+            call.record(recorder)
+        for text in self.intermediate_responses:
+            recorder.intermediate(text)
+        return self.response
+
+
+def record_reply(raw: Any, recorder: TrajectoryRecorder, *, source: str) -> str:
+    """Read an agent's answer (a string or an :class:`AgentReply`-shaped dict), record its
+    tool calls and intermediate responses, and return the final response text.
+
+    ``source`` names the agent in error messages.
+    """
+    if isinstance(raw, str):
+        return raw
+    if not isinstance(raw, dict):
+        raise TypeError(
+            f"{source} must return a str or a dict with a 'response' key, got {type(raw).__name__}"
+        )
+    try:
+        reply = AgentReply.model_validate(raw)
+    except ValidationError as exc:
+        raise TypeError(f"{source} returned a dict that is not a valid reply: {exc}") from None
+    return reply.record(recorder)
+
+
+class PythonAgent:
+    """Evaluate a Python function (sync or async) as an agent.
+
+    >>> def agent(message: str, state: dict) -> str: ...
+    >>> PythonAgent(agent)
+    """
+
+    def __init__(self, fn: Callable[..., Any], name: str | None = None) -> None:
+        if not callable(fn):
+            raise TypeError(f"PythonAgent needs a callable, got {type(fn).__name__}")
+        self._fn = fn
+        self._name = name or getattr(fn, "__qualname__", None) or type(fn).__name__
+        self._call = _Invocation.of(fn, self._name)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def fn(self) -> Callable[..., Any]:
+        return self._fn
+
+    async def start_session(self, context: SessionContext) -> AgentSession:
+        state = copy.deepcopy(dict(context.session_input.state))
+        return _PythonSession(call=self._call, name=self._name, context=context, state=state)
+
+
+@dataclass(frozen=True)
+class _Invocation:
+    """How to call the function: which parameters it wants, and how they are passed."""
+
+    fn: Callable[..., Any]
+    positional: tuple[str, ...]
+    keyword: tuple[str, ...]
+    is_async: bool
+
+    @classmethod
+    def of(cls, fn: Callable[..., Any], name: str) -> _Invocation:
+        try:
+            signature = inspect.signature(fn)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"agent {name!r}: cannot read its signature: {exc}") from exc
+        positional: list[str] = []
+        keyword: list[str] = []
+        takes_all = False
+        for param in signature.parameters.values():
+            if param.kind is param.VAR_KEYWORD:
+                takes_all = True
+            elif param.kind is param.VAR_POSITIONAL:
+                continue
+            elif param.name in AGENT_PARAMS:
+                target = positional if param.kind is param.POSITIONAL_ONLY else keyword
+                target.append(param.name)
+            elif param.default is param.empty:
+                raise TypeError(
+                    f"agent {name!r} has a required parameter {param.name!r}; an agent "
+                    f"function may take only: {', '.join(AGENT_PARAMS)}"
+                )
+        if takes_all:
+            keyword += [p for p in AGENT_PARAMS if p not in positional and p not in keyword]
+        call = getattr(fn, "__call__", None)  # noqa: B004 - async callable objects too
+        is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
+        return cls(fn=fn, positional=tuple(positional), keyword=tuple(keyword), is_async=is_async)
+
+    async def __call__(self, values: dict[str, Any]) -> Any:
+        args = [values[name] for name in self.positional]
+        kwargs = {name: values[name] for name in self.keyword}
+        if self.is_async:
+            return await self.fn(*args, **kwargs)
+        result = await asyncio.to_thread(self.fn, *args, **kwargs)
+        if inspect.isawaitable(result):
+            return await result
+        return result
+
+
+@dataclass
+class _PythonSession:
+    call: _Invocation
+    name: str
+    context: SessionContext
+    state: dict[str, Any]
+    history: list[dict[str, str]] = field(default_factory=list)
+
+    async def respond(self, message: Message, recorder: TrajectoryRecorder) -> str:
+        text = message.text
+        values: dict[str, Any] = {
+            "message": text,
+            "recorder": recorder,
+            "session": self.context,
+            "history": [dict(item) for item in self.history],
+            "state": self.state,
+            "workdir": self.context.workdir,
+        }
+        raw = await self.call(values)
+        response = record_reply(raw, recorder, source=f"agent {self.name!r}")
+        self.history.append({"role": message.role or "user", "content": text})
+        self.history.append({"role": "assistant", "content": response})
+        return response
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,1 @@
+"""Example agents and eval sets that ship with agentflow-eval."""

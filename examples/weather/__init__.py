@@ -1,0 +1,1 @@
+"""The seed's weather agent: ``examples.weather.agent:agent`` with its eval set."""

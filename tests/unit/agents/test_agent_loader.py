@@ -1,0 +1,196 @@
+"""load_agent: agent specs to agents, and errors that name the spec."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+
+from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.agents.http import HttpAgent
+from agentflow_eval.agents.litellm_agent import LiteLLMAgent
+from agentflow_eval.agents.loader import AgentLoadError, load_agent
+from agentflow_eval.agents.python import PythonAgent
+
+REPO = Path(__file__).resolve().parents[3]
+
+AGENTS_MODULE = """
+from agentflow_eval.agents.litellm_agent import LiteLLMAgent
+from agentflow_eval.agents.python import PythonAgent
+
+def echo(message: str) -> str:
+    return message
+
+def make_agent():
+    return PythonAgent(echo, name="made")
+
+def make_function():
+    return echo
+
+def make_nothing():
+    return 42
+
+def needs_user(message: str, user: str) -> str:
+    return message
+
+class Custom:
+    name = "custom"
+
+    async def start_session(self, context):
+        raise NotImplementedError
+
+class NotAnAgent:
+    pass
+
+llm = LiteLLMAgent("openai/gpt-4o-mini", name="llm")
+number = 7
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A project directory (the cwd) with a uniquely named module of agents; returns the
+    module's name."""
+    name = f"agents_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{name}.py").write_text(AGENTS_MODULE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    return name
+
+
+@pytest.mark.parametrize(
+    ("attr", "kind", "name"),
+    [
+        ("echo", PythonAgent, "echo"),
+        ("make_agent", PythonAgent, "made"),
+        ("make_function", PythonAgent, "make_function"),
+        ("Custom", None, "custom"),
+        ("llm", LiteLLMAgent, "llm"),
+    ],
+)
+def test_module_attr_specs(project: str, attr: str, kind: type | None, name: str) -> None:
+    agent = load_agent(f"{project}:{attr}")
+    assert isinstance(agent, AgentUnderTest)
+    if kind is not None:
+        assert isinstance(agent, kind)
+    assert agent.name == name
+
+
+def test_file_specs_load_the_file(project: str) -> None:
+    agent = load_agent(f"./{project}.py:echo")
+    assert isinstance(agent, PythonAgent)
+    assert agent.fn.__module__ == project  # a top-level file in the cwd is that module
+
+
+def test_a_file_in_a_package_is_imported_as_its_package_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = f"pkg_{uuid.uuid4().hex[:8]}"
+    (tmp_path / package / "sub").mkdir(parents=True)
+    (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / package / "sub" / "__init__.py").write_text("")
+    (tmp_path / package / "sub" / "helpers.py").write_text("GREETING = 'hello'\n")
+    (tmp_path / package / "sub" / "bot.py").write_text(
+        textwrap.dedent(
+            """
+            from .helpers import GREETING
+
+            def bot(message: str) -> str:
+                return f"{GREETING} {message}"
+            """
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    agent = load_agent(f"{package}/sub/bot.py:bot")
+    assert isinstance(agent, PythonAgent)
+    assert agent.fn.__module__ == f"{package}.sub.bot"
+
+
+def test_a_standalone_file_outside_the_cwd_loads(tmp_path: Path) -> None:
+    path = tmp_path / "outside" / "my-agent.py"
+    path.parent.mkdir()
+    path.write_text("def reply(message: str) -> str:\n    return 'ok'\n")
+    agent = load_agent(f"{path}:reply")
+    assert isinstance(agent, PythonAgent)
+    assert agent.fn("x") == "ok"
+
+
+def test_the_weather_example_loads_and_switches_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    agent = load_agent("examples.weather.agent:agent")
+    assert isinstance(agent, LiteLLMAgent)
+    assert agent.model == "agentflow-demo/weather"
+    switched = load_agent("examples.weather.agent:agent", model="openai/gpt-4o-mini")
+    assert isinstance(switched, LiteLLMAgent)
+    assert switched.model == "openai/gpt-4o-mini"
+    assert [t.name for t in switched.tools] == ["get_weather"]
+
+
+def test_url_specs_are_http_agents() -> None:
+    openai = load_agent("http://127.0.0.1:8000/v1/chat/completions")
+    simple = load_agent("simple+https://agents.example/respond")
+    assert isinstance(openai, HttpAgent) and openai.shape == "openai"
+    assert openai.url == "http://127.0.0.1:8000/v1/chat/completions"
+    assert isinstance(simple, HttpAgent) and simple.shape == "simple"
+    assert simple.url == "https://agents.example/respond"
+
+
+def test_model_only_applies_to_agents_that_can_switch_model(project: str) -> None:
+    with pytest.raises(ValueError, match="--model only applies to LiteLLM agents") as info:
+        load_agent(f"{project}:echo", model="openai/gpt-4o")
+    assert f"{project}:echo" in str(info.value)
+    with pytest.raises(AgentLoadError, match="is a HttpAgent"):
+        load_agent("http://127.0.0.1:1/x", model="openai/gpt-4o")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("no_colon_here", "is not one of 'package.module:attr'"),
+        ("module:", "is not one of"),
+        ("simple+ftp://x", "expected simple\\+http"),
+        ("missing_module_xyz:agent", "importing 'missing_module_xyz' failed: ModuleNotFoundError"),
+        ("./nowhere.py:agent", "file './nowhere.py' does not exist"),
+    ],
+)
+def test_malformed_or_missing_specs(project: str, spec: str, message: str) -> None:
+    with pytest.raises(AgentLoadError, match=message) as info:
+        load_agent(spec)
+    assert repr(spec) in str(info.value)
+
+
+def test_a_missing_attribute_lists_the_agents_that_are_there(project: str) -> None:
+    with pytest.raises(AgentLoadError, match="has no attribute 'agent'") as info:
+        load_agent(f"{project}:agent")
+    assert "agent-like names there: llm" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("attr", "message"),
+    [
+        ("number", "is a int; expected an agent"),
+        ("NotAnAgent", "has no start_session"),
+        ("make_nothing", "called as an agent factory, but it returned int"),
+        ("needs_user", "required parameter 'user'"),
+    ],
+)
+def test_objects_that_are_not_agents(project: str, attr: str, message: str) -> None:
+    with pytest.raises(AgentLoadError, match=message) as info:
+        load_agent(f"{project}:{attr}")
+    assert f"{project}:{attr}" in str(info.value)
+
+
+def test_an_error_inside_the_module_is_reported_with_its_cause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = f"broken_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{name}.py").write_text("import json\nraise RuntimeError('missing API key')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    with pytest.raises(AgentLoadError, match="RuntimeError: missing API key") as info:
+        load_agent(f"{name}:agent")
+    assert isinstance(info.value.__cause__, RuntimeError)
