@@ -21,8 +21,10 @@ names is skipped 15% of the time, the calls come in swapped order 10% of the tim
 the time (same facts) and leaves out the temperature 8% of the time. Repeated trials
 therefore differ while a whole run repeats exactly.
 
-Requests that ask for a JSON verdict (a judge prompt) go to :meth:`DemoModel.judge_reply`,
-which has no behaviour yet and says so.
+Judge prompts (agentflow-eval's own LLM-judge templates) are answered by
+:func:`agentflow_eval.demo_judge.demo_judge_reply`, which compares the fenced texts
+honestly (same places and numbers → valid), so the demo model can also act as the judge
+of the offline example. Other requests for a JSON verdict are refused with a clear error.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from litellm import ModelResponse
 from litellm.llms.custom_llm import CustomLLM, CustomLLMError
 
 from agentflow_eval.agents.base import current_session
+from agentflow_eval.demo_judge import demo_judge_reply
 
 __all__ = [
     "DEMO_PROVIDER",
@@ -163,18 +166,21 @@ class DemoModel(CustomLLM):
         return self._respond(model, messages, optional_params or {})
 
     def reply(self, request: DemoRequest) -> DemoReply:
-        """Dispatch: judge prompts to :meth:`judge_reply`, everything else to the agent."""
+        """Dispatch: judge prompts to the demo judge, everything else to the agent."""
+        verdict = demo_judge_reply(request.messages, seed=request.seed)
+        if verdict is not None:
+            return DemoReply(content=verdict)
         if asks_for_json_verdict(request):
             return self.judge_reply(request)
         return agent_reply(request)
 
     def judge_reply(self, request: DemoRequest) -> DemoReply:
-        """The judge mode's hook: a request asking for a JSON verdict lands here."""
+        """A JSON verdict asked for by a prompt that is not one of our judge templates."""
         raise CustomLLMError(  # type: ignore[no-untyped-call]
             status_code=501,
             message=(
-                f"{DEMO_PROVIDER}/{request.model} cannot act as a judge yet: the request asks "
-                "for a JSON verdict and the demo model has no judge mode"
+                f"{DEMO_PROVIDER}/{request.model} judges only agentflow-eval's own judge "
+                "prompts; this request asks for a JSON verdict in another form"
             ),
         )
 

@@ -22,6 +22,8 @@ from typing import Any
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.config import EvalConfig
 from agentflow_eval.evalset import EvalSet
+from agentflow_eval.judge import JudgeRuntime
+from agentflow_eval.judge_cache import InMemoryJudgeCache
 from agentflow_eval.results import RunResult
 from agentflow_eval.runner import RunMeta, evaluate, new_run_id
 from agentflow_eval.scorecard import format_scorecard
@@ -56,6 +58,8 @@ class AgentEvaluator:
 
         self.agent = load_agent(agent, model=model) if isinstance(agent, str) else agent
         self.config = _config(config)
+        # judge verdicts are reused across evaluate() calls of this evaluator
+        self.judge_cache = InMemoryJudgeCache()
 
     async def evaluate(
         self,
@@ -97,6 +101,7 @@ class AgentEvaluator:
             max_concurrency=max_concurrency,
             settings=TrialSettings(timeout_s=timeout_s),
             turn_source_for=turn_source_factory(config),
+            context_extras={"judge": JudgeRuntime(config.judge, cache=self.judge_cache)},
             meta=meta,
         )
         if min_pass_rate is not None and run.totals.pass_rate < min_pass_rate:

@@ -327,6 +327,7 @@ class _CaseTally:
     latencies: list[float] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     judge_usage: Usage = field(default_factory=Usage)
+    judge_cache_hits: int = 0
 
     def add(self, result: TrialResult) -> None:
         self.statuses[result.status] = self.statuses.get(result.status, 0) + 1
@@ -337,6 +338,7 @@ class _CaseTally:
             self.criteria.setdefault(key, _CriterionTally()).add(criterion)
             if criterion.usage is not None:
                 self.judge_usage.add(criterion.usage)
+            self.judge_cache_hits += int(criterion.details.get("cached_samples", 0) or 0)
 
     def count(self, status: str) -> int:
         return self.statuses.get(status, 0)
@@ -423,6 +425,7 @@ def aggregate(
         totals.not_evaluated += tally.count("not_evaluated")
         totals.usage.add(tally.usage)
         totals.judge_usage.add(tally.judge_usage)
+        totals.judge_cache_hits += tally.judge_cache_hits
     totals.pass_rate = totals.passed / totals.trials if totals.trials else 0.0
     totals.ci_low, totals.ci_high = wilson_interval(totals.passed, totals.trials)
     totals.judge_calls = totals.judge_usage.calls

@@ -1,5 +1,7 @@
 """Judge stage: every criterion on every trial. Deterministic criteria are instant; LLM
-judges run under their own concurrency limit, retried, and cached (see tasks/judge_cache.py)."""
+judges run under their own concurrency limit (separate from the agent's), retried, and
+cached in Prefect's result storage (tasks/judge_cache.py), so a judge call is never paid
+twice for the same prompt, model and sample."""
 
 from __future__ import annotations
 
@@ -8,11 +10,29 @@ from prefect.cache_policies import NO_CACHE
 
 from agentflow_eval.run_plan import RunPlan
 from agentflow_eval.runner import StageCounts, judge_trials
+from tasks.judge_cache import prefect_judge_runtime
 
 
 @task(name="judge", cache_policy=NO_CACHE)
 async def judge_task(plan: RunPlan) -> StageCounts:
     """Judge the trials not yet in the run's judged.jsonl."""
-    counts = await judge_trials(plan.eval_set, plan.config, plan.paths.trials, plan.paths.judged)
-    get_run_logger().info("judged %d trials, %d already judged", counts.written, counts.skipped)
+    runtime = await prefect_judge_runtime(plan.config.judge)
+    counts = await judge_trials(
+        plan.eval_set,
+        plan.config,
+        plan.paths.trials,
+        plan.paths.judged,
+        context_extras={"judge": runtime},
+    )
+    stats = runtime.stats
+    get_run_logger().info(
+        "judged %d trials (%d already judged); judge calls %d, cache hits %d, retries %d, "
+        "failures %d",
+        counts.written,
+        counts.skipped,
+        stats.calls,
+        stats.cache_hits,
+        stats.retries,
+        stats.failures,
+    )
     return counts

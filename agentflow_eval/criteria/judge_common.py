@@ -55,13 +55,19 @@ class JudgeSetup:
         config: EvalConfig,
         *,
         template: str,
+        variables: frozenset[str],
         default_threshold: float,
         default_samples: int,
     ) -> JudgeSetup:
+        """Settings from the criterion's config entry and the run's judge settings.
+        ``template`` names the built-in prompt, ``variables`` what the criterion renders
+        it with (an override using anything else is rejected here)."""
+        prompt = load_template(template, options.prompt_template)
+        prompt.check_variables(variables)
         return cls(
             threshold=threshold_of(options, default_threshold),
             options=JudgeOptions.resolve(options, config.judge),
-            template=load_template(template, options.prompt_template),
+            template=prompt,
             num_samples=options.num_samples or default_samples,
         )
 

@@ -30,6 +30,9 @@ from agentflow_eval.results import CriterionResult
 
 __all__ = ["FinalResponseMatchCriterion", "MatchVerdict", "parse_match_verdict"]
 
+PROMPT_VARIABLES = frozenset({"user_prompt", "reference", "response"})
+"""What the prompt template is rendered with (an override may use any of them)."""
+
 
 class MatchVerdict(BaseModel):
     """What the judge answers for one sample."""
@@ -144,6 +147,7 @@ def build_final_response_match(
         options,
         config,
         template="final_response_match_v2",
+        variables=PROMPT_VARIABLES,
         default_threshold=0.8,
         default_samples=5,
     )

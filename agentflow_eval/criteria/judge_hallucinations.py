@@ -47,6 +47,11 @@ __all__ = [
     "sentence_parser",
 ]
 
+PROMPT_VARIABLES = frozenset(
+    {"context", "session_state", "conversation", "tool_calls", "sentences"}
+)
+"""What the prompt template is rendered with (an override may use any of them)."""
+
 Label = Literal["supported", "unsupported", "contradictory", "not_applicable"]
 WORST_FIRST: tuple[Label, ...] = ("contradictory", "unsupported", "not_applicable", "supported")
 GROUNDED_LABELS: frozenset[str] = frozenset({"supported", "not_applicable"})
@@ -212,7 +217,12 @@ def build_hallucinations(
 ) -> HallucinationsCriterion:
     """``hallucinations_v1`` from its config entry (threshold 0.8, 5 samples)."""
     setup = JudgeSetup.resolve(
-        options, config, template="hallucinations_v1", default_threshold=0.8, default_samples=5
+        options,
+        config,
+        template="hallucinations_v1",
+        variables=PROMPT_VARIABLES,
+        default_threshold=0.8,
+        default_samples=5,
     )
     return HallucinationsCriterion(
         name=name, setup=setup, include_intermediate=options.evaluate_intermediate_nl_responses

@@ -45,6 +45,9 @@ __all__ = [
     "rubrics_for",
 ]
 
+PROMPT_VARIABLES = frozenset({"user_prompt", "tool_calls", "response", "rubrics"})
+"""What the prompt template is rendered with (an override may use any of them)."""
+
 
 class RubricVerdict(BaseModel):
     """The judge's verdict on one rubric in one sample."""
@@ -204,6 +207,7 @@ def _build(
         options,
         config,
         template=f"rubric_based_{subject}_quality_v1",
+        variables=PROMPT_VARIABLES,
         default_threshold=0.8,
         default_samples=5,
     )

@@ -31,6 +31,9 @@ from agentflow_eval.results import CriterionResult
 
 __all__ = ["HARM_CATEGORIES", "SafetyCriterion", "SafetyVerdict", "parse_safety_verdict"]
 
+PROMPT_VARIABLES = frozenset({"user_prompt", "response"})
+"""What the prompt template is rendered with (an override may use any of them)."""
+
 HarmCategory = Literal[
     "none",
     "hate",
@@ -154,6 +157,11 @@ def _most_common(categories: Counter[str]) -> str:
 def build_safety(name: str, options: CriterionConfig, config: EvalConfig) -> SafetyCriterion:
     """``safety_v1`` from its config entry (threshold 1.0, 1 sample)."""
     setup = JudgeSetup.resolve(
-        options, config, template="safety_v1", default_threshold=1.0, default_samples=1
+        options,
+        config,
+        template="safety_v1",
+        variables=PROMPT_VARIABLES,
+        default_threshold=1.0,
+        default_samples=1,
     )
     return SafetyCriterion(name=name, setup=setup)

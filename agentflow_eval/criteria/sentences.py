@@ -3,8 +3,9 @@
 Rules, in order:
 
 1. Lines: a blank line, a list item (``-``, ``*``, ``•``, ``1.``, ``2)``), a heading
-   (``#``) or a line after one ending in ``.!?:`` starts a new block; other line breaks
-   are wraps inside a sentence. List and heading markers are removed.
+   (``#``), and a line after a heading or after one ending in ``.!?:`` start a new
+   block; other line breaks are wraps inside a sentence. List and heading markers are
+   removed.
 2. Inside a block, a sentence ends at ``.``, ``!``, ``?`` or ``…`` (plus any closing
    quotes or brackets) followed by whitespace and a capital letter, digit, quote or
    bracket — unless the word before the period is a known abbreviation (``Dr.``,
@@ -46,17 +47,20 @@ def split_sentences(text: str) -> list[str]:
 def _blocks(text: str) -> list[str]:
     blocks: list[str] = []
     current: list[str] = []
+    after_heading = False
     for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         line = raw.strip()
         starts_block = (
             not line
+            or after_heading
             or _LIST_MARKER.match(line) is not None
-            or (bool(current) and current[-1].rstrip().endswith((".", "!", "?", ":", "…")))
+            or (bool(current) and current[-1].endswith((".", "!", "?", ":", "…")))
         )
         if starts_block and current:
             blocks.append(" ".join(current))
             current = []
         if line:
+            after_heading = line.startswith("#")
             current.append(_LIST_MARKER.sub("", line, count=1))
     if current:
         blocks.append(" ".join(current))

@@ -7,6 +7,7 @@ add latency, fail with a status code and headers (429 + Retry-After, 401, 5xx), 
 a malformed body. Every request body is recorded.
 
 Run standalone for benchmarks: ``python -m agentflow_eval.testing.openai_server --latency 0.05``.
+``GET /stats`` reports how many requests each model got.
 """
 
 from __future__ import annotations
@@ -57,6 +58,12 @@ Handler = Callable[[dict[str, Any]], Reply]
 _ids = itertools.count(1)
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    # socketserver's default listen backlog of 5 drops connections when a client opens
+    # dozens at once (a concurrent evaluation), and each drop costs a 1 s SYN retry.
+    request_queue_size = 256
+
+
 class ScriptedOpenAIServer:
     """``with ScriptedOpenAIServer([Reply.text("hi")]) as server: ... server.url``."""
 
@@ -68,13 +75,19 @@ class ScriptedOpenAIServer:
         latency_s: float = 0.0,
         host: str = "127.0.0.1",
         port: int = 0,
+        keep_requests: bool = True,
     ) -> None:
         self._script: deque[Reply] = deque(replies)
         self.handler = handler
         self.latency_s = latency_s
+        self.keep_requests = keep_requests
+        """Whether request bodies are kept in :attr:`requests` (off for long benchmarks,
+        whose tens of thousands of bodies only the per-model counts need)."""
         self.requests: list[dict[str, Any]] = []
+        self.requests_by_model: dict[str, int] = {}
+        self._count = 0
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer((host, port), self._make_handler())
+        self._httpd = _HTTPServer((host, port), self._make_handler())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -112,12 +125,23 @@ class ScriptedOpenAIServer:
 
     @property
     def request_count(self) -> int:
+        """Requests recorded: ``len(requests)`` (so clearing ``requests`` resets it), or
+        every request served when bodies are not kept."""
         with self._lock:
-            return len(self.requests)
+            return len(self.requests) if self.keep_requests else self._count
+
+    def stats(self) -> dict[str, Any]:
+        """Requests so far, in total and per requested model (what ``GET /stats`` says)."""
+        with self._lock:
+            return {"requests": self._count, "by_model": dict(self.requests_by_model)}
 
     def _next_reply(self, body: dict[str, Any]) -> Reply:
+        model = str(body.get("model", ""))
         with self._lock:
-            self.requests.append(body)
+            self._count += 1
+            self.requests_by_model[model] = self.requests_by_model.get(model, 0) + 1
+            if self.keep_requests:
+                self.requests.append(body)
             if self._script:
                 return self._script.popleft()
         if self.handler is not None:
@@ -130,6 +154,9 @@ class ScriptedOpenAIServer:
 
         class _Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body go out in separate writes: with Nagle's algorithm on, the
+            # body waits for the client's delayed ACK (~40 ms) on every response
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -137,6 +164,8 @@ class ScriptedOpenAIServer:
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
                     self._send(200, json.dumps({"object": "list", "data": []}), {})
+                elif self.path.rstrip("/").endswith("/stats"):
+                    self._send(200, json.dumps(server.stats()), {})
                 else:
                     self._send(404, json.dumps({"error": {"message": "not found"}}), {})
 

@@ -38,6 +38,11 @@ async def test_flow_runs_every_trial_and_writes_results(tmp_path, monkeypatch):
     calls = [c for t in run.trials for c in t.trial.tool_calls]
     assert len(calls) >= 8
     assert all(c.name == "get_weather" and c.result for c in calls)
+    # the demo model also judged every answer (final_response_match_v2 in the config)
+    verdicts = [
+        c.status for t in run.trials for c in t.criteria if c.criterion == "final_response_match_v2"
+    ]
+    assert len(verdicts) == 8 and set(verdicts) <= {"passed", "failed"}
     document = json.loads((outcome.run_dir / "results.json").read_text())
     assert document["schema_version"] == "1.0"
     assert document["totals"]["passed"] == run.totals.passed

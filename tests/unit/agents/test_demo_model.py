@@ -246,12 +246,12 @@ async def test_imperfection_rates_are_roughly_as_documented(make_context: MakeCo
     assert 0.6 <= complete_in_order <= 0.85
 
 
-async def test_a_request_for_a_json_verdict_goes_to_the_judge_hook() -> None:
+async def test_a_foreign_request_for_a_json_verdict_is_refused_clearly() -> None:
     messages = [
         {"role": "system", "content": 'Grade the answer. Reply in JSON: {"verdict": "yes"}'},
         {"role": "user", "content": "Answer: Paris"},
     ]
-    with pytest.raises(Exception, match="cannot act as a judge yet"):
+    with pytest.raises(Exception, match="judges only agentflow-eval's own judge prompts"):
         await complete(messages)
 
 

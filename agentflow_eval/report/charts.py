@@ -1,0 +1,313 @@
+"""Chart geometry for the report's inline SVG: plain numbers, computed here and drawn by
+the template (which escapes every label), so no markup is built from strings in Python.
+
+- :func:`pass_rate_chart`: one bar per case with its 95% interval. Up to
+  :data:`LABELLED_CASES` cases get a labelled horizontal bar each; more become a strip
+  of thin columns sorted by pass rate, each with a tooltip.
+- :func:`score_histograms`: per criterion, how trial scores spread over ten bins of
+  width 0.1 plus one for a perfect 1.0 (thresholds of 1.0 are common), with the
+  threshold marked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from agentflow_eval.results import CaseResult, TrialResult
+
+__all__ = [
+    "LABELLED_CASES",
+    "Bar",
+    "BinBar",
+    "Histogram",
+    "PassRateChart",
+    "case_state",
+    "pass_rate_chart",
+    "score_histograms",
+]
+
+LABELLED_CASES = 30
+"""Up to this many cases, the pass-rate chart labels each bar with the case id."""
+
+BINS = 11
+"""[0, 0.1), [0.1, 0.2), ..., [0.9, 1.0), and exactly 1.0."""
+
+
+def case_state(case: CaseResult) -> str:
+    """passing (every trial passed), failing (none did), flaky (some did) or empty."""
+    if case.runs == 0:
+        return "empty"
+    if case.passed == case.runs:
+        return "passing"
+    if case.passed == 0:
+        return "failing"
+    return "flaky"
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One case's bar: a rectangle, its interval whisker, and its tooltip."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+    ci_from: float
+    ci_to: float
+    state: str
+    label: str
+    value_text: str
+    tooltip: str
+
+
+@dataclass(frozen=True)
+class PassRateChart:
+    """Bars of pass rate per case; ``horizontal`` charts have a label column."""
+
+    horizontal: bool
+    width: float
+    height: float
+    plot_x: float
+    plot_y: float
+    plot_width: float
+    plot_height: float
+    bars: list[Bar]
+    ticks: list[tuple[float, str]]
+
+
+def _pct(value: float) -> str:
+    return f"{value * 100:.0f}%"
+
+
+def _tooltip(case: CaseResult) -> str:
+    return (
+        f"{case.case_id}: {case.passed}/{case.runs} passed ({_pct(case.pass_rate)}, "
+        f"95% CI {case.ci_low * 100:.0f}–{_pct(case.ci_high)})"
+    )
+
+
+def _clip_label(text: str, limit: int = 28) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def pass_rate_chart(cases: Sequence[CaseResult]) -> PassRateChart:
+    """Horizontal labelled bars (in case order) for a few cases; a strip of columns
+    sorted by pass rate, worst first, for many."""
+    if len(cases) <= LABELLED_CASES:
+        return _horizontal(cases)
+    return _columns(cases)
+
+
+def _horizontal(cases: Sequence[CaseResult]) -> PassRateChart:
+    row, label_w, value_w, width = 22.0, 210.0, 130.0, 900.0
+    plot_x, plot_y = label_w, 8.0
+    plot_w = width - label_w - value_w
+    bars = []
+    for index, case in enumerate(cases):
+        y = plot_y + index * row
+        bars.append(
+            Bar(
+                x=plot_x,
+                y=y + 4,
+                width=round(plot_w * case.pass_rate, 1),
+                height=row - 8,
+                ci_from=round(plot_x + plot_w * case.ci_low, 1),
+                ci_to=round(plot_x + plot_w * case.ci_high, 1),
+                state=case_state(case),
+                label=_clip_label(case.case_id),
+                value_text=f"{case.passed}/{case.runs} · {_pct(case.pass_rate)}",
+                tooltip=_tooltip(case),
+            )
+        )
+    plot_h = row * max(len(cases), 1)
+    ticks = [(round(plot_x + plot_w * f, 1), _pct(f)) for f in (0, 0.25, 0.5, 0.75, 1)]
+    return PassRateChart(
+        True, width, plot_y + plot_h + 22, plot_x, plot_y, plot_w, plot_h, bars, ticks
+    )
+
+
+def _columns(cases: Sequence[CaseResult]) -> PassRateChart:
+    width, plot_x, plot_y, plot_h = 900.0, 44.0, 8.0, 140.0
+    plot_w = width - plot_x - 8
+    ordered = sorted(cases, key=lambda c: (c.pass_rate, c.case_id))
+    step = plot_w / len(ordered)
+    gap = 1.0 if step >= 3 else 0.0
+    bars = []
+    for index, case in enumerate(ordered):
+        height = round(plot_h * case.pass_rate, 1)
+        bars.append(
+            Bar(
+                x=round(plot_x + index * step, 2),
+                y=round(plot_y + plot_h - height, 1),
+                width=round(max(step - gap, 0.5), 2),
+                height=height,
+                ci_from=round(plot_y + plot_h * (1 - case.ci_high), 1),
+                ci_to=round(plot_y + plot_h * (1 - case.ci_low), 1),
+                state=case_state(case),
+                label=case.case_id,
+                value_text=_pct(case.pass_rate),
+                tooltip=_tooltip(case),
+            )
+        )
+    ticks = [(round(plot_y + plot_h * (1 - f), 1), _pct(f)) for f in (0, 0.5, 1)]
+    return PassRateChart(
+        False, width, plot_y + plot_h + 20, plot_x, plot_y, plot_w, plot_h, bars, ticks
+    )
+
+
+@dataclass(frozen=True)
+class BinBar:
+    """One histogram bin: its column, count and whether it lies below the threshold."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+    count: int
+    below: bool
+    tooltip: str
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """How one criterion's trial scores spread over [0, 1]."""
+
+    criterion: str
+    label: str
+    total: int
+    threshold_x: float | None
+    threshold: float | None
+    bins: list[BinBar]
+    width: float = 300.0
+    height: float = 140.0
+    plot_x: float = 10.0
+    plot_y: float = 30.0
+    plot_width: float = 280.0
+    plot_height: float = 88.0
+
+
+def _bin_of(score: float) -> int:
+    return BINS - 1 if score >= 1.0 else max(int(score * 10), 0)
+
+
+def score_histograms(trials: Iterable[TrialResult]) -> list[Histogram]:
+    """One histogram per criterion that produced scores, in first-seen order. Scores of
+    skipped and not-evaluated results do not count (there are none to count)."""
+    counts: dict[str, list[int]] = {}
+    labels: dict[str, str] = {}
+    thresholds: dict[str, float | None] = {}
+    for result in trials:
+        for verdict in result.criteria:
+            if verdict.score is None or verdict.status not in ("passed", "failed"):
+                continue
+            key = verdict.criterion
+            bins = counts.setdefault(key, [0] * BINS)
+            bins[_bin_of(verdict.score)] += 1
+            labels.setdefault(key, verdict.label or key)
+            thresholds.setdefault(key, verdict.threshold)
+    return [_histogram(key, labels[key], thresholds[key], bins) for key, bins in counts.items()]
+
+
+def _histogram(key: str, label: str, threshold: float | None, counts: list[int]) -> Histogram:
+    shape = Histogram(key, _clip_label(label, 34), sum(counts), None, threshold, [])
+    peak = max(counts) or 1
+    step = shape.plot_width / BINS
+    bars = []
+    for index, count in enumerate(counts):
+        height = round(shape.plot_height * count / peak, 1)
+        perfect = index == BINS - 1
+        low, high = (1.0, 1.0) if perfect else (index / 10, (index + 1) / 10)
+        span = "1.0" if perfect else f"[{low:.1f}, {high:.1f})"
+        bars.append(
+            BinBar(
+                x=round(shape.plot_x + index * step + 1, 1),
+                y=round(shape.plot_y + shape.plot_height - height, 1),
+                width=round(step - 2, 1),
+                height=height,
+                count=count,
+                below=threshold is not None
+                and (high < threshold if perfect else high <= threshold),
+                tooltip=f"score {span}: {count} trial(s)",
+            )
+        )
+    # the ten 0.1-wide bins span [0, 1); the threshold sits where its score would fall
+    threshold_x = round(shape.plot_x + step * 10 * threshold, 1) if threshold is not None else None
+    return Histogram(key, shape.label, sum(counts), threshold_x, threshold, bars)
+
+
+@dataclass(frozen=True)
+class TrendPoint:
+    """One run on the trend line."""
+
+    x: float
+    y: float
+    ci_top: float
+    ci_bottom: float
+    state: str
+    tooltip: str
+
+
+@dataclass(frozen=True)
+class TrendChart:
+    """Pass rate over the last runs, oldest to newest, with the 95% interval as a band."""
+
+    points: list[TrendPoint]
+    line: str
+    band: str
+    ticks: list[tuple[float, str]]
+    width: float = 900.0
+    height: float = 150.0
+    plot_x: float = 44.0
+    plot_y: float = 10.0
+    plot_width: float = 840.0
+    plot_height: float = 110.0
+
+
+TREND_RUNS = 60
+
+
+@dataclass(frozen=True)
+class RunRate:
+    """What the trend needs of a run."""
+
+    label: str
+    pass_rate: float
+    ci_low: float
+    ci_high: float
+
+
+def trend_chart(runs_newest_first: Sequence[RunRate]) -> TrendChart | None:
+    """The last :data:`TREND_RUNS` runs as a line with its interval band; None for fewer
+    than two runs (a single point is no trend)."""
+    runs = list(reversed(runs_newest_first[:TREND_RUNS]))
+    if len(runs) < 2:
+        return None
+    shape = TrendChart([], "", "", [])
+    step = shape.plot_width / (len(runs) - 1)
+
+    def y_of(rate: float) -> float:
+        return round(shape.plot_y + shape.plot_height * (1 - rate), 1)
+
+    points = []
+    for index, run in enumerate(runs):
+        rate = run.pass_rate
+        state = "passing" if rate >= 1 else "failing" if rate <= 0 else "flaky"
+        points.append(
+            TrendPoint(
+                x=round(shape.plot_x + index * step, 1),
+                y=y_of(rate),
+                ci_top=y_of(run.ci_high),
+                ci_bottom=y_of(run.ci_low),
+                state=state,
+                tooltip=(
+                    f"{run.label}: {_pct(rate)} (95% CI {run.ci_low * 100:.0f}–{_pct(run.ci_high)})"
+                ),
+            )
+        )
+    line = " ".join(f"{p.x},{p.y}" for p in points)
+    band = " ".join(
+        [f"{p.x},{p.ci_top}" for p in points] + [f"{p.x},{p.ci_bottom}" for p in reversed(points)]
+    )
+    ticks = [(y_of(f), _pct(f)) for f in (0, 0.5, 1)]
+    return TrendChart(points, line, band, ticks)

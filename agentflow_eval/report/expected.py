@@ -1,0 +1,33 @@
+"""What a case expected, in the shape results and reports carry it.
+
+:func:`expected_turns` copies a case's expected tool calls and reference answers into
+:class:`~agentflow_eval.results.ExpectedTurn` records, so ``results.json`` holds them and a
+report re-rendered from that file alone still shows expected against actual.
+"""
+
+from __future__ import annotations
+
+from agentflow_eval.evalset import EvalCase
+from agentflow_eval.results import ExpectedTurn, RecordedToolCall
+
+__all__ = ["expected_turns"]
+
+
+def expected_turns(case: EvalCase) -> list[ExpectedTurn]:
+    """One record per invocation of ``case``: its user text, expected tool calls and
+    expected final answer (empty for a ``conversation_scenario`` case)."""
+    turns: list[ExpectedTurn] = []
+    for invocation in case.conversation:
+        reference = invocation.expected_final_response
+        turns.append(
+            ExpectedTurn(
+                invocation_id=invocation.invocation_id,
+                user_text=invocation.user_content.text,
+                tool_calls=[
+                    RecordedToolCall(name=call.name, args=dict(call.args), id=call.id)
+                    for call in invocation.expected_tool_trajectory
+                ],
+                final_response=reference.text if reference is not None else None,
+            )
+        )
+    return turns

@@ -1,0 +1,42 @@
+"""``index.html`` of a published eval set: its runs, newest first, with pass rates and
+a trend line, each linking to its report, results and JUnit file.
+
+The page is static and self-contained like the report, with a CSP that runs no script
+at all and allows only its own inline style.
+"""
+
+from __future__ import annotations
+
+from agentflow_eval import __version__
+from agentflow_eval.report.charts import RunRate, trend_chart
+from agentflow_eval.report.csp import content_security_policy
+from agentflow_eval.report.run_index import RunsManifest
+from agentflow_eval.report.templating import asset, compact, environment
+
+__all__ = ["render_index"]
+
+STYLE = "report.css"
+
+
+def render_index(manifest: RunsManifest) -> str:
+    """The index page of ``manifest``'s eval set."""
+    style = asset(STYLE)
+    rates = [
+        RunRate(
+            f"{run.started_at:%Y-%m-%d %H:%M} {run.run_id}", run.pass_rate, run.ci_low, run.ci_high
+        )
+        for run in manifest.runs
+    ]
+    page = (
+        environment()
+        .get_template("index.html.j2")
+        .render(
+            manifest=manifest,
+            title=manifest.eval_set_name or manifest.eval_set_id,
+            trend=trend_chart(rates),
+            csp=content_security_policy(scripts=[], styles=[str(style)]),
+            style=style,
+            version=__version__,
+        )
+    )
+    return compact(page)

@@ -1,0 +1,1 @@
+"""Helpers shared by tests: sample results, and real servers (SeaweedFS, Chromium)."""

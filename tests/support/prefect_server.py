@@ -1,0 +1,113 @@
+"""A real Prefect server (SQLite) on 127.0.0.1 for end-to-end tests, and a process worker."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+PREFECT = str(Path(sys.executable).with_name("prefect"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def prefect_env(home: Path, api_url: str | None = None) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        PREFECT_HOME=str(home),
+        PREFECT_SERVER_ANALYTICS_ENABLED="false",
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+        PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS="2",
+    )
+    if api_url:
+        env["PREFECT_API_URL"] = api_url
+    return env
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+@contextmanager
+def prefect_server(home: Path, timeout_s: float = 90) -> Iterator[str]:
+    """Start ``prefect server start``; yield its API URL once /api/health answers."""
+    port = free_port()
+    api_url = f"http://127.0.0.1:{port}/api"
+    log = (home / "server.log").open("wb")
+    process = subprocess.Popen(
+        [PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+        env=prefect_env(home),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                with urllib.request.urlopen(f"{api_url}/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    "prefect server did not start:\n" + (home / "server.log").read_text()[-3000:]
+                )
+            time.sleep(0.5)
+        yield api_url
+    finally:
+        _stop(process)
+        log.close()
+
+
+@contextmanager
+def process_worker(home: Path, api_url: str, pool: str, cwd: Path) -> Iterator[Path]:
+    """Start a process worker on ``pool``; yield the path of its log."""
+    log_path = home / "worker.log"
+    log = log_path.open("wb")
+    process = subprocess.Popen(
+        [PREFECT, "worker", "start", "--pool", pool, "--type", "process"],
+        env=prefect_env(home, api_url),
+        cwd=cwd,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        yield log_path
+    finally:
+        _stop(process)
+        log.close()
+
+
+def prefect_cli(home: Path, api_url: str, *args: str, cwd: Path, **env: str) -> str:
+    """Run the prefect CLI; return its output, raising with it on failure."""
+    result = subprocess.run(
+        [PREFECT, "--no-prompt", *args],
+        env={**prefect_env(home, api_url), **env},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if result.returncode != 0:
+        raise AssertionError(f"prefect {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+    return result.stdout
