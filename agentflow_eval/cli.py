@@ -58,6 +58,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     schema = sub.add_parser("schema", help="write JSON Schemas of eval-set and config files")
     schema.add_argument("-o", "--output", default=".", help="folder to write into")
+
+    report = sub.add_parser("report", help="re-render the HTML report of an earlier run")
+    report.add_argument("results", help="results.json of an earlier run")
+    report.add_argument("-o", "--output", default="report.html", help="HTML file to write")
+    report.add_argument("--evalset", help="the eval set, to show expected data it has")
+
+    publish = sub.add_parser(
+        "publish", help="upload a run folder that could not be published (or any run folder)"
+    )
+    publish.add_argument("run_dir", help="the run folder (holds results.json, report.html)")
+    publish.add_argument(
+        "--to",
+        dest="target",
+        help="s3://bucket/prefix or a folder (default: where the failed publish was going)",
+    )
+    publish.add_argument("--s3-endpoint-url")
+    publish.add_argument("--s3-region")
+    publish.add_argument("--s3-path-style", action="store_true")
     return parser
 
 
@@ -65,7 +83,49 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "schema":
         return _schema(args)
+    if args.command == "report":
+        return _report(args)
+    if args.command == "publish":
+        return _publish(args)
     return _run(args)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from agentflow_eval.loading import EvalFileError, load_evalset
+    from agentflow_eval.report import ResultsFileError, read_results_json, write_html
+
+    try:
+        run = read_results_json(Path(args.results))
+        eval_set = load_evalset(args.evalset).eval_set if args.evalset else None
+    except (ResultsFileError, EvalFileError, FileNotFoundError) as exc:
+        return _fail(str(exc))
+    print(write_html(run, Path(args.output), eval_set))
+    return EXIT_OK
+
+
+def _publish(args: argparse.Namespace) -> int:
+    from agentflow_eval.publishing import publish_pending
+    from agentflow_eval.storage import parse_target
+
+    run_dir = Path(args.run_dir)
+    if not (run_dir / "results.json").is_file():
+        return _fail(f"{run_dir}: no results.json; pass the run folder a run printed")
+    try:
+        target = (
+            parse_target(
+                args.target,
+                endpoint_url=args.s3_endpoint_url,
+                region=args.s3_region,
+                path_style=args.s3_path_style,
+            )
+            if args.target
+            else None
+        )
+        outcome = publish_pending(run_dir, target)
+    except ValueError as exc:
+        return _fail(str(exc))
+    print(outcome.message)
+    return EXIT_OK if outcome.published else EXIT_BELOW_THRESHOLD
 
 
 def _schema(args: argparse.Namespace) -> int:
@@ -147,7 +207,7 @@ def _run(args: argparse.Namespace) -> int:
     outcome = asyncio.run(evaluate(params))
     run = outcome.run
     print(format_scorecard(run, verbose=args.verbose, simulated_label=SIMULATED_LABEL))
-    print(f"results in {outcome.run_dir}")
+    print(f"results in {outcome.run_dir}  (report.html, results.json, junit.xml)")
     for note in outcome.notes:
         print(note)
     if args.fail_under is not None and run.totals.pass_rate < args.fail_under:

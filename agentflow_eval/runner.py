@@ -24,6 +24,7 @@ from agentflow_eval.criteria.base import Criterion, CriterionContext
 from agentflow_eval.criteria.registry import build_criteria
 from agentflow_eval.evalset import EvalCase, EvalSet
 from agentflow_eval.jsonl import JsonlWriter, iter_records
+from agentflow_eval.report.expected import expected_turns
 from agentflow_eval.results import (
     CaseResult,
     CriterionResult,
@@ -414,6 +415,7 @@ def aggregate(
                 else 0.0,
                 usage=tally.usage,
                 judge_usage=tally.judge_usage,
+                expected=expected_turns(case),
             )
         )
         for name, crit in tally.criteria.items():

@@ -1,4 +1,5 @@
-"""The ``evaluate`` flow: load-evalset → run-trials → judge → report for one eval set."""
+"""The ``evaluate`` flow: load-evalset → run-trials → judge → report → publish, for one
+eval set."""
 
 from __future__ import annotations
 
@@ -7,22 +8,41 @@ from prefect import flow
 from agentflow_eval.agents.loader import load_agent
 from agentflow_eval.params import EvaluateParams
 from agentflow_eval.run_plan import RunOutcome
+from agentflow_eval.runner import completed_keys
+from tasks.artifacts import ProgressReporter, publish_run_artifacts
 from tasks.judge import judge_task
 from tasks.load_evalset import load_evalset_task
+from tasks.publish import publish_task
 from tasks.report import report_task
 from tasks.run_trials import run_trials_task
 
 
-@flow(name="evaluate", log_prints=True)
+@flow(name="evaluate")
 async def evaluate(params: EvaluateParams) -> RunOutcome:
     """Evaluate an agent on one eval set: repeated trials per case, judged, reported.
 
     The run always completes: a trial that crashes or hangs, or a judge that cannot
-    answer, becomes a recorded result. Only bad input (files, agent spec) fails the run.
+    answer, becomes a recorded result, and a store that is down leaves the report in the
+    local run folder, marked for `agentflow-eval publish`. Only bad input (files, agent
+    spec) fails the run, before any trial starts.
     """
     agent = load_agent(params.agent, model=params.model)
     plan = load_evalset_task(params, agent.name, getattr(agent, "model", None))
-    await run_trials_task(plan, agent)
+
+    progress = ProgressReporter.for_eval_set(plan.eval_set.eval_set_id)
+    total = len(plan.eval_set.eval_cases) * plan.runs
+    await progress.start(total, done=len(completed_keys(plan.paths.trials)) if plan.resumed else 0)
+    counts = await run_trials_task(plan, agent, on_trial=lambda _trial: progress.advance())
+    progress.update(counts.written + counts.skipped)
+    await progress.finish()
+
     await judge_task(plan)
-    run = report_task(plan)
-    return RunOutcome(run=run, run_dir=plan.paths.run_dir)
+    run = await report_task(plan)
+    outcome = RunOutcome(run=run, run_dir=plan.paths.run_dir)
+    if params.publish_to:
+        published = await publish_task(plan.paths.run_dir, params.publish_to, params.s3)
+        outcome.published = list(published.urls.values())
+        outcome.report_url = published.report_url
+        outcome.notes.append(published.message)
+    await publish_run_artifacts(run, outcome.report_url)
+    return outcome

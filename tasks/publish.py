@@ -1,0 +1,57 @@
+"""Publish stage: copy the run folder's reports to a folder or S3-compatible storage.
+
+If the store stays down the local copy is kept and marked pending; the flow run says
+where, and ``agentflow-eval publish DIR`` uploads it later. Publishing never fails the
+evaluation: the results already exist locally."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from prefect import get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from agentflow_eval.params import S3Options
+from agentflow_eval.publishing import PublishOutcome, publish_run
+from agentflow_eval.storage import S3Credentials, parse_target
+
+
+async def credentials_from_secret(name: str) -> S3Credentials:
+    """Read S3 credentials from a Prefect Secret block holding a JSON object with
+    ``aws_access_key_id`` and ``aws_secret_access_key`` (``aws_session_token`` optional)."""
+    from prefect.blocks.system import Secret
+
+    secret = await Secret.aload(name)
+    value = secret.get()
+    data = json.loads(value) if isinstance(value, str) else dict(value)
+    try:
+        return S3Credentials(
+            access_key_id=data["aws_access_key_id"],
+            secret_access_key=data["aws_secret_access_key"],
+            session_token=data.get("aws_session_token"),
+        )
+    except KeyError as exc:
+        raise ValueError(
+            f"Prefect Secret {name!r} must hold aws_access_key_id and aws_secret_access_key; "
+            f"{exc.args[0]} is missing"
+        ) from None
+
+
+@task(name="publish", cache_policy=NO_CACHE)
+async def publish_task(run_dir: Path, target: str, s3: S3Options) -> PublishOutcome:
+    credentials = (
+        await credentials_from_secret(s3.credentials_secret) if s3.credentials_secret else None
+    )
+    resolved = parse_target(
+        target,
+        endpoint_url=s3.endpoint_url,
+        region=s3.region,
+        path_style=s3.path_style,
+        credentials=credentials,
+    )
+    outcome = await asyncio.to_thread(publish_run, run_dir, resolved)
+    logger = get_run_logger()
+    (logger.info if outcome.published else logger.warning)(outcome.message)
+    return outcome
