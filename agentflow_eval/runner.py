@@ -480,6 +480,10 @@ async def evaluate(
         runs_per_case=runs,
     )
     paths = RunPaths(output_dir)
+    if turn_source_for is None:
+        from agentflow_eval.simulator import turn_source_factory
+
+        turn_source_for = turn_source_factory(config)
     await run_trials(
         agent,
         eval_set,

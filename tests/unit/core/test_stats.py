@@ -31,7 +31,7 @@ def test_pass_at_k_and_pass_hat_k():
 
 
 def test_bad_k_is_rejected():
-    with pytest.raises(ValueError, match="k must be within 1..5"):
+    with pytest.raises(ValueError, match=r"k must be within 1\.\.5"):
         pass_at_k(5, 1, 6)
 
 

@@ -1,0 +1,100 @@
+"""The agentflow-eval command: report-only exit codes, --fail-under, bad input, and the
+report / publish / schema subcommands."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentflow_eval.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EVALSET = str(ROOT / "examples/weather/weather.evalset.json")
+CONFIG = str(ROOT / "examples/weather/eval_config.json")
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the real command in a new process (bad input must fail before Prefect starts)."""
+    return subprocess.run(
+        [sys.executable, "-m", "agentflow_eval.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def lazy_agent(tmp_path: Path) -> str:
+    path = tmp_path / "lazy_agent.py"
+    path.write_text("def agent(message):\n    return 'no idea'\n")
+    return f"{path}:agent"
+
+
+def test_a_bad_eval_file_exits_2_naming_file_case_and_field(tmp_path):
+    bad = tmp_path / "broken.evalset.json"
+    bad.write_text(
+        json.dumps(
+            {
+                "eval_set_id": "x",
+                "eval_cases": [
+                    {
+                        "eval_id": "lookup",
+                        "conversation": [
+                            {"user_content": "hi", "expected_tool_trajectory": [{"args": {}}]}
+                        ],
+                    }
+                ],
+            }
+        )
+    )
+    result = cli("run", "examples.weather.agent:agent", str(bad))
+    assert result.returncode == 2
+    assert (
+        "broken.evalset.json: case 'lookup': conversation[0].expected_tool_trajectory[0].name"
+        in result.stderr
+    )
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_an_unknown_agent_exits_2(tmp_path):
+    result = cli("run", "no_such_module:agent", EVALSET)
+    assert result.returncode == 2
+    assert "no_such_module" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_report_only_by_default_and_a_gate_with_fail_under(tmp_path, lazy_agent, capsys):
+    out = str(tmp_path / "out")
+    common = ["run", lazy_agent, EVALSET, "--config", CONFIG, "--runs", "1", "--output", out]
+    assert main(common) == 0  # 0/2 passed, still exit 0: a scorecard, not a gate
+    printed = capsys.readouterr().out
+    assert "overall: 0/2" in printed and "results in" in printed
+    assert main([*common, "--fail-under", "0.5"]) == 1
+    assert main([*common, "--fail-under", "0%"]) == 0
+
+
+def test_report_rerenders_an_earlier_run_and_publish_uploads_it(tmp_path, lazy_agent, capsys):
+    out = tmp_path / "out"
+    assert main(["run", lazy_agent, EVALSET, "--runs", "1", "--output", str(out)]) == 0
+    capsys.readouterr()
+    (run_dir,) = out.glob("*/*")
+    html = tmp_path / "again.html"
+    assert main(["report", str(run_dir / "results.json"), "-o", str(html)]) == 0
+    assert "weather_lookup_multi_city" in html.read_text()
+
+    published = tmp_path / "published"
+    assert main(["publish", str(run_dir), "--to", str(published)]) == 0
+    assert "published to" in capsys.readouterr().out
+    assert (published / "weather_agent_basic_tests" / run_dir.name / "report.html").exists()
+    assert (published / "weather_agent_basic_tests" / "index.html").exists()
+
+
+def test_schema_writes_both_schemas(tmp_path):
+    assert main(["schema", "-o", str(tmp_path)]) == 0
+    schema = json.loads((tmp_path / "evalset.schema.json").read_text())
+    assert "eval_cases" in json.dumps(schema)
+    assert (tmp_path / "config.schema.json").exists()

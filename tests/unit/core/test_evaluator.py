@@ -1,0 +1,41 @@
+"""AgentEvaluator: seed 001's pytest front door, on the same core pipeline."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from agentflow_eval.evaluator import AgentEvaluator, EvaluationFailed
+
+ROOT = Path(__file__).resolve().parents[3]
+EVALSET = ROOT / "examples/weather/weather.evalset.json"
+TRAJECTORY_ONLY = {"criteria": {"tool_trajectory_avg_score": {"match_type": "IN_ORDER"}}}
+
+
+async def test_evaluate_file_passes_when_the_rate_is_met(tmp_path):
+    run = await AgentEvaluator.evaluate_file(
+        "examples.weather.agent:agent",
+        EVALSET,
+        TRAJECTORY_ONLY,
+        min_pass_rate=0.5,
+        runs=4,
+        output_dir=tmp_path,
+    )
+    assert run.totals.trials == 8
+    assert run.totals.pass_rate >= 0.5
+    assert (tmp_path / "results.json").exists()
+
+
+async def test_evaluate_file_raises_with_the_scorecard_below_the_rate(tmp_path):
+    agent_file = tmp_path / "lazy.py"
+    agent_file.write_text("def agent(message):\n    return 'no idea'\n")
+    with pytest.raises(EvaluationFailed) as failure:
+        await AgentEvaluator.evaluate_file(
+            f"{agent_file}:agent", EVALSET, TRAJECTORY_ONLY, runs=2, output_dir=tmp_path / "o"
+        )
+    message = str(failure.value)
+    assert "pass rate 0% below 100%" in message
+    assert re.search(r"weather_lookup_simple +0/2", message)
+    assert failure.value.run.totals.trials == 4
