@@ -38,9 +38,14 @@ class CriterionContext:
 class Criterion(Protocol):
     """Judges one trial. ``name`` is the config key; ``label`` is shown in scorecards."""
 
-    name: str
-    label: str
-    threshold: float
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def threshold(self) -> float: ...
 
     async def evaluate(self, ctx: CriterionContext) -> CriterionResult: ...
 

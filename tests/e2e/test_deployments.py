@@ -22,7 +22,9 @@ def deployed(tmp_path_factory):
     home = tmp_path_factory.mktemp("prefect-home")
     with prefect_server(home) as api_url:
         prefect_cli(home, api_url, "work-pool", "create", POOL, "--type", "process", cwd=ROOT)
-        prefect_cli(home, api_url, "deploy", "--all", cwd=ROOT, AGENTFLOW_EVAL_PROJECT_DIR=str(ROOT))
+        prefect_cli(
+            home, api_url, "deploy", "--all", cwd=ROOT, AGENTFLOW_EVAL_PROJECT_DIR=str(ROOT)
+        )
         with process_worker(home, api_url, POOL, ROOT) as worker_log:
             yield home, api_url, worker_log
 
@@ -31,9 +33,7 @@ async def _wait_for_runs(api_url: str, deployment: str, count: int, timeout_s: f
     async with PrefectClient(api=api_url) as client:
         target = await client.read_deployment_by_name(f"evaluate/{deployment}")
         for _ in range(int(timeout_s / 2)):
-            runs = [
-                r for r in await client.read_flow_runs() if r.deployment_id == target.id
-            ]
+            runs = [r for r in await client.read_flow_runs() if r.deployment_id == target.id]
             finished = [r for r in runs if r.state and r.state.is_final()]
             if len(finished) >= count:
                 return finished
@@ -57,8 +57,14 @@ def test_a_run_started_by_hand_evaluates_and_writes_results(deployed, tmp_path):
         "output_dir": str(out),
     }
     prefect_cli(
-        home, api_url, "deployment", "run", "evaluate/adhoc",
-        "--param", f"params={json.dumps(params)}", cwd=ROOT,
+        home,
+        api_url,
+        "deployment",
+        "run",
+        "evaluate/adhoc",
+        "--param",
+        f"params={json.dumps(params)}",
+        cwd=ROOT,
     )
     (run,) = asyncio.run(_wait_for_runs(api_url, "adhoc", 1))
     assert run.state.is_completed(), worker_log.read_text()[-3000:]
@@ -82,8 +88,16 @@ def test_a_deploy_event_triggers_an_evaluation_of_that_agent(deployed, tmp_path)
         "output_dir": str(out),
     }
     prefect_cli(
-        home, api_url, "event", "emit", "agentflow.agent.deployed",
-        "--resource", json.dumps(resource), "--payload", json.dumps(payload), cwd=ROOT,
+        home,
+        api_url,
+        "event",
+        "emit",
+        "agentflow.agent.deployed",
+        "--resource",
+        json.dumps(resource),
+        "--payload",
+        json.dumps(payload),
+        cwd=ROOT,
     )
     (run,) = asyncio.run(_wait_for_runs(api_url, "on-agent-deployed", 1))
     assert run.state.is_completed(), worker_log.read_text()[-3000:]
@@ -102,7 +116,8 @@ def test_the_nightly_deployment_is_scheduled(deployed):
             crons = [s.schedule.cron for s in deployment.schedules]
             for _ in range(30):
                 runs = [
-                    r for r in await client.read_flow_runs()
+                    r
+                    for r in await client.read_flow_runs()
                     if r.deployment_id == deployment.id and r.state_name == "Scheduled"
                 ]
                 if runs:
