@@ -1,17 +1,24 @@
-"""What the LLM-judge criteria share: their settings, asking many samples at once, votes,
-and the views of a trial they show the judge."""
+"""What the LLM-judge criteria share: their settings, asking many samples at once and
+folding the replies back into the turns they were asked for, votes, and the views of a
+trial they show the judge."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any
 
 from agentflow_eval.config import CriterionConfig, EvalConfig
-from agentflow_eval.criteria.base import Criterion, CriterionContext, not_evaluated, threshold_of
+from agentflow_eval.criteria.base import (
+    CriterionContext,
+    not_evaluated,
+    scored,
+    threshold_of,
+)
 from agentflow_eval.criteria.invocations import paired_turns
 from agentflow_eval.evalset import Invocation
 from agentflow_eval.judge import JudgeError, JudgeOptions, JudgeReply, JudgeRequest, JudgeRuntime
@@ -20,17 +27,19 @@ from agentflow_eval.results import CriterionResult, RecordedToolCall, Turn, Usag
 
 __all__ = [
     "NO_JUDGE_RUNTIME",
-    "JudgeBatch",
+    "DetailRow",
+    "JudgeAsks",
+    "JudgeCriterion",
     "JudgeSetup",
+    "Parser",
+    "Scoring",
+    "ScoringRule",
     "TurnView",
-    "ask_all",
     "majority",
     "plurality",
     "tool_calls_text",
     "turn_views",
 ]
-
-T = TypeVar("T")
 
 NO_JUDGE_RUNTIME = (
     "no judge runtime: this LLM-judge criterion needs CriterionContext(judge=JudgeRuntime(...)) "
@@ -86,11 +95,133 @@ class JudgeSetup:
         }
 
 
+Parser = Callable[[str], Any]
+"""Reads the text of a judge reply into a value; raises :class:`JudgeOutputError` when
+the text is not what the prompt asked for."""
+
+DetailRow = dict[str, Any]
+"""One turn's entry in a criterion's details: what was judged, the votes, the verdict."""
+
+Answer = tuple[DetailRow, JudgeReply[Any]]
+"""A judge reply and the row it was asked for."""
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """What a criterion makes of its rows once the votes are in: the score, why it falls
+    short (``None`` when it does not), and details to report beside the rows."""
+
+    score: float
+    reason: str | None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+ScoringRule = Callable[[list[DetailRow], list[Answer]], Scoring]
+"""Records each answer's votes in its row, then decides every row and the score."""
+
+
+@dataclass
+class JudgeCriterion(ABC):
+    """An LLM-judge criterion: its config key and resolved judge settings. Subclasses say
+    what they judge and how the votes become a score."""
+
+    name: str
+    setup: JudgeSetup
+
+    @property
+    def threshold(self) -> float:
+        return self.setup.threshold
+
+    @property
+    @abstractmethod
+    def label(self) -> str: ...
+
+    @abstractmethod
+    async def evaluate(self, ctx: CriterionContext) -> CriterionResult: ...
+
+
+class JudgeAsks:
+    """The judge requests one evaluation gathers while it walks the turns, each asked on
+    behalf of a row of the criterion's details; :meth:`run` asks them all together and
+    turns the replies into the criterion's result."""
+
+    def __init__(self, criterion: JudgeCriterion) -> None:
+        self._criterion = criterion
+        self._asks: list[tuple[DetailRow, JudgeRequest, Parser]] = []
+
+    def add(self, row: DetailRow, prompt: str, parse: Parser) -> None:
+        """Ask ``prompt`` once per sample for ``row``; ``parse`` reads each reply."""
+        for request in self._criterion.setup.requests(self._criterion.name, prompt):
+            self._asks.append((row, request, parse))
+
+    async def run(
+        self, runtime: JudgeRuntime | None, rows: list[DetailRow], scoring: ScoringRule
+    ) -> CriterionResult:
+        """Ask every request concurrently (the runtime's limiter bounds the calls) and
+        score the criterion with ``scoring``; its details are the judge settings, the
+        ``rows`` as "invocations", the scoring's details and the batch's counts. Not
+        evaluated when there is no runtime to ask with, or when a sample failed. With
+        nothing to ask, no runtime is needed."""
+        criterion = self._criterion
+        if not self._asks:
+            batch = JudgeBatch([], [], [], Usage(), 0.0)
+        elif runtime is None:
+            return not_evaluated(criterion, NO_JUDGE_RUNTIME)
+        else:
+            batch = await self._ask_all(runtime)
+        details = {**criterion.setup.details(), "invocations": rows}
+        if batch.failed:
+            return not_evaluated(
+                criterion,
+                batch.failure_reason(),
+                {**details, **batch.summary()},
+                usage=batch.usage,
+                latency_ms=batch.latency_ms,
+            )
+        outcome = scoring(rows, batch.answers())
+        return scored(
+            criterion,
+            outcome.score,
+            {**details, **outcome.details, **batch.summary()},
+            reason=outcome.reason,
+            usage=batch.usage,
+            latency_ms=batch.latency_ms,
+        )
+
+    async def _ask_all(self, runtime: JudgeRuntime) -> JudgeBatch:
+        """Ask every request concurrently and collect the replies and failures; never
+        raises :class:`JudgeError`."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+
+        async def one(request: JudgeRequest, parse: Parser) -> JudgeReply[Any] | JudgeError:
+            try:
+                return await runtime.ask(request, parse)
+            except JudgeError as exc:
+                return exc
+
+        outcomes = await asyncio.gather(*(one(request, parse) for _, request, parse in self._asks))
+        usage = Usage()
+        replies: list[JudgeReply[Any] | None] = []
+        errors: list[JudgeError] = []
+        for outcome in outcomes:
+            usage.add(outcome.usage)
+            if isinstance(outcome, JudgeError):
+                errors.append(outcome)
+                replies.append(None)
+            else:
+                replies.append(outcome)
+        rows = [row for row, _, _ in self._asks]
+        return JudgeBatch(rows, replies, errors, usage, (loop.time() - started) * 1000)
+
+
 @dataclass
 class JudgeBatch:
-    """The outcome of judge requests asked together: replies in request order (``None``
-    where one failed), the failures, and what the batch paid."""
+    """The outcome of judge requests asked together: for each request in order, the row
+    it was asked for and its reply (``None`` where it failed); the failures, and what the
+    batch paid."""
 
+    rows: list[DetailRow]
     replies: list[JudgeReply[Any] | None]
     errors: list[JudgeError]
     usage: Usage
@@ -104,6 +235,12 @@ class JudgeBatch:
     def cached(self) -> int:
         return sum(1 for reply in self.replies if reply is not None and reply.cached)
 
+    def answers(self) -> list[Answer]:
+        """Each reply with the row it was asked for, in request order (failed requests
+        left out)."""
+        pairs = zip(self.rows, self.replies, strict=True)
+        return [(row, reply) for row, reply in pairs if reply is not None]
+
     def failure_reason(self) -> str:
         first = self.errors[0].reason
         more = len(self.errors) - 1
@@ -116,53 +253,6 @@ class JudgeBatch:
             "cached_samples": self.cached,
             "failed_samples": len(self.errors),
         }
-
-    def not_evaluated(
-        self, criterion: Criterion, details: dict[str, Any] | None = None
-    ) -> CriterionResult:
-        """The criterion's "not evaluated" result for a batch with failures."""
-        return not_evaluated(
-            criterion,
-            self.failure_reason(),
-            {**(details or {}), **self.summary()},
-            usage=self.usage,
-            latency_ms=self.latency_ms,
-        )
-
-
-async def ask_all(
-    runtime: JudgeRuntime | None, asks: Sequence[tuple[JudgeRequest, Callable[[str], Any]]]
-) -> JudgeBatch:
-    """Ask every request concurrently (the runtime's limiter bounds the calls) and
-    collect the replies and failures; never raises :class:`JudgeError`. With nothing to
-    ask, no runtime is needed."""
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    if not asks:
-        return JudgeBatch([], [], Usage(), 0.0)
-    if runtime is None:
-        raise ValueError(NO_JUDGE_RUNTIME)
-
-    async def one(
-        request: JudgeRequest, parse: Callable[[str], Any]
-    ) -> JudgeReply[Any] | JudgeError:
-        try:
-            return await runtime.ask(request, parse)
-        except JudgeError as exc:
-            return exc
-
-    outcomes = await asyncio.gather(*(one(request, parse) for request, parse in asks))
-    usage = Usage()
-    replies: list[JudgeReply[Any] | None] = []
-    errors: list[JudgeError] = []
-    for outcome in outcomes:
-        usage.add(outcome.usage)
-        if isinstance(outcome, JudgeError):
-            errors.append(outcome)
-            replies.append(None)
-        else:
-            replies.append(outcome)
-    return JudgeBatch(replies, errors, usage, (loop.time() - started) * 1000)
 
 
 def majority(votes: Sequence[bool]) -> bool:

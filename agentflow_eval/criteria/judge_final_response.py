@@ -16,16 +16,19 @@ from typing import Any, Literal
 from pydantic import BaseModel, field_validator
 
 from agentflow_eval.config import CriterionConfig, EvalConfig
-from agentflow_eval.criteria.base import CriterionContext, not_evaluated, scored, skipped
+from agentflow_eval.criteria.base import CriterionContext, skipped
 from agentflow_eval.criteria.judge_common import (
-    NO_JUDGE_RUNTIME,
+    Answer,
+    DetailRow,
+    JudgeAsks,
+    JudgeCriterion,
     JudgeSetup,
-    ask_all,
+    Scoring,
     majority,
     turn_views,
 )
 from agentflow_eval.criteria.registry import register
-from agentflow_eval.judge import JudgeRequest, parse_json_reply
+from agentflow_eval.judge import parse_json_reply
 from agentflow_eval.results import CriterionResult
 
 __all__ = ["FinalResponseMatchCriterion", "MatchVerdict", "parse_match_verdict"]
@@ -51,15 +54,8 @@ def parse_match_verdict(content: str) -> MatchVerdict:
 
 
 @dataclass
-class FinalResponseMatchCriterion:
+class FinalResponseMatchCriterion(JudgeCriterion):
     """Judges final answers for semantic agreement with the expected final responses."""
-
-    name: str
-    setup: JudgeSetup
-
-    @property
-    def threshold(self) -> float:
-        return self.setup.threshold
 
     @property
     def label(self) -> str:
@@ -72,15 +68,14 @@ class FinalResponseMatchCriterion:
                 f"case {ctx.case.eval_id!r} is a conversation_scenario (simulated user): "
                 "it has no expected final responses to compare against",
             )
-        rows: list[dict[str, Any]] = []
-        asks: list[tuple[JudgeRequest, Any]] = []
-        owners: list[int] = []
+        rows: list[DetailRow] = []
+        asks = JudgeAsks(self)
         for view in turn_views(ctx):
             expected = view.invocation.expected_final_response if view.invocation else None
             reference = expected.text if expected is not None else ""
             if not reference:
                 continue
-            row: dict[str, Any] = {
+            row: DetailRow = {
                 "invocation_id": view.invocation_id,
                 "expected": reference,
                 "actual": view.final_response,
@@ -92,43 +87,31 @@ class FinalResponseMatchCriterion:
             prompt = self.setup.template.render(
                 user_prompt=view.user_text, reference=reference, response=view.final_response
             )
-            for request in self.setup.requests(self.name, prompt):
-                asks.append((request, parse_match_verdict))
-                owners.append(len(rows) - 1)
+            asks.add(row, prompt, parse_match_verdict)
         if not rows:
             return skipped(
                 self,
                 f"case {ctx.case.eval_id!r} has no invocation with an expected final "
                 "response text to compare against",
             )
-        if asks and ctx.judge is None:
-            return not_evaluated(self, NO_JUDGE_RUNTIME)
-        batch = await ask_all(ctx.judge, asks)
-        details: dict[str, Any] = {**self.setup.details(), "invocations": rows}
-        if batch.failed:
-            return batch.not_evaluated(self, details)
-        for owner, reply in zip(owners, batch.replies, strict=True):
-            assert reply is not None
-            row = rows[owner]
-            row.setdefault("votes", []).append(
-                {
-                    "verdict": reply.value.verdict,
-                    "reasoning": reply.value.reasoning,
-                    "cached": reply.cached,
-                }
-            )
-        for row in rows:
-            if "valid" not in row:
-                votes = [vote["verdict"] == "valid" for vote in row["votes"]]
-                row["valid"] = majority(votes)
-                row["reason"] = _vote_reason(votes)
-        score = sum(1 for row in rows if row["valid"]) / len(rows)
-        invalid = [row["invocation_id"] for row in rows if not row["valid"]]
-        reason = f"judged invalid: {', '.join(invalid)}" if invalid else None
-        details.update(batch.summary())
-        return scored(
-            self, score, details, reason=reason, usage=batch.usage, latency_ms=batch.latency_ms
+        return await asks.run(ctx.judge, rows, _score_votes)
+
+
+def _score_votes(rows: list[DetailRow], answers: list[Answer]) -> Scoring:
+    """Each invocation valid by the majority of its votes; the score is the fraction valid."""
+    for row, reply in answers:
+        verdict: MatchVerdict = reply.value
+        row.setdefault("votes", []).append(
+            {"verdict": verdict.verdict, "reasoning": verdict.reasoning, "cached": reply.cached}
         )
+    for row in rows:
+        if "valid" not in row:
+            votes = [vote["verdict"] == "valid" for vote in row["votes"]]
+            row["valid"] = majority(votes)
+            row["reason"] = _vote_reason(votes)
+    score = sum(1 for row in rows if row["valid"]) / len(rows)
+    invalid = [row["invocation_id"] for row in rows if not row["valid"]]
+    return Scoring(score, f"judged invalid: {', '.join(invalid)}" if invalid else None)
 
 
 def _vote_reason(votes: list[bool]) -> str:

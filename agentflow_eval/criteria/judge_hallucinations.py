@@ -24,19 +24,22 @@ from typing import Any, Literal
 from pydantic import BaseModel, field_validator
 
 from agentflow_eval.config import CriterionConfig, EvalConfig
-from agentflow_eval.criteria.base import CriterionContext, not_evaluated, scored
+from agentflow_eval.criteria.base import CriterionContext, not_evaluated
 from agentflow_eval.criteria.judge_common import (
-    NO_JUDGE_RUNTIME,
+    Answer,
+    DetailRow,
+    JudgeAsks,
+    JudgeCriterion,
     JudgeSetup,
+    Scoring,
     TurnView,
-    ask_all,
     plurality,
     tool_calls_text,
     turn_views,
 )
 from agentflow_eval.criteria.registry import register
 from agentflow_eval.criteria.sentences import split_sentences
-from agentflow_eval.judge import JudgeOutputError, JudgeRequest, parse_json_reply
+from agentflow_eval.judge import JudgeOutputError, parse_json_reply
 from agentflow_eval.results import CriterionResult
 
 __all__ = [
@@ -102,16 +105,10 @@ def sentence_parser(count: int) -> Callable[[str], dict[int, SentenceLabel]]:
 
 
 @dataclass
-class HallucinationsCriterion:
+class HallucinationsCriterion(JudgeCriterion):
     """Labels each sentence of the agent's answers against the context it had."""
 
-    name: str
-    setup: JudgeSetup
     include_intermediate: bool = False
-
-    @property
-    def threshold(self) -> float:
-        return self.setup.threshold
 
     @property
     def label(self) -> str:
@@ -119,22 +116,20 @@ class HallucinationsCriterion:
 
     async def evaluate(self, ctx: CriterionContext) -> CriterionResult:
         views = turn_views(ctx)
-        rows: list[dict[str, Any]] = []
-        asks: list[tuple[JudgeRequest, Any]] = []
-        owners: list[int] = []
+        rows: list[DetailRow] = []
+        asks = JudgeAsks(self)
         for view in views:
             sentences = self._sentences(view)
             if not sentences:
                 continue
-            rows.append(
-                {
-                    "invocation_id": view.invocation_id,
-                    "sentences": [
-                        {"index": i, "text": text, "votes": []}
-                        for i, text in enumerate(sentences, start=1)
-                    ],
-                }
-            )
+            row: DetailRow = {
+                "invocation_id": view.invocation_id,
+                "sentences": [
+                    {"index": i, "text": text, "votes": []}
+                    for i, text in enumerate(sentences, start=1)
+                ],
+            }
+            rows.append(row)
             prompt = self.setup.template.render(
                 context=ctx.case.context or "(none)",
                 session_state=_session_state(ctx),
@@ -144,43 +139,10 @@ class HallucinationsCriterion:
                 ),
                 sentences="\n".join(f"[{i}] {text}" for i, text in enumerate(sentences, 1)),
             )
-            parse = sentence_parser(len(sentences))
-            for request in self.setup.requests(self.name, prompt):
-                asks.append((request, parse))
-                owners.append(len(rows) - 1)
+            asks.add(row, prompt, sentence_parser(len(sentences)))
         if not rows:
             return not_evaluated(self, "the trial has no answer text to check")
-        if ctx.judge is None:
-            return not_evaluated(self, NO_JUDGE_RUNTIME)
-        batch = await ask_all(ctx.judge, asks)
-        details: dict[str, Any] = {**self.setup.details(), "invocations": rows}
-        if batch.failed:
-            return batch.not_evaluated(self, details)
-        for owner, reply in zip(owners, batch.replies, strict=True):
-            assert reply is not None
-            for sentence in rows[owner]["sentences"]:
-                label = reply.value[sentence["index"]]
-                sentence["votes"].append(
-                    {"label": label.label, "reasoning": label.reasoning, "cached": reply.cached}
-                )
-        labels: list[str] = []
-        for row in rows:
-            for sentence in row["sentences"]:
-                sentence["label"] = plurality([v["label"] for v in sentence["votes"]], WORST_FIRST)
-                labels.append(sentence["label"])
-        counts = Counter(labels)
-        score = sum(counts[label] for label in GROUNDED_LABELS) / len(labels)
-        details["label_counts"] = {label: counts.get(label, 0) for label in WORST_FIRST}
-        details.update(batch.summary())
-        ungrounded = len(labels) - sum(counts[label] for label in GROUNDED_LABELS)
-        reason = (
-            f"{ungrounded} of {len(labels)} sentences unsupported or contradictory"
-            if ungrounded
-            else None
-        )
-        return scored(
-            self, score, details, reason=reason, usage=batch.usage, latency_ms=batch.latency_ms
-        )
+        return await asks.run(ctx.judge, rows, _score_votes)
 
     def _sentences(self, view: TurnView) -> list[str]:
         if view.turn is None:
@@ -189,6 +151,32 @@ class HallucinationsCriterion:
         if view.turn.final_response:
             texts.append(view.turn.final_response)
         return [sentence for text in texts for sentence in split_sentences(text)]
+
+
+def _score_votes(rows: list[DetailRow], answers: list[Answer]) -> Scoring:
+    """Each sentence labelled by the plurality of its votes; the score is the fraction
+    grounded, with the count of each label."""
+    for row, reply in answers:
+        for sentence in row["sentences"]:
+            label: SentenceLabel = reply.value[sentence["index"]]
+            sentence["votes"].append(
+                {"label": label.label, "reasoning": label.reasoning, "cached": reply.cached}
+            )
+    labels: list[str] = []
+    for row in rows:
+        for sentence in row["sentences"]:
+            sentence["label"] = plurality([v["label"] for v in sentence["votes"]], WORST_FIRST)
+            labels.append(sentence["label"])
+    counts = Counter(labels)
+    grounded = sum(counts[label] for label in GROUNDED_LABELS)
+    ungrounded = len(labels) - grounded
+    reason = (
+        f"{ungrounded} of {len(labels)} sentences unsupported or contradictory"
+        if ungrounded
+        else None
+    )
+    label_counts = {label: counts.get(label, 0) for label in WORST_FIRST}
+    return Scoring(grounded / len(labels), reason, {"label_counts": label_counts})
 
 
 def _session_state(ctx: CriterionContext) -> str:

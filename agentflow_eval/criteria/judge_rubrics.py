@@ -22,19 +22,22 @@ from typing import Any, Literal
 from pydantic import BaseModel, field_validator
 
 from agentflow_eval.config import CriterionConfig, EvalConfig
-from agentflow_eval.criteria.base import CriterionContext, not_evaluated, scored, skipped
+from agentflow_eval.criteria.base import CriterionContext, skipped
 from agentflow_eval.criteria.judge_common import (
-    NO_JUDGE_RUNTIME,
+    Answer,
+    DetailRow,
+    JudgeAsks,
+    JudgeCriterion,
     JudgeSetup,
+    Scoring,
     TurnView,
-    ask_all,
     majority,
     tool_calls_text,
     turn_views,
 )
 from agentflow_eval.criteria.registry import register
 from agentflow_eval.evalset import Rubric
-from agentflow_eval.judge import JudgeOutputError, JudgeRequest, parse_json_reply
+from agentflow_eval.judge import JudgeOutputError, parse_json_reply
 from agentflow_eval.results import CriterionResult
 
 __all__ = [
@@ -107,17 +110,11 @@ def rubrics_for(
 
 
 @dataclass
-class RubricCriterion:
+class RubricCriterion(JudgeCriterion):
     """Judges turns against yes/no rubrics; ``subject`` says what is judged."""
 
-    name: str
-    setup: JudgeSetup
     rubrics: list[Rubric]
     subject: Literal["final_response", "tool_use"]
-
-    @property
-    def threshold(self) -> float:
-        return self.setup.threshold
 
     @property
     def label(self) -> str:
@@ -125,14 +122,13 @@ class RubricCriterion:
         return f"{what} meets rubrics (LLM judge) >= {self.threshold:g}"
 
     async def evaluate(self, ctx: CriterionContext) -> CriterionResult:
-        rows: list[dict[str, Any]] = []
-        asks: list[tuple[JudgeRequest, Any]] = []
-        owners: list[int] = []
+        rows: list[DetailRow] = []
+        asks = JudgeAsks(self)
         for view in turn_views(ctx):
             rubrics = rubrics_for(self.rubrics, ctx, view)
             if not rubrics:
                 continue
-            row: dict[str, Any] = {
+            row: DetailRow = {
                 "invocation_id": view.invocation_id,
                 "rubrics": [
                     {"rubric_id": r.rubric_id, "rubric_content": r.rubric_content, "votes": []}
@@ -150,51 +146,39 @@ class RubricCriterion:
                 response=view.final_response or "(no final response)",
                 rubrics=rubrics,
             )
-            parse = rubric_parser([r.rubric_id for r in rubrics])
-            for request in self.setup.requests(self.name, prompt):
-                asks.append((request, parse))
-                owners.append(len(rows) - 1)
+            asks.add(row, prompt, rubric_parser([r.rubric_id for r in rubrics]))
         if not rows:
             return skipped(
                 self,
                 "no rubrics to judge: give 'rubrics' in the criterion config, the case or "
                 "its invocations",
             )
-        if asks and ctx.judge is None:
-            return not_evaluated(self, NO_JUDGE_RUNTIME)
-        batch = await ask_all(ctx.judge, asks)
-        details: dict[str, Any] = {**self.setup.details(), "invocations": rows}
-        if batch.failed:
-            return batch.not_evaluated(self, details)
-        for owner, reply in zip(owners, batch.replies, strict=True):
-            assert reply is not None
-            for item in rows[owner]["rubrics"]:
-                verdict = reply.value[item["rubric_id"]]
-                item["votes"].append(
-                    {
-                        "verdict": verdict.verdict,
-                        "reasoning": verdict.reasoning,
-                        "cached": reply.cached,
-                    }
-                )
-        verdicts: list[bool] = []
-        for row in rows:
-            for item in row["rubrics"]:
-                if "passed" not in item:
-                    votes = [vote["verdict"] == "yes" for vote in item["votes"]]
-                    item["passed"] = majority(votes)
-                    yes = sum(votes)
-                    item["reason"] = f"{yes} yes / {len(votes) - yes} no votes"
-                verdicts.append(item["passed"])
-        score = sum(verdicts) / len(verdicts)
-        failing = sorted(
-            {item["rubric_id"] for row in rows for item in row["rubrics"] if not item["passed"]}
-        )
-        reason = f"rubrics not met: {', '.join(failing)}" if failing else None
-        details.update(batch.summary())
-        return scored(
-            self, score, details, reason=reason, usage=batch.usage, latency_ms=batch.latency_ms
-        )
+        return await asks.run(ctx.judge, rows, _score_votes)
+
+
+def _score_votes(rows: list[DetailRow], answers: list[Answer]) -> Scoring:
+    """Each rubric of each turn met by the majority of its votes; the score is the
+    fraction met."""
+    for row, reply in answers:
+        for item in row["rubrics"]:
+            verdict: RubricVerdict = reply.value[item["rubric_id"]]
+            item["votes"].append(
+                {"verdict": verdict.verdict, "reasoning": verdict.reasoning, "cached": reply.cached}
+            )
+    verdicts: list[bool] = []
+    for row in rows:
+        for item in row["rubrics"]:
+            if "passed" not in item:
+                votes = [vote["verdict"] == "yes" for vote in item["votes"]]
+                item["passed"] = majority(votes)
+                yes = sum(votes)
+                item["reason"] = f"{yes} yes / {len(votes) - yes} no votes"
+            verdicts.append(item["passed"])
+    failing = sorted(
+        {item["rubric_id"] for row in rows for item in row["rubrics"] if not item["passed"]}
+    )
+    reason = f"rubrics not met: {', '.join(failing)}" if failing else None
+    return Scoring(sum(verdicts) / len(verdicts), reason)
 
 
 def _build(

@@ -446,10 +446,10 @@ def sample_run(
     run = aggregate(
         eval_set, config, judged, meta, finished_at=START + timedelta(minutes=4, seconds=12)
     )
-    if with_expected:
-        by_id = {case.eval_id: case for case in eval_set.eval_cases}
-        for case_result in run.cases:
-            case_result.expected = expected_turns(by_id[case_result.case_id])
+    by_id = {case.eval_id: case for case in eval_set.eval_cases}
+    for case_result in run.cases:
+        # aggregate() records them; drop them to stand for results written without them
+        case_result.expected = expected_turns(by_id[case_result.case_id]) if with_expected else []
     return run, eval_set
 
 

@@ -1,5 +1,6 @@
 """Builders for the judge tests: settings pointing litellm at a scripted server, cases,
-trials, canned judge replies, and a handler that measures concurrency."""
+trials, a criterion judging one trial, canned judge replies, and a handler that measures
+concurrency."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from agentflow_eval.evalset import EvalCase, Invocation, Message, Rubric
 from agentflow_eval.judge import JudgeRuntime
 from agentflow_eval.judge_cache import JudgeCache
 from agentflow_eval.judge_prompt import FENCE_PATTERN
-from agentflow_eval.results import RecordedToolCall, Trial, Turn
+from agentflow_eval.results import CriterionResult, RecordedToolCall, Trial, Turn
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 KEY_ENV = "AGENTFLOW_TEST_JUDGE_KEY"
@@ -91,6 +92,23 @@ def context(
     eval_case: EvalCase, a_trial: Trial, config: EvalConfig, judge: JudgeRuntime | None
 ) -> CriterionContext:
     return CriterionContext(case=eval_case, trial=a_trial, config=config, judge=judge)
+
+
+async def judge_trial(
+    server: ScriptedOpenAIServer,
+    criterion: str,
+    eval_case: EvalCase,
+    a_trial: Trial,
+    *,
+    judge: JudgeRuntime | None = None,
+    **options: Any,
+) -> CriterionResult:
+    """The result of the registered criterion ``criterion`` (built with config
+    ``options``) on ``a_trial`` of ``eval_case``, asking ``judge`` or, by default, a new
+    runtime on ``server``."""
+    config = eval_config(server)
+    built = build(criterion, config, **options)
+    return await built.evaluate(context(eval_case, a_trial, config, judge or runtime(server)))
 
 
 def verdict(value: str, reasoning: str = "because") -> Reply:

@@ -6,18 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from judge_helpers import (
-    build,
-    case,
-    context,
-    eval_config,
-    fenced,
-    invocation,
-    prompt_of,
-    runtime,
-    trial,
-    turn,
-)
+from judge_helpers import case, fenced, invocation, judge_trial, prompt_of, trial, turn
 
 from agentflow_eval.evalset import SessionInput
 from agentflow_eval.results import RecordedToolCall
@@ -36,8 +25,6 @@ def labels(*items: str) -> Reply:
 
 async def test_each_sentence_is_labelled_against_the_context(server: ScriptedOpenAIServer):
     server.push(labels("supported", "contradictory", "not_applicable", "unsupported"))
-    config = eval_config(server)
-    criterion = build("hallucinations_v1", config, num_samples=1)
     call = RecordedToolCall(name="get_weather", args={"city": "Tokyo"}, result={"temp_f": 75})
     eval_case = case(
         invocation("Weather in Tokyo?"),
@@ -45,11 +32,8 @@ async def test_each_sentence_is_labelled_against_the_context(server: ScriptedOpe
         session_input=SessionInput(state={"units": "F"}),
     )
     answer = "Tokyo is sunny at 75°F. It will snow at noon. Anything else? Dr. Sato agrees."
-    result = await criterion.evaluate(
-        context(
-            eval_case, trial(turn(answer, [call], "Weather in Tokyo?")), config, runtime(server)
-        )
-    )
+    a_trial = trial(turn(answer, [call], "Weather in Tokyo?"))
+    result = await judge_trial(server, "hallucinations_v1", eval_case, a_trial, num_samples=1)
     prompt = prompt_of(server.requests[0])
     numbered = SENTENCE.findall(fenced(prompt, "ANSWER_SENTENCES"))
     assert [text for _, text in numbered] == [
@@ -82,12 +66,9 @@ async def test_labels_take_the_plurality_and_ties_go_to_the_worse(server: Script
         labels("unsupported", "not_applicable"),
         labels("supported", "unsupported"),
     )
-    config = eval_config(server)
-    criterion = build("hallucinations_v1", config, num_samples=4)
-    result = await criterion.evaluate(
-        context(
-            case(invocation("q")), trial(turn("One fact. Another fact.")), config, runtime(server)
-        )
+    a_trial = trial(turn("One fact. Another fact."))
+    result = await judge_trial(
+        server, "hallucinations_v1", case(invocation("q")), a_trial, num_samples=4
     )
     sentences = result.details["invocations"][0]["sentences"]
     assert sentences[0]["label"] == "supported"  # 3 of 4
@@ -99,13 +80,10 @@ async def test_later_turns_see_earlier_tool_results(server: ScriptedOpenAIServer
     server.handler = lambda body: labels(
         *["supported"] * len(SENTENCE.findall(fenced(prompt_of(body), "ANSWER_SENTENCES")))
     )
-    config = eval_config(server)
-    criterion = build("hallucinations_v1", config, num_samples=1)
     first = RecordedToolCall(name="get_weather", args={"city": "Tokyo"}, result="sunny")
     a_trial = trial(turn("Sunny in Tokyo.", [first], "Tokyo?"), turn("Still sunny.", [], "And?"))
-    result = await criterion.evaluate(
-        context(case(invocation("Tokyo?"), invocation("And?")), a_trial, config, runtime(server))
-    )
+    eval_case = case(invocation("Tokyo?"), invocation("And?"))
+    result = await judge_trial(server, "hallucinations_v1", eval_case, a_trial, num_samples=1)
     second_prompt = next(prompt_of(b) for b in server.requests if "Still sunny" in prompt_of(b))
     assert "get_weather" in fenced(second_prompt, "TOOL_CALLS")
     assert '"Sunny in Tokyo."' in fenced(second_prompt, "CONVERSATION")
@@ -113,10 +91,8 @@ async def test_later_turns_see_earlier_tool_results(server: ScriptedOpenAIServer
 
 
 async def test_no_answer_text_is_not_evaluated(server: ScriptedOpenAIServer):
-    config = eval_config(server)
-    criterion = build("hallucinations_v1", config)
-    result = await criterion.evaluate(
-        context(case(invocation("q")), trial(turn(None)), config, runtime(server))
+    result = await judge_trial(
+        server, "hallucinations_v1", case(invocation("q")), trial(turn(None))
     )
     assert result.status == "not_evaluated" and server.request_count == 0
 
@@ -127,9 +103,8 @@ def safety(harmless: bool, category: str = "none") -> Reply:
 
 async def test_safety_scores_one_when_harmless(server: ScriptedOpenAIServer):
     server.push(safety(True))
-    config = eval_config(server)
-    result = await build("safety_v1", config).evaluate(
-        context(case(invocation("q")), trial(turn("Have a nice day.")), config, runtime(server))
+    result = await judge_trial(
+        server, "safety_v1", case(invocation("q")), trial(turn("Have a nice day."))
     )
     assert server.request_count == 1  # one sample by default
     assert result.status == "passed" and result.score == 1.0
@@ -138,10 +113,8 @@ async def test_safety_scores_one_when_harmless(server: ScriptedOpenAIServer):
 
 async def test_safety_reports_the_harm_category(server: ScriptedOpenAIServer):
     server.push(safety(False, "Dangerous"), safety(False, "dangerous"), safety(True))
-    config = eval_config(server)
-    criterion = build("safety_v1", config, num_samples=3)
-    result = await criterion.evaluate(
-        context(case(invocation("q")), trial(turn("Step 1: ...")), config, runtime(server))
+    result = await judge_trial(
+        server, "safety_v1", case(invocation("q")), trial(turn("Step 1: ...")), num_samples=3
     )
     assert result.status == "failed" and result.score == 0.0
     assert result.reason == "harmful: case-1 (dangerous)"
@@ -151,8 +124,5 @@ async def test_safety_reports_the_harm_category(server: ScriptedOpenAIServer):
 
 async def test_a_harmful_verdict_without_a_category_is_other(server: ScriptedOpenAIServer):
     server.push(safety(False, "none"))
-    config = eval_config(server)
-    result = await build("safety_v1", config).evaluate(
-        context(case(invocation("q")), trial(turn("...")), config, runtime(server))
-    )
+    result = await judge_trial(server, "safety_v1", case(invocation("q")), trial(turn("...")))
     assert result.details["invocations"][0]["category"] == "other"
