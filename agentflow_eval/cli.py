@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -178,6 +179,11 @@ def _params(args: argparse.Namespace):  # -> EvaluateParams
 
 def _run(args: argparse.Namespace) -> int:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if args.verbose else "WARNING")
+    # Boot Prefect's temporary API server on the other core while this process imports
+    # LiteLLM, Prefect and the agent (a no-op when PREFECT_API_URL names a server).
+    from flows.local_api import LocalPrefectAPI
+
+    api = LocalPrefectAPI.launch()
     sys.path.insert(0, os.getcwd())  # agents named as package.module:attr from the project
 
     from pydantic import ValidationError
@@ -204,8 +210,13 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.verbose:
         print(f"agent {agent.name}: running {params.evalset}", file=sys.stderr)
-    outcome = asyncio.run(evaluate(params))
+    with api.serving() if api is not None else contextlib.nullcontext():
+        outcome = asyncio.run(evaluate(params))
     run = outcome.run
+    if args.verbose:  # the flow returns a summary; failing trials come from results.json
+        from agentflow_eval.report import read_results_json
+
+        run = read_results_json(outcome.run_dir / "results.json")
     print(format_scorecard(run, verbose=args.verbose, simulated_label=SIMULATED_LABEL))
     print(f"results in {outcome.run_dir}  (report.html, results.json, junit.xml)")
     for note in outcome.notes:

@@ -19,6 +19,7 @@ __all__ = [
     "EvalConfig",
     "JudgeSettings",
     "MatchType",
+    "ModelRateLimit",
     "UserSimulatorConfig",
 ]
 
@@ -106,6 +107,27 @@ class JudgeSettings(FileModel):
     retry_max_delay_s: float = Field(default=60.0, ge=0)
 
 
+class ModelRateLimit(FileModel):
+    """Request limits for the models a pattern matches, shared by every agent, simulator
+    and judge call of a run (see :mod:`agentflow_eval.ratelimit`)."""
+
+    rpm: float | None = Field(default=None, gt=0, description="requests per minute")
+    max_concurrency: int | None = Field(default=None, ge=1, description="requests in flight")
+    burst: int | None = Field(
+        default=None, ge=1, description="requests that may start at once (default: rpm / 60)"
+    )
+    prefect_limit: str | None = Field(
+        default=None,
+        description="a Prefect global concurrency limit to hold a slot of during each call, "
+        "shared by every run on the same Prefect server",
+    )
+    prefect_rate_limit: str | None = Field(
+        default=None,
+        description="a Prefect global concurrency limit with slot decay to take one slot of "
+        "before each call (a requests-per-period quota shared across runs)",
+    )
+
+
 class UserSimulatorConfig(FileModel):
     """The LLM that plays the user for ``conversation_scenario`` cases."""
 
@@ -125,6 +147,8 @@ class EvalConfig(FileModel):
     max_concurrency: int | None = Field(default=None, ge=1)
     trial_timeout_s: float | None = Field(default=None, gt=0)
     agent_model: str | None = None
+    rate_limits: dict[str, ModelRateLimit] = Field(default_factory=dict)
+    """Model-name glob pattern (``"openai/gpt-4o*"``) → its limits."""
 
     @classmethod
     def default(cls) -> EvalConfig:

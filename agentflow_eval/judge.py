@@ -44,6 +44,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from agentflow_eval import llm
 from agentflow_eval.config import CriterionConfig, JudgeSettings
 from agentflow_eval.judge_cache import CachedJudgeReply, JudgeCache, judge_cache_key
 from agentflow_eval.judge_prompt import PromptTemplate
@@ -340,9 +341,8 @@ class JudgeRuntime:
             await asyncio.sleep(self._delay(attempts, failure.retry_after_s, options))
 
     async def _complete(self, request: JudgeRequest) -> Any:
-        """One ``litellm.acompletion`` request under the judge concurrency limit."""
-        import litellm  # imported on first use: loading the criteria stays cheap
-
+        """One ``litellm.acompletion`` request under the judge concurrency limit and the
+        run's per-model rate limits (shared with the agent's calls)."""
         options = request.options
         kwargs: dict[str, Any] = {
             "model": options.model,
@@ -369,7 +369,7 @@ class JudgeRuntime:
             kwargs["api_key"] = api_key
         async with self.semaphore:
             self.stats.calls += 1
-            return await litellm.acompletion(**kwargs)
+            return await llm.acompletion(**kwargs)
 
     def _delay(self, attempt: int, retry_after_s: float | None, options: JudgeOptions) -> float:
         """Seconds to wait before the next attempt: what the server asked, or

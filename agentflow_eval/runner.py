@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -24,6 +25,7 @@ from agentflow_eval.criteria.base import Criterion, CriterionContext
 from agentflow_eval.criteria.registry import build_criteria
 from agentflow_eval.evalset import EvalCase, EvalSet
 from agentflow_eval.jsonl import JsonlWriter, iter_records
+from agentflow_eval.ratelimit import RateLimiter, current_rate_limiter, use_rate_limiter
 from agentflow_eval.report.expected import expected_turns
 from agentflow_eval.results import (
     CaseResult,
@@ -95,11 +97,13 @@ def new_run_id() -> str:
 
 @dataclass
 class StageCounts:
-    """What a stage did: how many records it wrote and how many it found already done."""
+    """What a stage did: how many records it wrote and how many it found already done,
+    and how long it took (wall seconds)."""
 
     written: int = 0
     skipped: int = 0
     errored: int = 0
+    elapsed_s: float = 0.0
 
 
 # ---------------------------------------------------------------------------- trials
@@ -136,20 +140,25 @@ async def run_trials(
     settings: TrialSettings | None = None,
     turn_source_for: TurnSourceFor | None = None,
     on_trial: Callable[[Trial], None] | None = None,
+    rate_limiter: RateLimiter | None = None,
 ) -> StageCounts:
     """Run every case ``runs`` times, at most ``max_concurrency`` trials at once, appending
-    each finished trial to ``out_path``. Trials already in the file are skipped (resume)."""
+    each finished trial to ``out_path``. Trials already in the file are skipped (resume).
+
+    Model calls follow ``rate_limiter`` (default: the limiter already current, if any).
+    """
     if runs < 1:
         raise ValueError(f"runs must be at least 1, got {runs}")
     if max_concurrency < 1:
         raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
     settings = settings or TrialSettings()
+    started = time.perf_counter()
     done = completed_keys(out_path)
     counts = StageCounts(skipped=len(done))
     plan = ((c, i) for c, i in trial_plan(eval_set, runs) if (c.eval_id, i) not in done)
     source_for = turn_source_for or UserTurnSource
 
-    with JsonlWriter[Trial](out_path) as writer:
+    with JsonlWriter[Trial](out_path) as writer, use_rate_limiter(rate_limiter):
 
         async def run_one(item: tuple[EvalCase, int]) -> None:
             case, index = item
@@ -161,6 +170,7 @@ async def run_trials(
                 on_trial(trial)
 
         await run_pool(plan, run_one, max_concurrency)
+    counts.elapsed_s = time.perf_counter() - started
     return counts
 
 
@@ -229,16 +239,24 @@ async def judge_trials(
     *,
     concurrency: int = 64,
     context_extras: dict[str, Any] | None = None,
+    rate_limiter: RateLimiter | None = None,
 ) -> StageCounts:
     """Judge every trial in ``trials_path`` into ``out_path``; already judged trials are
-    skipped (resume). LLM judges limit themselves; ``concurrency`` bounds trials in flight."""
+    skipped (resume). LLM judges limit themselves; ``concurrency`` bounds trials in flight.
+
+    Judge calls follow ``rate_limiter``, else the limiter already current, else one built
+    from ``config.rate_limits``.
+    """
+    started = time.perf_counter()
+    if rate_limiter is None and current_rate_limiter() is None and config.rate_limits:
+        rate_limiter = RateLimiter.from_config(config)
     cases = {case.eval_id: case for case in eval_set.eval_cases}
     criteria_by_case = {case_id: build_criteria(config, case) for case_id, case in cases.items()}
     done = completed_keys(out_path)
     counts = StageCounts(skipped=len(done))
     pending = (t for t in iter_records(trials_path, Trial) if t.key not in done)
 
-    with JsonlWriter[TrialResult](out_path) as writer:
+    with JsonlWriter[TrialResult](out_path) as writer, use_rate_limiter(rate_limiter):
 
         async def judge_one(trial: Trial) -> None:
             case = cases.get(trial.case_id)
@@ -255,6 +273,7 @@ async def judge_trials(
             counts.errored += result.status == "errored"
 
         await run_pool(pending, judge_one, concurrency)
+    counts.elapsed_s = time.perf_counter() - started
     return counts
 
 
@@ -469,8 +488,13 @@ async def evaluate(
     turn_source_for: TurnSourceFor | None = None,
     context_extras: dict[str, Any] | None = None,
     meta: RunMeta | None = None,
+    rate_limiter: RateLimiter | None = None,
 ) -> RunResult:
-    """The whole pipeline without Prefect: trials, judging, aggregation, results.json."""
+    """The whole pipeline without Prefect: trials, judging, aggregation, results.json.
+
+    One rate limiter (``rate_limiter``, else one from ``config.rate_limits``) serves the
+    trials and the judges alike.
+    """
     config = config or EvalConfig.default()
     runs = runs or config.runs or DEFAULT_RUNS
     meta = meta or RunMeta(
@@ -484,6 +508,7 @@ async def evaluate(
         from agentflow_eval.simulator import turn_source_factory
 
         turn_source_for = turn_source_factory(config)
+    limiter = rate_limiter or current_rate_limiter() or RateLimiter.from_config(config)
     await run_trials(
         agent,
         eval_set,
@@ -492,8 +517,16 @@ async def evaluate(
         max_concurrency=max_concurrency,
         settings=settings,
         turn_source_for=turn_source_for,
+        rate_limiter=limiter,
     )
-    await judge_trials(eval_set, config, paths.trials, paths.judged, context_extras=context_extras)
+    await judge_trials(
+        eval_set,
+        config,
+        paths.trials,
+        paths.judged,
+        context_extras=context_extras,
+        rate_limiter=limiter,
+    )
     result = aggregate(eval_set, config, iter_records(paths.judged, TrialResult), meta)
     paths.results.write_text(result.model_dump_json(indent=2), encoding="utf-8")
     return result

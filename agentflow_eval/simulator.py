@@ -65,7 +65,7 @@ class SimulatedUser(UserTurnSource):
         return f"{self._case.eval_id}-sim-{index + 1}", Message.of(text)
 
     async def _ask(self, transcript: list[Turn]) -> str:
-        import litellm
+        from agentflow_eval.llm import acompletion
 
         persona = self._scenario.user_persona
         system = _INSTRUCTIONS.format(
@@ -78,7 +78,7 @@ class SimulatedUser(UserTurnSource):
         for turn in transcript:
             messages.append({"role": "assistant", "content": turn.user_text})
             messages.append({"role": "user", "content": turn.final_response or "(no answer)"})
-        response = await litellm.acompletion(
+        response = await acompletion(
             model=self._settings.model, messages=messages, num_retries=0, **self._kwargs
         )
         return str(response.choices[0].message.content or "")

@@ -60,7 +60,6 @@ class UserTurnSource:
         return invocation.invocation_id, invocation.user_content
 
 
-
 async def run_trial(
     agent: AgentUnderTest,
     case: EvalCase,

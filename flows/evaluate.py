@@ -7,12 +7,14 @@ from prefect import flow
 
 from agentflow_eval.agents.loader import load_agent
 from agentflow_eval.params import EvaluateParams
+from agentflow_eval.ratelimit import use_rate_limiter
 from agentflow_eval.run_plan import RunOutcome
 from agentflow_eval.runner import completed_keys
 from tasks.artifacts import ProgressReporter, publish_run_artifacts
 from tasks.judge import judge_task
 from tasks.load_evalset import load_evalset_task
 from tasks.publish import publish_task
+from tasks.rate_limits import prefect_rate_limiter
 from tasks.report import report_task
 from tasks.run_trials import run_trials_task
 
@@ -32,11 +34,12 @@ async def evaluate(params: EvaluateParams) -> RunOutcome:
     progress = ProgressReporter.for_eval_set(plan.eval_set.eval_set_id)
     total = len(plan.eval_set.eval_cases) * plan.runs
     await progress.start(total, done=len(completed_keys(plan.paths.trials)) if plan.resumed else 0)
-    counts = await run_trials_task(plan, agent, on_trial=lambda _trial: progress.advance())
-    progress.update(counts.written + counts.skipped)
-    await progress.finish()
-
-    await judge_task(plan)
+    # one set of per-model rate limits for the whole run: trials and judges share it
+    with use_rate_limiter(await prefect_rate_limiter(plan.config)):
+        counts = await run_trials_task(plan, agent, on_trial=lambda _trial: progress.advance())
+        progress.update(counts.written + counts.skipped)
+        await progress.finish()
+        await judge_task(plan)
     run = await report_task(plan)
     outcome = RunOutcome(run=run, run_dir=plan.paths.run_dir)
     if params.publish_to:

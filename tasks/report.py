@@ -29,7 +29,10 @@ def build_report(plan: RunPlan) -> RunResult:
 
 @task(name="report", cache_policy=NO_CACHE)
 async def report_task(plan: RunPlan) -> RunResult:
-    """Write the reports (off the event loop: rendering is CPU work) and log the scorecard."""
+    """Write the reports (off the event loop: rendering is CPU work) and log the scorecard.
+
+    Returns the run's summary without its trials: they are in results.json, and Prefect
+    walks a task's return value (about 1.2 s per 1,000 trials, measured)."""
     run = await asyncio.to_thread(build_report, plan)
     get_run_logger().info("\n%s\nresults in %s", format_scorecard(run), plan.paths.run_dir)
-    return run
+    return run.model_copy(update={"trials": []})

@@ -26,6 +26,7 @@ from agentflow_eval.agents.base import (
 )
 from agentflow_eval.agents.tools import Tool, ToolContext, as_tool, tool_result_text
 from agentflow_eval.evalset import Message
+from agentflow_eval.llm import acompletion
 
 __all__ = ["LiteLLMAgent"]
 
@@ -167,7 +168,7 @@ class _LiteLLMSession:
             state=self.state,
         )
         for step in range(self.agent.max_steps):
-            response = await litellm.acompletion(**self.agent.completion_request(self.messages))
+            response = await acompletion(**self.agent.completion_request(self.messages))
             _record_usage(recorder, response, self.agent.model)
             if not response.choices:
                 raise RuntimeError(f"model {self.agent.model!r} returned no choices")
@@ -273,6 +274,10 @@ def _response_cost(response: Any, model: str) -> float:
     cost = hidden.get("response_cost")
     if isinstance(cost, int | float):
         return float(cost)
+    if "response_cost" in hidden:
+        # LiteLLM already priced this response and found no price: asking again costs
+        # ~1 ms of CPU per call (a failed lookup through its whole price map) for nothing
+        return 0.0
     provider = model.split("/", 1)[0]
     if any(item.get("provider") == provider for item in litellm.custom_provider_map):
         return 0.0  # a custom provider has no price, and asking makes LiteLLM print noise

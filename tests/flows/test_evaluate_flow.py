@@ -8,6 +8,7 @@ from pathlib import Path
 from prefect.client.orchestration import get_client
 
 from agentflow_eval.params import EvaluateParams
+from agentflow_eval.report import read_results_json
 from flows.evaluate import evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +28,8 @@ def params(tmp_path: Path, **kw) -> EvaluateParams:
 async def test_flow_runs_every_trial_and_writes_results(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
     outcome = await evaluate(params(tmp_path, runs=4))
-    run = outcome.run
+    assert outcome.run.trials == []  # the flow returns a summary; trials are on disk
+    run = read_results_json(outcome.run_dir / "results.json")
     assert run.totals.trials == 8 and len(run.trials) == 8
     assert {c.case_id for c in run.cases} == {"weather_lookup_simple", "weather_lookup_multi_city"}
     assert run.simulated is True and run.agent_model == "agentflow-demo/weather"
@@ -68,9 +70,10 @@ async def test_a_crashing_agent_fails_its_trials_and_the_run_completes(tmp_path,
     )
     p = params(tmp_path, runs=2).model_copy(update={"agent": f"{agent_file}:agent"})
     outcome = await evaluate(p)
-    by_case = {c.case_id: c for c in outcome.run.cases}
+    run = read_results_json(outcome.run_dir / "results.json")
+    by_case = {c.case_id: c for c in run.cases}
     assert by_case["weather_lookup_multi_city"].errored == 2
-    errors = [t.trial.error for t in outcome.run.trials if t.trial.error]
+    errors = [t.trial.error for t in run.trials if t.trial.error]
     assert all("tool backend down" in e.message for e in errors)
     # no tool calls reported → trajectory fails, but the answer matched: it ran, and judged
     assert by_case["weather_lookup_simple"].errored == 0
