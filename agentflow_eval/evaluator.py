@@ -88,10 +88,10 @@ class AgentEvaluator:
         meta = RunMeta(
             run_id=new_run_id(),
             agent=self.agent.name,
-            agent_model=getattr(self.agent, "model", None),
             started_at=datetime.now(UTC),
             runs_per_case=runs,
         )
+        meta.label_models(getattr(self.agent, "model", None), config)
         run = await evaluate(
             self.agent,
             eval_set,

@@ -90,12 +90,7 @@ def plan_run(params: EvaluateParams, *, agent_name: str, agent_model: str | None
         paths.run_dir.mkdir(parents=True, exist_ok=True)
         meta = RunMeta(run_id=run_id, agent=agent_name, started_at=started, runs_per_case=runs)
     meta.agent = agent_name
-    meta.agent_model = agent_model
-    meta.judge_model = _judge_model(config)
-    meta.simulated = any(
-        model is not None and model.startswith("agentflow-demo/")
-        for model in (meta.agent_model, meta.judge_model)
-    )
+    meta.label_models(agent_model, config)
     _write_meta(paths, params, meta)
     return RunPlan(
         params=params,
@@ -111,17 +106,6 @@ def plan_run(params: EvaluateParams, *, agent_name: str, agent_model: str | None
         warnings=warnings,
         resumed=resumed,
     )
-
-
-def _judge_model(config: EvalConfig) -> str | None:
-    """The judge model, if any criterion uses one."""
-    from agentflow_eval.criteria.registry import known_llm_criteria
-
-    judged = [name for name in config.criteria if name in known_llm_criteria()]
-    if not judged:
-        return None
-    own = {config.criteria[name].judge_model for name in judged} - {None}
-    return own.pop() if len(own) == 1 else config.judge.model
 
 
 def _write_meta(paths: RunPaths, params: EvaluateParams, meta: RunMeta) -> None:

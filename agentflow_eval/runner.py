@@ -27,6 +27,7 @@ from agentflow_eval.evalset import EvalCase, EvalSet
 from agentflow_eval.jsonl import JsonlWriter, iter_records
 from agentflow_eval.ratelimit import RateLimiter, current_rate_limiter, use_rate_limiter
 from agentflow_eval.report.expected import expected_turns
+from agentflow_eval.report.results_io import write_results_json
 from agentflow_eval.results import (
     CaseResult,
     CriterionResult,
@@ -293,6 +294,27 @@ class RunMeta:
     simulated: bool = False
     notes: list[str] = field(default_factory=list)
 
+    def label_models(self, agent_model: str | None, config: EvalConfig) -> None:
+        """Record the agent's and the judges' models, and whether either is the offline
+        demo model (then every report says the results are simulated)."""
+        from agentflow_eval.demo_model import is_demo_model
+
+        self.agent_model = agent_model
+        self.judge_model = judge_model_of(config)
+        self.simulated = is_demo_model(agent_model) or is_demo_model(self.judge_model)
+
+
+def judge_model_of(config: EvalConfig) -> str | None:
+    """The judge model of a run, if any criterion uses an LLM judge: the criteria's own
+    model when they agree on one, else the run-wide default."""
+    from agentflow_eval.criteria.registry import known_llm_criteria
+
+    judged = [name for name in config.criteria if name in known_llm_criteria()]
+    if not judged:
+        return None
+    own = {config.criteria[name].judge_model for name in judged} - {None}
+    return own.pop() if len(own) == 1 else config.judge.model
+
 
 @dataclass
 class _CriterionTally:
@@ -528,5 +550,5 @@ async def evaluate(
         rate_limiter=limiter,
     )
     result = aggregate(eval_set, config, iter_records(paths.judged, TrialResult), meta)
-    paths.results.write_text(result.model_dump_json(indent=2), encoding="utf-8")
+    write_results_json(result, paths.results)
     return result

@@ -25,6 +25,7 @@ async def test_evaluate_file_passes_when_the_rate_is_met(tmp_path):
     )
     assert run.totals.trials == 8
     assert run.totals.pass_rate >= 0.5
+    assert run.simulated and run.agent_model == "agentflow-demo/weather"
     assert (tmp_path / "results.json").exists()
 
 
