@@ -204,8 +204,8 @@ def _run(args: argparse.Namespace) -> int:
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
 
-    from agentflow_eval.demo_model import SIMULATED_LABEL
     from agentflow_eval.scorecard import format_scorecard
+    from agentflow_eval.simulated import SIMULATED_LABEL
     from flows.evaluate import evaluate
 
     if args.verbose:

@@ -45,6 +45,7 @@ from litellm.llms.custom_llm import CustomLLM, CustomLLMError
 
 from agentflow_eval.agents.base import current_session
 from agentflow_eval.demo_judge import demo_judge_reply
+from agentflow_eval.simulated import DEMO_PROVIDER, SIMULATED_LABEL, is_demo_model
 
 __all__ = [
     "DEMO_PROVIDER",
@@ -57,13 +58,6 @@ __all__ = [
     "is_demo_model",
     "register_demo_provider",
 ]
-
-DEMO_PROVIDER = "agentflow-demo"
-SIMULATED_LABEL = (
-    "SIMULATED MODEL: agentflow-demo/* is agentflow-eval's built-in offline stand-in for an "
-    "LLM. It answers with seeded heuristics, not a language model; its scores show how the "
-    "evaluation works, not how good any real agent is."
-)
 
 # Imperfection rates (see the module docstring).
 P_SKIP_ENTITY = 0.15
@@ -98,11 +92,6 @@ def register_demo_provider() -> None:
         litellm.custom_provider_map.append(
             {"provider": DEMO_PROVIDER, "custom_handler": DemoModel()}
         )
-
-
-def is_demo_model(model: str | None) -> bool:
-    """Whether ``model`` is served by the simulated demo provider."""
-    return bool(model) and str(model).startswith(f"{DEMO_PROVIDER}/")
 
 
 @dataclass(frozen=True)

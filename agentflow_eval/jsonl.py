@@ -10,11 +10,17 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, Generic, TypeVar
+from typing import IO, Any, BinaryIO, Generic, TypeVar
 
 from pydantic import BaseModel
 
-__all__ = ["JsonlWriter", "iter_records", "repair_tail"]
+__all__ = [
+    "JsonlWriter",
+    "iter_lines_with_offsets",
+    "iter_records",
+    "read_line_at",
+    "repair_tail",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -67,6 +73,32 @@ def iter_raw(path: Path) -> Iterator[dict[str, Any]]:
                 return
             if line.strip():
                 yield json.loads(line)
+
+
+def iter_lines_with_offsets(path: Path) -> Iterator[tuple[int, bytes]]:
+    """Each record line with the byte offset it starts at, read exactly as
+    :func:`iter_records` reads them (blank lines skipped, a torn last line left out), so a
+    reader can keep the offsets instead of the records and seek back to one later."""
+    if not path.exists():
+        return
+    with path.open("rb") as handle:
+        offset = 0
+        for line in handle:
+            if not line.endswith(b"\n"):
+                return  # torn tail: written by a process that died mid-line
+            if line.strip():
+                yield offset, line
+            offset += len(line)
+
+
+def read_line_at(handle: BinaryIO, offset: int) -> bytes:
+    """The line that starts at byte ``offset`` of an open binary file (as found by
+    :func:`iter_lines_with_offsets`)."""
+    handle.seek(offset)
+    line = handle.readline()
+    if not line.endswith(b"\n"):
+        raise ValueError(f"{getattr(handle, 'name', 'file')}: no complete line at byte {offset}")
+    return line
 
 
 def repair_tail(path: Path) -> None:

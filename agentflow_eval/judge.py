@@ -8,8 +8,9 @@ pydantic model (:func:`parse_json_reply`). The runtime:
 - answers from its cache when it can (the key is :func:`judge_cache_key` over everything
   that shapes the reply), and shares one call between concurrent askers of the same key,
   so a reply is never paid for twice;
-- otherwise calls ``litellm.acompletion`` under its semaphore, the judge concurrency limit
-  (separate from the agent's), with litellm's and openai's own retries turned off so every
+- otherwise calls the model (:func:`agentflow_eval.llm.acompletion`: LiteLLM, or the
+  direct OpenAI-compatible client) under its semaphore, the judge concurrency limit
+  (separate from the agent's), with the transports' own retries turned off so every
   request is one counted call;
 - retries transient failures — HTTP 408/409/429/5xx, timeouts, connection errors, and
   output that is not the JSON asked for — with exponential backoff and jitter, waiting
@@ -35,6 +36,7 @@ import logging
 import os
 import random
 import re
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -314,7 +316,7 @@ class JudgeRuntime:
                 if not isinstance(exc, _SetupError):
                     usage.calls += 1
             else:
-                usage.add(_usage_of(response))
+                usage.add(_usage_of(response, options.model))
                 content = _content_of(response)
                 try:
                     value = parse(content)
@@ -341,7 +343,7 @@ class JudgeRuntime:
             await asyncio.sleep(self._delay(attempts, failure.retry_after_s, options))
 
     async def _complete(self, request: JudgeRequest) -> Any:
-        """One ``litellm.acompletion`` request under the judge concurrency limit and the
+        """One model request under the judge concurrency limit and the
         run's per-model rate limits (shared with the agent's calls)."""
         options = request.options
         kwargs: dict[str, Any] = {
@@ -426,8 +428,6 @@ _AUTH_STATUS = frozenset({401, 403})
 def _classify(exc: Exception) -> _Failure:
     """Whether a failed attempt is worth retrying, by HTTP status when there is one
     (litellm maps 403 to a plain ``APIError``, so the class alone is not enough)."""
-    import litellm
-
     detail = f"{type(exc).__name__}: {_clip(str(exc), 300)}"
     if isinstance(exc, _SetupError):
         return _Failure(str(exc), transient=False)
@@ -440,17 +440,27 @@ def _classify(exc: Exception) -> _Failure:
                 f"judge unavailable (HTTP {status}) — {detail}", True, _retry_after_s(exc)
             )
         return _Failure(f"judge rejected the request (HTTP {status}) — {detail}", False)
-    if isinstance(
-        exc, litellm.Timeout | litellm.APIConnectionError | asyncio.TimeoutError | ConnectionError
-    ):
+    if isinstance(exc, _unreachable_errors()):
         return _Failure(f"judge unreachable — {detail}", True)
     return _Failure(f"judge call raised {detail}", False)
+
+
+def _unreachable_errors() -> tuple[type[BaseException], ...]:
+    """Timeouts and connection failures of either transport; LiteLLM's only when it is
+    loaded (then it made the call), so the direct transport never pays for importing it."""
+    errors: tuple[type[BaseException], ...] = (asyncio.TimeoutError, ConnectionError)
+    litellm = sys.modules.get("litellm")
+    if litellm is not None:
+        errors += (litellm.Timeout, litellm.APIConnectionError)
+    return errors
 
 
 def _retry_after_s(exc: Exception) -> float | None:
     """The wait a failed response asked for: ``retry-after-ms``, then ``Retry-After``
     as seconds or an HTTP date; ``None`` when it asked for nothing readable."""
     headers = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(exc, "headers", None)  # the direct transport's ModelHTTPError
     if headers is None:
         headers = getattr(getattr(exc, "response", None), "headers", None)
     if not headers:
@@ -485,18 +495,13 @@ def _content_of(response: Any) -> str:
     return content if isinstance(content, str) else ""
 
 
-def _usage_of(response: Any) -> Usage:
+def _usage_of(response: Any, model: str) -> Usage:
     """Tokens as reported, and the cost when litellm knows the model's price."""
-    import litellm
-
     raw = getattr(response, "usage", None)
     prompt = int(getattr(raw, "prompt_tokens", 0) or 0)
     completion = int(getattr(raw, "completion_tokens", 0) or 0)
     total = int(getattr(raw, "total_tokens", 0) or 0) or prompt + completion
-    try:
-        cost = float(litellm.completion_cost(completion_response=response) or 0.0)
-    except Exception:  # an unpriced model (a local server, the demo): cost unknown
-        cost = 0.0
+    cost = llm.response_cost(response, model)
     return Usage(
         prompt_tokens=prompt,
         completion_tokens=completion,

@@ -45,15 +45,36 @@ class RunPlan:
     resumed: bool = False
 
 
-@dataclass
 class RunOutcome:
-    """What the evaluate flow returns: the results, where they are, where they went."""
+    """What the evaluate flow returns: the results, where they are, where they went.
 
-    run: RunResult
-    run_dir: Path
-    report_url: str | None = None
-    published: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    A plain class on purpose, not a dataclass or a pydantic model: Prefect walks those
+    in a flow's return value looking for futures, field by field, all the way down the
+    run's cases (0.5 s per 200 cases here, measured); an object of its own type it
+    returns untouched.
+    """
+
+    __slots__ = ("notes", "published", "report_url", "run", "run_dir")
+
+    def __init__(
+        self,
+        run: RunResult,
+        run_dir: Path,
+        report_url: str | None = None,
+        published: list[str] | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
+        self.run = run
+        self.run_dir = run_dir
+        self.report_url = report_url
+        self.published: list[str] = list(published or [])
+        self.notes: list[str] = list(notes or [])
+
+    def __repr__(self) -> str:
+        return (
+            f"RunOutcome(run_dir={str(self.run_dir)!r}, pass_rate={self.run.totals.pass_rate:.3f}"
+            f", report_url={self.report_url!r})"
+        )
 
 
 def load_inputs(params: EvaluateParams) -> tuple[EvalSet, EvalConfig, list[str]]:
@@ -68,7 +89,24 @@ def load_inputs(params: EvaluateParams) -> tuple[EvalSet, EvalConfig, list[str]]
     config = load_config(config_path) if config_path else EvalConfig.default()
     if params.judge_model:
         config.judge.model = params.judge_model
+    check_criteria(config, config_path)
     return loaded.eval_set, config, list(loaded.warnings)
+
+
+def check_criteria(config: EvalConfig, config_path: str | Path | None) -> None:
+    """Build the config's criteria once, before any trial runs: an unknown name or a
+    custom check that does not load is an error naming the file and the criterion, not a
+    traceback after the whole trial phase."""
+    from agentflow_eval.criteria.registry import build_criterion
+    from agentflow_eval.file_errors import EvalFileError
+
+    for name, options in config.criteria.items():
+        try:
+            build_criterion(name, options, config)
+        except ValueError as exc:
+            raise EvalFileError(
+                config_path or "(default config)", str(exc), field=f"criteria.{name}"
+            ) from None
 
 
 def plan_run(params: EvaluateParams, *, agent_name: str, agent_model: str | None) -> RunPlan:

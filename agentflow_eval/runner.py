@@ -20,11 +20,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.case_trials import JudgedFileTrials
 from agentflow_eval.config import EvalConfig
 from agentflow_eval.criteria.base import Criterion, CriterionContext
 from agentflow_eval.criteria.registry import build_criteria
 from agentflow_eval.evalset import EvalCase, EvalSet
-from agentflow_eval.jsonl import JsonlWriter, iter_records
+from agentflow_eval.jsonl import JsonlWriter, iter_lines_with_offsets, iter_records
+from agentflow_eval.llm import model_clients
 from agentflow_eval.ratelimit import RateLimiter, current_rate_limiter, use_rate_limiter
 from agentflow_eval.report.expected import expected_turns
 from agentflow_eval.report.results_io import write_results_json
@@ -48,6 +50,7 @@ __all__ = [
     "RunPaths",
     "StageCounts",
     "aggregate",
+    "aggregate_judged",
     "evaluate",
     "judge_trials",
     "new_run_id",
@@ -170,7 +173,8 @@ async def run_trials(
             if on_trial is not None:
                 on_trial(trial)
 
-        await run_pool(plan, run_one, max_concurrency)
+        async with model_clients():
+            await run_pool(plan, run_one, max_concurrency)
     counts.elapsed_s = time.perf_counter() - started
     return counts
 
@@ -273,7 +277,8 @@ async def judge_trials(
             counts.written += 1
             counts.errored += result.status == "errored"
 
-        await run_pool(pending, judge_one, concurrency)
+        async with model_clients():
+            await run_pool(pending, judge_one, concurrency)
     counts.elapsed_s = time.perf_counter() - started
     return counts
 
@@ -297,7 +302,7 @@ class RunMeta:
     def label_models(self, agent_model: str | None, config: EvalConfig) -> None:
         """Record the agent's and the judges' models, and whether either is the offline
         demo model (then every report says the results are simulated)."""
-        from agentflow_eval.demo_model import is_demo_model
+        from agentflow_eval.simulated import is_demo_model
 
         self.agent_model = agent_model
         self.judge_model = judge_model_of(config)
@@ -406,6 +411,24 @@ def _k_values(runs: int) -> list[int]:
     return sorted({k for k in (1, 3, 5, runs) if 1 <= k <= runs})
 
 
+class _Admission:
+    """Which judged trials a run counts: those of cases in the eval set, each (case,
+    trial) once. A second line for a key (two processes resuming the same folder at once,
+    say; a single resume never writes one, see :func:`completed_keys`) is left out, so the
+    first line written for a trial is the one every report shows."""
+
+    def __init__(self, eval_set: EvalSet) -> None:
+        self._known = {case.eval_id for case in eval_set.eval_cases}
+        self._seen: set[TrialKey] = set()
+
+    def admits(self, result: TrialResult) -> bool:
+        key = result.trial.key
+        if key[0] not in self._known or key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+
 def aggregate(
     eval_set: EvalSet,
     config: EvalConfig,
@@ -415,18 +438,61 @@ def aggregate(
     keep_trials: bool = True,
     finished_at: datetime | None = None,
 ) -> RunResult:
-    """Fold judged trials into case and run summaries (one pass, streaming-friendly)."""
-    tallies: dict[str, _CaseTally] = {case.eval_id: _CaseTally() for case in eval_set.eval_cases}
+    """Fold judged trials into case and run summaries (one pass, streaming-friendly).
+    Trials of cases not in ``eval_set`` and repeated (case, trial) keys are left out."""
+    admission = _Admission(eval_set)
+    tallies = _new_tallies(eval_set)
     kept: list[TrialResult] = []
     for result in judged:
-        tally = tallies.get(result.trial.case_id)
-        if tally is None:
+        if not admission.admits(result):
             continue
-        tally.add(result)
+        tallies[result.trial.case_id].add(result)
         if keep_trials:
             kept.append(result)
     kept.sort(key=lambda r: (r.trial.case_id, r.trial.trial_index))
+    return _summarise(eval_set, config, tallies, kept, meta, finished_at)
 
+
+def aggregate_judged(
+    eval_set: EvalSet,
+    config: EvalConfig,
+    judged_path: Path,
+    meta: RunMeta,
+    *,
+    on_trial: Callable[[TrialResult], None] | None = None,
+    finished_at: datetime | None = None,
+) -> tuple[RunResult, JudgedFileTrials]:
+    """:func:`aggregate` over ``judged_path`` without keeping the trials: the run's
+    summary (``trials`` empty) and an index that reads any case's trials back from the
+    file. Memory grows with the number of cases, not trials; ``on_trial`` sees every
+    counted trial once, in file order (the report stage folds chart data with it)."""
+    admission = _Admission(eval_set)
+    tallies = _new_tallies(eval_set)
+    index = JudgedFileTrials(judged_path)
+    for offset, line in iter_lines_with_offsets(judged_path):
+        result = TrialResult.model_validate_json(line)
+        if not admission.admits(result):
+            continue
+        tallies[result.trial.case_id].add(result)
+        index.add(result.trial.case_id, result.trial.trial_index, offset)
+        if on_trial is not None:
+            on_trial(result)
+    return _summarise(eval_set, config, tallies, [], meta, finished_at), index
+
+
+def _new_tallies(eval_set: EvalSet) -> dict[str, _CaseTally]:
+    return {case.eval_id: _CaseTally() for case in eval_set.eval_cases}
+
+
+def _summarise(
+    eval_set: EvalSet,
+    config: EvalConfig,
+    tallies: dict[str, _CaseTally],
+    kept: list[TrialResult],
+    meta: RunMeta,
+    finished_at: datetime | None,
+) -> RunResult:
+    """The run's results from its per-case tallies (and the trials kept, if any)."""
     cases: list[CaseResult] = []
     run_criteria: dict[str, _CriterionTally] = {}
     totals = RunTotals(cases=len(eval_set.eval_cases))

@@ -13,6 +13,7 @@ import shutil
 import tempfile
 import time
 import traceback
+import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -70,15 +71,15 @@ async def run_trial(
     """Run ``case`` once against a fresh session of ``agent``; return what happened."""
     started_at = datetime.now(UTC)
     start = time.perf_counter()
-    workdir = Path(
-        tempfile.mkdtemp(prefix=f"trial-{trial_index}-", dir=settings.workroot)
-    ).resolve()
+    workroot = settings.workroot or Path(tempfile.gettempdir())
+    # a unique name, reserved not created: the directory appears when a tool first asks
+    workdir = (workroot / f"trial-{trial_index}-{uuid.uuid4().hex[:12]}").resolve()
     context = SessionContext(
         case_id=case.eval_id,
         trial_index=trial_index,
         session_id=f"{case.eval_id}#{trial_index}",
         session_input=case.session_input or SessionInput(),
-        workdir=workdir,
+        workdir_path=workdir,
     )
     source = turn_source or UserTurnSource(case)
     turns: list[Turn] = []
@@ -102,7 +103,7 @@ async def run_trial(
     finally:
         if session is not None:
             await _close_quietly(session)
-        if not settings.keep_workdirs:
+        if not settings.keep_workdirs and workdir.exists():
             shutil.rmtree(workdir, ignore_errors=True)
     return Trial(
         case_id=case.eval_id,
@@ -111,7 +112,7 @@ async def run_trial(
         error=error,
         started_at=started_at,
         duration_ms=(time.perf_counter() - start) * 1000,
-        workdir=str(workdir) if settings.keep_workdirs else None,
+        workdir=str(workdir) if settings.keep_workdirs and workdir.exists() else None,
     )
 
 

@@ -1,8 +1,10 @@
 """CPU milliseconds per model call for one client: ``python -m benchmarks.call_cost CLIENT
 API_BASE`` prints the figure on its last line. CLIENT is ``aiohttp`` (a bare client),
-``litellm`` (``litellm.acompletion`` to the server, as the weather agent calls it) or
-``litellm-mock`` (``litellm.acompletion`` with ``mock_response``: LiteLLM's own cost with
-no HTTP at all). 32 calls run at once; the first round warms up and is not counted."""
+``direct`` (``agentflow_eval.llm.acompletion`` on its direct OpenAI-compatible transport,
+as the weather agent calls an unpriced ``openai/`` model on a self-hosted endpoint),
+``litellm`` (``litellm.acompletion`` to the server) or ``litellm-mock``
+(``litellm.acompletion`` with ``mock_response``: LiteLLM's own cost with no HTTP at all).
+32 calls run at once; the first round warms up and is not counted."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Any
 
 import aiohttp
 
+from agentflow_eval import llm
 from examples.weather.agent import SYSTEM_PROMPT
 from examples.weather.agent import agent as weather_agent
 
@@ -42,7 +45,8 @@ async def _repeat(call: Callable[[], Awaitable[Any]], count: int) -> None:
 
 async def cpu_ms_per_call(client: str, api_base: str) -> float:
     """CPU time (all threads of this process) per call, in milliseconds."""
-    import litellm
+    if client.startswith("litellm"):
+        import litellm
 
     session: aiohttp.ClientSession | None = None
 
@@ -51,6 +55,17 @@ async def cpu_ms_per_call(client: str, api_base: str) -> float:
         body = {"model": "bench", "messages": MESSAGES, "tools": TOOLS}
         async with session.post(f"{api_base}/chat/completions", json=body) as response:
             await response.json()
+
+    async def direct() -> None:
+        await llm.acompletion(
+            transport="direct",
+            model="openai/bench",
+            messages=MESSAGES,
+            tools=TOOLS,
+            api_base=api_base,
+            api_key="bench",
+            num_retries=0,
+        )
 
     async def via_litellm() -> None:
         await litellm.acompletion(
@@ -72,15 +87,16 @@ async def cpu_ms_per_call(client: str, api_base: str) -> float:
             _skip_mcp_handler=True,
         )
 
-    calls = {"aiohttp": bare, "litellm": via_litellm, "litellm-mock": mocked}
+    calls = {"aiohttp": bare, "direct": direct, "litellm": via_litellm, "litellm-mock": mocked}
     if client not in calls:
         raise SystemExit(f"unknown client {client!r}; expected one of {', '.join(calls)}")
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=CONCURRENCY))
     try:
-        await _repeat(calls[client], CONCURRENCY * 2)  # warm-up: imports, connections
-        start = time.process_time()
-        await _repeat(calls[client], CALLS)
-        return (time.process_time() - start) / CALLS * 1000
+        async with llm.model_clients():
+            await _repeat(calls[client], CONCURRENCY * 2)  # warm-up: imports, connections
+            start = time.process_time()
+            await _repeat(calls[client], CALLS)
+            return (time.process_time() - start) / CALLS * 1000
     finally:
         await session.close()
 

@@ -6,18 +6,19 @@ measures, in one invocation:
 - **W1** — 200 cases × 5 trials of the weather agent (two model calls per trial) through
   the real CLI (``agentflow-eval run ... --max-concurrency 32``, Prefect's start
   included), against the same calls made by a bare asyncio client at the same
-  concurrency. Also the same run with the agent's loop over a bare HTTP client instead of
-  LiteLLM (``benchmarks.raw_agent``), which isolates the evaluator from LiteLLM's cost.
+  concurrency. Three ways: with Prefect's temporary API (the default), with an already
+  running ``prefect server``, and with the agent's calls forced through LiteLLM.
 - **W2** — W1 plus ``final_response_match_v2`` (3 samples), run twice on one Prefect home:
   the judge calls each run made, counted at the server (the second should make none).
 - **W3** — 10,000 trials: time per 1,000 trials and peak memory.
-- **L** — CPU per model call: bare aiohttp, ``litellm.acompletion`` to the server, and
-  ``litellm.acompletion`` with a mock response (LiteLLM's floor, no HTTP at all).
+- **L** — CPU per model call: bare aiohttp, the direct transport, ``litellm.acompletion``
+  to the server, and ``litellm.acompletion`` with a mock response (no HTTP at all).
 
-W1 is repeated (3 times, 1 with ``--quick``) and reported as medians. Eval sets are
-generated into a temporary folder. The figures are printed and written to
-``benchmarks/RESULTS.md`` (between its result markers).
-"""
+W1 is repeated (3 times, 1 with ``--quick``) and reported as medians; each repetition gets
+a fresh Prefect home whose database one unmeasured one-trial run creates first (a user's
+home keeps its database; creating it is a one-off). Eval sets are generated into a
+temporary folder. The figures are printed and written to ``benchmarks/RESULTS.md``
+(between its result markers)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ import json
 import os
 import platform
 import re
+import socket
 import statistics
 import subprocess
 import sys
@@ -53,7 +55,6 @@ RESULTS_MD = ROOT / "benchmarks" / "RESULTS.md"
 START_MARK = "<!-- results:start -->"
 END_MARK = "<!-- results:end -->"
 WEATHER_AGENT = "examples.weather.agent:agent"
-RAW_AGENT = "benchmarks.raw_agent:agent"
 
 
 @dataclass(frozen=True)
@@ -224,34 +225,108 @@ def questions(workload: Workload) -> list[str]:
     ]
 
 
+def warm_prefect_home(api_base: str, env: dict[str, str], folder: Path) -> None:
+    """One unmeasured one-trial run: creates the Prefect home's database (a fresh home
+    spends seconds on migrations, once; a user's home keeps its database)."""
+    tiny = write_workload(folder, "warmup", cases=1, runs=1)
+    run_cli(WEATHER_AGENT, tiny, env, folder / "warmup-out", extra=["--model", "openai/bench"])
+
+
+@contextmanager
+def running_prefect_server(home: Path) -> Iterator[str]:
+    """``prefect server start`` (SQLite) in its own home; yields its API URL."""
+    home.mkdir(parents=True, exist_ok=True)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    env = {
+        **os.environ,
+        "PREFECT_HOME": str(home),
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_UI_ENABLED": "false",
+    }
+    log = (home / "server.log").open("wb")
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "prefect"),
+            "server",
+            "start",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}/api"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/health", timeout=2):
+                    break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(
+                        f"prefect server did not start; see {home}/server.log"
+                    ) from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        log.close()
+
+
 def measure_w1(report: Report, api_base: str, folder: Path, log: Callable[[str], None]) -> None:
     scale = report.scale
     workload = write_workload(folder, "w1", cases=scale.w1_cases, runs=scale.w1_runs)
-    for repeat in range(scale.repeats):
-        env = cli_env(api_base, folder / f"prefect-w1-{repeat}")
-        bare = run_bare(api_base, questions(workload), CONCURRENCY)
-        weather = run_cli(
-            WEATHER_AGENT, workload, env, folder / "out", extra=["--model", "openai/bench"]
-        )
-        raw = run_cli(RAW_AGENT, workload, env, folder / "out")
-        row = {
-            "bare_s": bare,
-            "cli_s": weather.process.wall_s,
-            "trial_phase_s": weather.trial_phase_s,
-            "cli_rss_mib": weather.process.peak_rss_mib,
-            "prefect_server_rss_mib": max(
-                weather.process.children_peak_rss_mib.values(), default=0.0
-            ),
-            "raw_cli_s": raw.process.wall_s,
-            "raw_trial_phase_s": raw.trial_phase_s,
-            "raw_cli_rss_mib": raw.process.peak_rss_mib,
-        }
-        report.w1.append(row)
-        log(
-            f"W1 #{repeat + 1}: bare {bare:.2f} s | weather agent: CLI {row['cli_s']:.1f} s, "
-            f"trials {row['trial_phase_s']:.2f} s, RSS {row['cli_rss_mib']:.0f} MiB | raw-HTTP "
-            f"agent: CLI {row['raw_cli_s']:.1f} s, trials {row['raw_trial_phase_s']:.2f} s"
-        )
+    weather = ["--model", "openai/bench"]
+    with running_prefect_server(folder / "prefect-server") as server_url:
+        for repeat in range(scale.repeats):
+            env = cli_env(api_base, folder / f"prefect-w1-{repeat}")
+            warm_prefect_home(api_base, env, folder)
+            bare = run_bare(api_base, questions(workload), CONCURRENCY)
+            temporary = run_cli(WEATHER_AGENT, workload, env, folder / "out", extra=weather)
+            served = run_cli(
+                WEATHER_AGENT,
+                workload,
+                {**env, "PREFECT_API_URL": server_url},
+                folder / "out",
+                extra=weather,
+            )
+            via_litellm = run_cli(
+                WEATHER_AGENT,
+                workload,
+                {**env, "AGENTFLOW_LLM_TRANSPORT": "litellm"},
+                folder / "out",
+                extra=weather,
+            )
+            row = {
+                "bare_s": bare,
+                "trial_phase_s": temporary.trial_phase_s,
+                "cli_s": temporary.process.wall_s,
+                "cli_rss_mib": temporary.process.peak_rss_mib,
+                "prefect_server_rss_mib": max(
+                    temporary.process.children_peak_rss_mib.values(), default=0.0
+                ),
+                "served_trial_phase_s": served.trial_phase_s,
+                "served_cli_s": served.process.wall_s,
+                "served_cli_rss_mib": served.process.peak_rss_mib,
+                "litellm_trial_phase_s": via_litellm.trial_phase_s,
+                "litellm_cli_s": via_litellm.process.wall_s,
+                "litellm_cli_rss_mib": via_litellm.process.peak_rss_mib,
+            }
+            report.w1.append(row)
+            log(
+                f"W1 #{repeat + 1}: bare {bare:.2f} s | temporary API: CLI {row['cli_s']:.1f} s, "
+                f"trials {row['trial_phase_s']:.2f} s, RSS {row['cli_rss_mib']:.0f} MiB | "
+                f"running server: CLI {row['served_cli_s']:.1f} s, trials "
+                f"{row['served_trial_phase_s']:.2f} s | LiteLLM transport: CLI "
+                f"{row['litellm_cli_s']:.1f} s, trials {row['litellm_trial_phase_s']:.2f} s"
+            )
 
 
 def measure_w2(report: Report, api_base: str, folder: Path, log: Callable[[str], None]) -> None:
@@ -304,8 +379,8 @@ def measure_w3(report: Report, api_base: str, folder: Path, log: Callable[[str],
     scale = report.scale
     workload = write_workload(folder, "w3", cases=scale.w3_cases, runs=scale.w3_runs)
     env = cli_env(api_base, folder / "prefect-w3")
+    warm_prefect_home(api_base, env, folder)
     run = run_cli(WEATHER_AGENT, workload, env, folder / "out", extra=["--model", "openai/bench"])
-    raw = run_cli(RAW_AGENT, workload, env, folder / "out")
     report.w3 = {
         "trials": run.trials,
         "cli_s": run.process.wall_s,
@@ -313,10 +388,6 @@ def measure_w3(report: Report, api_base: str, folder: Path, log: Callable[[str],
         "per_1000_s": run.per_1000_s,
         "rss_mib": run.process.peak_rss_mib,
         "prefect_server_rss_mib": max(run.process.children_peak_rss_mib.values(), default=0.0),
-        "raw_cli_s": raw.process.wall_s,
-        "raw_trial_phase_s": raw.trial_phase_s,
-        "raw_per_1000_s": raw.per_1000_s,
-        "raw_rss_mib": raw.process.peak_rss_mib,
     }
     log(
         f"W3: {run.trials} trials, CLI {run.process.wall_s:.1f} s, per 1,000 trials "
@@ -327,7 +398,7 @@ def measure_w3(report: Report, api_base: str, folder: Path, log: Callable[[str],
 
 def measure_per_call(report: Report, api_base: str, log: Callable[[str], None]) -> None:
     """CPU milliseconds per model call, each client in a fresh process."""
-    for client in ("aiohttp", "litellm", "litellm-mock"):
+    for client in ("aiohttp", "direct", "litellm", "litellm-mock"):
         output = subprocess.run(
             [sys.executable, "-m", "benchmarks.call_cost", client, api_base],
             cwd=ROOT,
@@ -360,31 +431,43 @@ def summary_lines(report: Report) -> list[str]:
     if report.w1:
         rows = report.w1
         bare = median(rows, "bare_s")
-        trial = median(rows, "trial_phase_s")
-        cli = median(rows, "cli_s")
-        raw_trial = median(rows, "raw_trial_phase_s")
-        raw_cli = median(rows, "raw_cli_s")
         n = report.scale.w1_cases * report.scale.w1_runs
+
+        def cells(prefix: str) -> tuple[str, str, str]:
+            trial = median(rows, f"{prefix}trial_phase_s")
+            cli = median(rows, f"{prefix}cli_s")
+            return (
+                f"{trial:.2f} s ({trial / bare:.2f}×)",
+                f"{cli:.1f} s (bare + {cli - bare:.1f} s)",
+                f"{median(rows, f'{prefix}cli_rss_mib'):.0f} MiB",
+            )
+
+        temporary, served, via_litellm = cells(""), cells("served_"), cells("litellm_")
         lines += [
             f"### W1 — {report.scale.w1_cases} cases × {report.scale.w1_runs} trials "
             f"({n} trials, {2 * n} model calls); medians of {len(rows)}",
             "",
-            "| | bare client | weather agent (LiteLLM) | raw-HTTP agent |",
-            "|---|---:|---:|---:|",
-            f"| trial phase | {bare:.2f} s | {trial:.2f} s ({trial / bare:.2f}×) | "
-            f"{raw_trial:.2f} s ({raw_trial / bare:.2f}×) |",
-            f"| whole CLI run | – | {cli:.1f} s (bare + {cli - bare:.1f} s) | "
-            f"{raw_cli:.1f} s (bare + {raw_cli - bare:.1f} s) |",
-            f"| peak RSS of the CLI process | – | {median(rows, 'cli_rss_mib'):.0f} MiB | "
-            f"{median(rows, 'raw_cli_rss_mib'):.0f} MiB |",
-            f"| peak RSS of Prefect's server process | – | "
-            f"{median(rows, 'prefect_server_rss_mib'):.0f} MiB | |",
+            "The weather agent (`examples.weather.agent`, `--model openai/bench`) through the "
+            "CLI and the evaluate flow. Columns: Prefect's temporary API started by the run "
+            "(the default; its database already created); an already running `prefect "
+            "server` (`PREFECT_API_URL`); the temporary API with the agent's calls forced "
+            "through LiteLLM (`AGENTFLOW_LLM_TRANSPORT=litellm`).",
             "",
-            "Each repetition: "
+            "| | bare client | temporary API | running server | via LiteLLM |",
+            "|---|---:|---:|---:|---:|",
+            f"| trial phase | {bare:.2f} s | {temporary[0]} | {served[0]} | {via_litellm[0]} |",
+            f"| whole CLI run | – | {temporary[1]} | {served[1]} | {via_litellm[1]} |",
+            f"| peak RSS of the CLI process | – | {temporary[2]} | {served[2]} | "
+            f"{via_litellm[2]} |",
+            f"| peak RSS of Prefect's temporary server | – | "
+            f"{median(rows, 'prefect_server_rss_mib'):.0f} MiB | | |",
+            "",
+            "Each repetition (bare; temporary API trials/CLI; running server trials/CLI; via "
+            "LiteLLM trials/CLI): "
             + "; ".join(
-                f"bare {r['bare_s']:.2f} s, trials {r['trial_phase_s']:.2f} s, CLI "
-                f"{r['cli_s']:.1f} s, raw trials {r['raw_trial_phase_s']:.2f} s, raw CLI "
-                f"{r['raw_cli_s']:.1f} s"
+                f"{r['bare_s']:.2f}; {r['trial_phase_s']:.2f}/{r['cli_s']:.1f}; "
+                f"{r['served_trial_phase_s']:.2f}/{r['served_cli_s']:.1f}; "
+                f"{r['litellm_trial_phase_s']:.2f}/{r['litellm_cli_s']:.1f} s"
                 for r in rows
             )
             + ".",
@@ -414,23 +497,17 @@ def summary_lines(report: Report) -> list[str]:
     if report.w3:
         w3 = report.w3
         per = w3["per_1000_s"]
-        raw_per = w3["raw_per_1000_s"]
-        assert isinstance(per, list) and isinstance(raw_per, list)
+        assert isinstance(per, list)
         lines += [
-            f"### W3 — {w3['trials']} trials",
+            f"### W3 — {w3['trials']} trials (weather agent, temporary API)",
             "",
-            "| | weather agent (LiteLLM) | raw-HTTP agent |",
-            "|---|---:|---:|",
-            f"| whole CLI run | {w3['cli_s']:.1f} s | {w3['raw_cli_s']:.1f} s |",
-            f"| trial phase | {w3['trial_phase_s']:.1f} s | {w3['raw_trial_phase_s']:.1f} s |",
-            "| s per 1,000 trials | "
-            + ", ".join(f"{s:.2f}" for s in per)
-            + " | "
-            + ", ".join(f"{s:.2f}" for s in raw_per)
-            + " |",
-            f"| peak RSS of the CLI process | {w3['rss_mib']:.0f} MiB | "
-            f"{w3['raw_rss_mib']:.0f} MiB |",
-            f"| peak RSS of Prefect's server process | {w3['prefect_server_rss_mib']:.0f} MiB | |",
+            "| | |",
+            "|---|---:|",
+            f"| whole CLI run | {w3['cli_s']:.1f} s |",
+            f"| trial phase | {w3['trial_phase_s']:.1f} s |",
+            "| s per 1,000 trials | " + ", ".join(f"{s:.2f}" for s in per) + " |",
+            f"| peak RSS of the CLI process | {w3['rss_mib']:.0f} MiB |",
+            f"| peak RSS of Prefect's server process | {w3['prefect_server_rss_mib']:.0f} MiB |",
             "",
         ]
     if report.per_call:
@@ -438,10 +515,11 @@ def summary_lines(report: Report) -> list[str]:
         lines += [
             "### L — CPU per model call (fresh process, 32 concurrent, after warm-up)",
             "",
-            "| bare aiohttp | litellm.acompletion → server | litellm.acompletion, mock "
-            "response (no HTTP) |",
-            "|---:|---:|---:|",
-            f"| {pc['aiohttp']:.2f} ms | {pc['litellm']:.2f} ms | {pc['litellm-mock']:.2f} ms |",
+            "| bare aiohttp | direct transport → server | litellm.acompletion → server | "
+            "litellm.acompletion, mock response (no HTTP) |",
+            "|---:|---:|---:|---:|",
+            f"| {pc['aiohttp']:.2f} ms | {pc['direct']:.2f} ms | {pc['litellm']:.2f} ms | "
+            f"{pc['litellm-mock']:.2f} ms |",
             "",
         ]
     return lines

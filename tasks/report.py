@@ -1,5 +1,6 @@
 """Report stage: fold judged trials into the run's results and write results.json,
-report.html and junit.xml into the run folder."""
+report.html and junit.xml into the run folder, case by case (memory grows with the
+number of cases, not trials)."""
 
 from __future__ import annotations
 
@@ -8,31 +9,24 @@ import asyncio
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from agentflow_eval.jsonl import iter_records
-from agentflow_eval.report import write_html, write_junit, write_results_json
-from agentflow_eval.results import RunResult, TrialResult
+from agentflow_eval.reporting import write_run_reports
+from agentflow_eval.results import RunResult
 from agentflow_eval.run_plan import RunPlan
-from agentflow_eval.runner import aggregate
 from agentflow_eval.scorecard import format_scorecard
 
 
 def build_report(plan: RunPlan) -> RunResult:
-    """Aggregate the judged trials and write the three report files."""
-    run = aggregate(
-        plan.eval_set, plan.config, iter_records(plan.paths.judged, TrialResult), plan.meta
-    )
-    write_results_json(run, plan.paths.results)
-    write_html(run, plan.paths.run_dir / "report.html", plan.eval_set)
-    write_junit(run, plan.paths.run_dir / "junit.xml")
-    return run
+    """Aggregate the judged trials and write the three report files. The run returned
+    has no trials (they are in results.json)."""
+    return write_run_reports(plan.eval_set, plan.config, plan.meta, plan.paths)
 
 
 @task(name="report", cache_policy=NO_CACHE)
 async def report_task(plan: RunPlan) -> RunResult:
     """Write the reports (off the event loop: rendering is CPU work) and log the scorecard.
 
-    Returns the run's summary without its trials: they are in results.json, and Prefect
-    walks a task's return value (about 1.2 s per 1,000 trials, measured)."""
+    Returns the run's summary without its trials: they are in results.json, and the
+    flow only needs the summary."""
     run = await asyncio.to_thread(build_report, plan)
     get_run_logger().info("\n%s\nresults in %s", format_scorecard(run), plan.paths.run_dir)
-    return run.model_copy(update={"trials": []})
+    return run

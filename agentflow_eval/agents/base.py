@@ -31,13 +31,24 @@ __all__ = [
 
 @dataclass(frozen=True)
 class SessionContext:
-    """Everything a fresh session may need: who it is for and where it may write."""
+    """Everything a fresh session may need: who it is for and where it may write.
+
+    ``workdir_path`` is reserved for the session alone; the directory is created the
+    first time :attr:`workdir` is read, so trials whose agent never writes files cost no
+    file-system work (creating and removing a directory per trial was ~8 % of a fast
+    trial phase)."""
 
     case_id: str
     trial_index: int
     session_id: str
     session_input: SessionInput
-    workdir: Path
+    workdir_path: Path
+
+    @property
+    def workdir(self) -> Path:
+        """The session's own directory (private to this user), created on first use."""
+        self.workdir_path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return self.workdir_path
 
 
 class MaxStepsExceeded(RuntimeError):

@@ -1,4 +1,4 @@
-"""The built-in tool-calling agent: a model behind LiteLLM and a set of Python tools.
+"""The built-in tool-calling agent: a model named the LiteLLM way and a set of Python tools.
 
 Each user turn runs the usual loop: call the model with the conversation and the tool
 schemas; run every tool call it asks for (recording each as it goes) and feed the results
@@ -6,6 +6,9 @@ back; stop at the first reply without tool calls (the final answer) or after
 ``max_steps`` model calls (:class:`MaxStepsExceeded`). Text that comes with tool calls is
 an intermediate response. Nothing is retried behind the caller's back: a failing model
 call raises, and the trial records it.
+
+Calls go through :func:`agentflow_eval.llm.acompletion`: LiteLLM for any provider, or the
+direct OpenAI-compatible client for ``openai/`` models on a self-hosted endpoint.
 """
 
 from __future__ import annotations
@@ -16,8 +19,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import litellm
-
 from agentflow_eval.agents.base import (
     AgentSession,
     MaxStepsExceeded,
@@ -26,7 +27,7 @@ from agentflow_eval.agents.base import (
 )
 from agentflow_eval.agents.tools import Tool, ToolContext, as_tool, tool_result_text
 from agentflow_eval.evalset import Message
-from agentflow_eval.llm import acompletion
+from agentflow_eval.llm import Transport, acompletion, resolve_transport, response_cost
 
 __all__ = ["LiteLLMAgent"]
 
@@ -43,6 +44,8 @@ class LiteLLMAgent:
     ``max_tokens``, ``timeout``, provider options, ...). Tools may also take the injected
     parameters ``workdir``, ``recorder``, ``session`` and ``state`` (the session's mutable
     dict, initialised from ``session_input.state`` and kept across its turns).
+    ``transport`` picks how calls are made (``auto``, ``litellm`` or ``direct``; default
+    ``$AGENTFLOW_LLM_TRANSPORT``, else ``auto``: see :mod:`agentflow_eval.llm`).
     """
 
     def __init__(
@@ -57,6 +60,7 @@ class LiteLLMAgent:
         api_key: str | None = None,
         completion_kwargs: Mapping[str, Any] | None = None,
         name: str | None = None,
+        transport: Transport | None = None,
     ) -> None:
         if not model:
             raise ValueError("LiteLLMAgent needs a model, e.g. 'openai/gpt-4o-mini'")
@@ -83,6 +87,7 @@ class LiteLLMAgent:
         self._api_key = api_key
         self._completion_kwargs = extra
         self._name = name
+        self._transport = resolve_transport(transport) if transport else None
 
     @property
     def name(self) -> str:
@@ -100,6 +105,11 @@ class LiteLLMAgent:
     def max_steps(self) -> int:
         return self._max_steps
 
+    @property
+    def transport(self) -> Transport | None:
+        """The transport this agent asked for; ``None`` follows the environment."""
+        return self._transport
+
     def with_model(self, model: str, **overrides: Any) -> LiteLLMAgent:
         """A copy of this agent that uses ``model`` (and any other constructor option given
         in ``overrides``)."""
@@ -112,6 +122,7 @@ class LiteLLMAgent:
             "api_key": self._api_key,
             "completion_kwargs": dict(self._completion_kwargs),
             "name": self._name,
+            "transport": self._transport,
         }
         unknown = sorted(overrides.keys() - settings.keys())
         if unknown:
@@ -132,7 +143,8 @@ class LiteLLMAgent:
         return self._tools.get(name)
 
     def completion_request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        """The keyword arguments of one ``litellm.acompletion`` call over ``messages``."""
+        """The keyword arguments of one ``litellm.acompletion`` call over ``messages``
+        (the direct transport takes the same)."""
         request: dict[str, Any] = {"model": self._model, "num_retries": 0}
         if self._temperature is not None:
             request["temperature"] = self._temperature
@@ -162,13 +174,15 @@ class _LiteLLMSession:
     async def respond(self, message: Message, recorder: TrajectoryRecorder) -> str:
         self.messages.append({"role": "user", "content": message.text})
         tool_context = ToolContext(
-            workdir=self.context.workdir,
+            workdir=self.context.workdir_path,
             recorder=recorder,
             session=self.context,
             state=self.state,
         )
         for step in range(self.agent.max_steps):
-            response = await acompletion(**self.agent.completion_request(self.messages))
+            response = await acompletion(
+                transport=self.agent.transport, **self.agent.completion_request(self.messages)
+            )
             _record_usage(recorder, response, self.agent.model)
             if not response.choices:
                 raise RuntimeError(f"model {self.agent.model!r} returned no choices")
@@ -189,7 +203,7 @@ class _LiteLLMSession:
         raise MaxStepsExceeded(self.agent.max_steps)
 
     async def aclose(self) -> None:
-        return None  # nothing held open: LiteLLM manages its own HTTP clients
+        return None  # nothing held open: connections belong to the run (llm.model_clients)
 
     async def _run(self, call: _ToolCall, context: ToolContext) -> str:
         """Run one tool call, record it, and return the text the model gets back."""
@@ -264,24 +278,5 @@ def _record_usage(recorder: TrajectoryRecorder, response: Any, model: str) -> No
     recorder.usage(
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        cost_usd=_response_cost(response, model),
+        cost_usd=response_cost(response, model),
     )
-
-
-def _response_cost(response: Any, model: str) -> float:
-    """What the call cost according to LiteLLM's price map; 0 when it has no price."""
-    hidden = getattr(response, "_hidden_params", None) or {}
-    cost = hidden.get("response_cost")
-    if isinstance(cost, int | float):
-        return float(cost)
-    if "response_cost" in hidden:
-        # LiteLLM already priced this response and found no price: asking again costs
-        # ~1 ms of CPU per call (a failed lookup through its whole price map) for nothing
-        return 0.0
-    provider = model.split("/", 1)[0]
-    if any(item.get("provider") == provider for item in litellm.custom_provider_map):
-        return 0.0  # a custom provider has no price, and asking makes LiteLLM print noise
-    try:
-        return float(litellm.completion_cost(completion_response=response, model=model) or 0.0)
-    except Exception:  # unpriced or unknown model: cost is unknown, not an error
-        return 0.0

@@ -167,6 +167,10 @@ class _Invocation:
         is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
         return cls(fn=fn, positional=tuple(positional), keyword=tuple(keyword), is_async=is_async)
 
+    def takes(self, name: str) -> bool:
+        """Whether the function is given the agent parameter ``name``."""
+        return name in self.positional or name in self.keyword
+
     async def __call__(self, values: dict[str, Any]) -> Any:
         args = [values[name] for name in self.positional]
         kwargs = {name: values[name] for name in self.keyword}
@@ -194,8 +198,9 @@ class _PythonSession:
             "session": self.context,
             "history": [dict(item) for item in self.history],
             "state": self.state,
-            "workdir": self.context.workdir,
         }
+        if self.call.takes("workdir"):  # made on first use: most agents never write files
+            values["workdir"] = self.context.workdir
         raw = await self.call(values)
         response = record_reply(raw, recorder, source=f"agent {self.name!r}")
         self.history.append({"role": message.role or "user", "content": text})

@@ -57,7 +57,8 @@ class ToolArgumentsError(ValueError):
 
 @dataclass(frozen=True)
 class ToolContext:
-    """What the agent hands a tool besides the model's arguments."""
+    """What the agent hands a tool besides the model's arguments. ``workdir`` is created
+    when a tool that takes it is called."""
 
     workdir: Path
     recorder: TrajectoryRecorder
@@ -144,6 +145,8 @@ class Tool:
             "session": context.session,
             "state": context.state,
         }
+        if "workdir" in self.injected:  # made on first use: most trials never write files
+            context.workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
         kwargs.update({name: available[name] for name in self.injected})
         if inspect.iscoroutinefunction(self.fn):
             return await self.fn(**kwargs)

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
-from rouge_score import rouge_scorer
+from nltk.stem import porter
+from rouge_score import rouge_scorer, tokenize, tokenizers
 
 from agentflow_eval.config import CriterionConfig, EvalConfig
 from agentflow_eval.criteria.base import CriterionContext, scored, skipped, threshold_of
@@ -37,14 +38,34 @@ class Rouge1:
     fmeasure: float
 
 
+class _MemoStemmer:
+    """The Porter stemmer ``rouge-score`` uses, remembering the words it has stemmed.
+    Stemming is three quarters of ROUGE-1's time and answers repeat their words."""
+
+    def __init__(self) -> None:
+        self.stem = lru_cache(maxsize=65536)(porter.PorterStemmer().stem)
+
+
+class _Tokenizer(tokenizers.Tokenizer):
+    """``rouge-score``'s default tokenizer (same tokens) over the remembering stemmer."""
+
+    def __init__(self, use_stemmer: bool) -> None:
+        self._stemmer = _MemoStemmer() if use_stemmer else None
+
+    def tokenize(self, text: str) -> list[str]:
+        return list(tokenize.tokenize(text, self._stemmer))
+
+
 @cache
 def _scorer(use_stemmer: bool) -> rouge_scorer.RougeScorer:
     """One scorer per stemming choice, built on first use and then reused."""
-    return rouge_scorer.RougeScorer(["rouge1"], use_stemmer=use_stemmer)
+    return rouge_scorer.RougeScorer(["rouge1"], tokenizer=_Tokenizer(use_stemmer))
 
 
 def _mostly_latin(text: str) -> bool:
     """True when more than half of the letters are Latin script (or there are none)."""
+    if text.isascii():  # the common case, without a Unicode name lookup per character
+        return True
     letters = latin = 0
     for char in text:
         if unicodedata.category(char).startswith("L"):

@@ -11,20 +11,23 @@ the template (which escapes every label), so no markup is built from strings in 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from agentflow_eval.results import CaseResult, TrialResult
+from agentflow_eval.results import CaseResult, CriterionResult, TrialResult
 
 __all__ = [
     "LABELLED_CASES",
     "Bar",
     "BinBar",
     "Histogram",
+    "OrderKey",
     "PassRateChart",
+    "ScoreBins",
     "case_state",
     "pass_rate_chart",
     "score_histograms",
+    "verdict_keys",
 ]
 
 LABELLED_CASES = 30
@@ -191,22 +194,54 @@ def _bin_of(score: float) -> int:
     return BINS - 1 if score >= 1.0 else max(int(score * 10), 0)
 
 
+OrderKey = tuple[str, int, int]
+"""Where a verdict stands in the report's order: (case id, trial index, position among
+the trial's criteria)."""
+
+
+def verdict_keys(result: TrialResult) -> Iterator[tuple[OrderKey, CriterionResult]]:
+    """Each verdict of ``result`` with its :data:`OrderKey`."""
+    case_id, trial_index = result.trial.key
+    for position, verdict in enumerate(result.criteria):
+        yield (case_id, trial_index, position), verdict
+
+
+class ScoreBins:
+    """Per criterion, how many trial scores fell in each bin, folded one verdict at a time
+    so the report stage never holds the trials. The result does not depend on the order
+    verdicts arrive in: criteria are listed, and labelled, as the first of their verdicts
+    in (case id, trial index) order would have them."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, list[int]] = {}
+        self._first: dict[str, tuple[OrderKey, str, float | None]] = {}
+
+    def add(self, key: OrderKey, verdict: CriterionResult) -> None:
+        """Count ``verdict``'s score; skipped and not-evaluated results have none to count."""
+        if verdict.score is None or verdict.status not in ("passed", "failed"):
+            return
+        name = verdict.criterion
+        self._counts.setdefault(name, [0] * BINS)[_bin_of(verdict.score)] += 1
+        first = self._first.get(name)
+        if first is None or key < first[0]:
+            self._first[name] = (key, verdict.label or name, verdict.threshold)
+
+    def histograms(self) -> list[Histogram]:
+        """One histogram per criterion that produced scores, in first-seen order."""
+        names = sorted(self._counts, key=lambda name: self._first[name][0])
+        return [
+            _histogram(name, self._first[name][1], self._first[name][2], self._counts[name])
+            for name in names
+        ]
+
+
 def score_histograms(trials: Iterable[TrialResult]) -> list[Histogram]:
-    """One histogram per criterion that produced scores, in first-seen order. Scores of
-    skipped and not-evaluated results do not count (there are none to count)."""
-    counts: dict[str, list[int]] = {}
-    labels: dict[str, str] = {}
-    thresholds: dict[str, float | None] = {}
+    """One histogram per criterion that produced scores (see :class:`ScoreBins`)."""
+    bins = ScoreBins()
     for result in trials:
-        for verdict in result.criteria:
-            if verdict.score is None or verdict.status not in ("passed", "failed"):
-                continue
-            key = verdict.criterion
-            bins = counts.setdefault(key, [0] * BINS)
-            bins[_bin_of(verdict.score)] += 1
-            labels.setdefault(key, verdict.label or key)
-            thresholds.setdefault(key, verdict.threshold)
-    return [_histogram(key, labels[key], thresholds[key], bins) for key, bins in counts.items()]
+        for key, verdict in verdict_keys(result):
+            bins.add(key, verdict)
+    return bins.histograms()
 
 
 def _histogram(key: str, label: str, threshold: float | None, counts: list[int]) -> Histogram:

@@ -3,43 +3,72 @@
 It works offline (no CDN, no web fonts, charts as inline SVG), escapes everything a run
 recorded (agent answers, tool results and ids are data, never markup), and carries a
 Content-Security-Policy that lets only its own inline script and style run.
+
+The page is produced in pieces, one case at a time (:func:`html_chunks`): the report
+stage of a 10,000-trial run reads each case's trials from ``judged.jsonl`` as the case is
+written and never holds them all. :func:`render_html` and :func:`write_html` are the same
+path for a run whose trials are in memory.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from agentflow_eval import __version__
+from agentflow_eval.case_trials import CaseWithTrials, TrialsInMemory, each_case
 from agentflow_eval.evalset import EvalSet
 from agentflow_eval.report.csp import content_security_policy
-from agentflow_eval.report.templating import asset, compact, environment
-from agentflow_eval.report.view import build_view
+from agentflow_eval.report.digest import TrialDigest
+from agentflow_eval.report.files import write_text_atomically
+from agentflow_eval.report.templating import asset, compact_chunks, environment
+from agentflow_eval.report.view import build_view, case_views
 from agentflow_eval.results import RunResult
 
-__all__ = ["render_html", "write_html"]
+__all__ = ["html_chunks", "render_html", "write_html"]
 
 SCRIPT = "report.js"
 STYLE = "report.css"
 
 
-def render_html(run: RunResult, eval_set: EvalSet | None = None) -> str:
-    """The report page for ``run``. With ``eval_set`` the expected trajectories and
-    reference answers come from it; without, from the results (``CaseResult.expected``,
-    then criterion details), and turns with no known expectation list their calls only."""
+def html_chunks(
+    run: RunResult,
+    cases: Iterable[CaseWithTrials],
+    digest: TrialDigest,
+    eval_set: EvalSet | None = None,
+) -> Iterator[str]:
+    """The report page for ``run`` in pieces. ``cases`` gives each of ``run.cases`` with
+    its trials, in that order, and is read one case at a time as the page reaches it;
+    ``digest`` holds what spans all trials (histograms, shared settings), so
+    ``run.trials`` is not read. With ``eval_set`` the expected trajectories and reference
+    answers come from it; without, from the results (``CaseResult.expected``, then
+    criterion details), and turns with no known expectation list their calls only."""
     script, style = asset(SCRIPT), asset(STYLE)
     template = environment().get_template("report.html.j2")
-    page = template.render(
-        view=build_view(run, eval_set),
+    pieces = template.generate(
+        view=build_view(run, digest, eval_set),
+        cases=case_views(run, cases, digest, eval_set),
         csp=content_security_policy(scripts=[str(script)], styles=[str(style)]),
         script=script,
         style=style,
         version=__version__,
     )
-    return compact(page)
+    return compact_chunks(pieces)
+
+
+def _in_memory(run: RunResult) -> tuple[Iterator[CaseWithTrials], TrialDigest]:
+    return each_case(run.cases, TrialsInMemory(run.trials)), TrialDigest.of(run.trials)
+
+
+def render_html(run: RunResult, eval_set: EvalSet | None = None) -> str:
+    """The report page for ``run``, whose trials are in ``run.trials`` (see
+    :func:`html_chunks`)."""
+    cases, digest = _in_memory(run)
+    return "".join(html_chunks(run, cases, digest, eval_set))
 
 
 def write_html(run: RunResult, path: Path, eval_set: EvalSet | None = None) -> Path:
-    """Render the report to ``path`` (UTF-8); returns the path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(run, eval_set), encoding="utf-8")
-    return path
+    """Render the report of ``run`` (trials in ``run.trials``) to ``path`` (UTF-8);
+    returns the path."""
+    cases, digest = _in_memory(run)
+    return write_text_atomically(path, html_chunks(run, cases, digest, eval_set))

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections import Counter, defaultdict
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from datetime import UTC
 from pathlib import Path
 
+from agentflow_eval.case_trials import CaseWithTrials, TrialsInMemory, each_case
+from agentflow_eval.report.files import write_text_atomically
 from agentflow_eval.results import CaseResult, RunResult, TrialResult
 
-__all__ = ["junit_xml", "write_junit"]
+__all__ = ["JUnitDocument", "junit_xml", "write_junit"]
 
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 MESSAGE_LIMIT = 500
@@ -70,13 +73,27 @@ def _trial_line(result: TrialResult) -> str:
     return line
 
 
+def _outcome(case: CaseResult, min_rate: float) -> tuple[bool, bool]:
+    """Whether the case's testcase carries a ``<failure>`` and an ``<error>``: decided
+    from its counts alone, so the suite's totals can be written before any trial is read."""
+    if not (case.runs == 0 or case.pass_rate < min_rate):
+        return False, False
+    judged_bad = case.failed + case.not_evaluated > 0
+    return judged_bad or not case.errored, case.errored > 0
+
+
 def _testcase(
-    suite: ET.Element, run: RunResult, case: CaseResult, results: list[TrialResult], min_rate: float
-) -> tuple[bool, bool]:
-    """Append one testcase; returns (has failure, has error)."""
+    run: RunResult, case: CaseResult, results: list[TrialResult], min_rate: float
+) -> ET.Element:
+    """One case's ``<testcase>`` (``results``: its trials, sorted by trial index)."""
     duration = sum(r.trial.duration_ms for r in results)
-    node = _element(
-        suite, "testcase", classname=run.eval_set_id, name=case.case_id, time=_seconds(duration)
+    node = ET.Element(
+        "testcase",
+        {
+            "classname": _text(run.eval_set_id),
+            "name": _text(case.case_id),
+            "time": _seconds(duration),
+        },
     )
     props = _element(node, "properties")
     _element(props, "property", name="pass_rate", value=f"{case.pass_rate:.4f}")
@@ -87,98 +104,140 @@ def _testcase(
     if case.label:
         _element(props, "property", name="criteria", value=case.label)
 
-    failing = case.runs == 0 or case.pass_rate < min_rate
-    has_failure = has_error = False
-    if failing:
+    has_failure, has_error = _outcome(case, min_rate)
+    if has_failure:
         judged_bad = [r for r in results if r.status in ("failed", "not_evaluated")]
+        criteria = _failing_criteria(judged_bad)
+        named = ", ".join(f"{name} ({n}×)" for name, n in criteria.most_common())
+        message = f"passed {case.passed}/{case.runs} trials"
+        if case.runs:
+            message += f" ({case.pass_rate:.0%}, needs {min_rate:.0%})"
+        if named:
+            message += f"; failing: {named}"
+        body = "\n".join(_trial_line(r) for r in judged_bad) or "no trials ran"
+        _element(node, "failure", body, message=_text(message, MESSAGE_LIMIT), type="EvalFailure")
+    if has_error:
         errored = [r for r in results if r.status == "errored"]
-        if judged_bad or not errored:
-            criteria = _failing_criteria(judged_bad)
-            named = ", ".join(f"{name} ({n}×)" for name, n in criteria.most_common())
-            message = f"passed {case.passed}/{case.runs} trials"
-            if case.runs:
-                message += f" ({case.pass_rate:.0%}, needs {min_rate:.0%})"
-            if named:
-                message += f"; failing: {named}"
-            body = "\n".join(_trial_line(r) for r in judged_bad) or "no trials ran"
-            _element(
-                node, "failure", body, message=_text(message, MESSAGE_LIMIT), type="EvalFailure"
-            )
-            has_failure = True
-        if errored:
-            kinds = Counter(r.trial.error.kind for r in errored if r.trial.error is not None)
-            message = f"{len(errored)}/{case.runs} trials errored: " + ", ".join(
-                f"{kind} ({n}×)" for kind, n in kinds.most_common()
-            )
-            first = errored[0].trial.error
-            error_type = (first.type or first.kind) if first is not None else "error"
-            body = "\n".join(
-                _trial_line(r)
-                + (
-                    f"\n{r.trial.error.traceback}"
-                    if r.trial.error and r.trial.error.traceback
-                    else ""
-                )
-                for r in errored
-            )
-            _element(node, "error", body, message=_text(message, MESSAGE_LIMIT), type=error_type)
-            has_error = True
+        kinds = Counter(r.trial.error.kind for r in errored if r.trial.error is not None)
+        message = f"{len(errored)}/{case.runs} trials errored: " + ", ".join(
+            f"{kind} ({n}×)" for kind, n in kinds.most_common()
+        )
+        first = errored[0].trial.error if errored else None
+        error_type = (first.type or first.kind) if first is not None else "error"
+        body = "\n".join(
+            _trial_line(r)
+            + (f"\n{r.trial.error.traceback}" if r.trial.error and r.trial.error.traceback else "")
+            for r in errored
+        )
+        _element(node, "error", body, message=_text(message, MESSAGE_LIMIT), type=error_type)
     _element(node, "system-out", "\n".join(_trial_line(r) for r in results))
-    return has_failure, has_error
+    return node
+
+
+_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
+_CASES_SLOT = "agentflow-eval-testcases"
+"""A placeholder element where the testcases go: the document around them is built and
+indented once, by ElementTree, and cut at the placeholder."""
+_CASE_LEVEL = 2
+"""How deep a ``<testcase>`` sits: testsuites > testsuite > testcase."""
+_CASE_SEPARATOR = "\n" + "  " * _CASE_LEVEL
+
+
+class JUnitDocument:
+    """A run's JUnit XML written in pieces: :meth:`head`, then :meth:`testcase` for each
+    case in ``run.cases`` order, then :meth:`tail`. Joined, they are the document
+    ElementTree would write for the whole tree, while only one case's trials are needed
+    at a time (the suite's counts come from the case summaries)."""
+
+    def __init__(self, run: RunResult, *, min_pass_rate: float = 1.0) -> None:
+        if not 0.0 <= min_pass_rate <= 1.0:
+            raise ValueError(f"min_pass_rate must be within 0..1, got {min_pass_rate}")
+        self.run = run
+        self.min_pass_rate = min_pass_rate
+        self._written = 0
+        self._head, self._tail = self._frame()
+
+    def _frame(self) -> tuple[str, str]:
+        run = self.run
+        root = ET.Element("testsuites", name="agentflow-eval")
+        started = run.started_at.astimezone(UTC) if run.started_at.tzinfo else run.started_at
+        suite = _element(
+            root,
+            "testsuite",
+            name=run.eval_set_id,
+            timestamp=started.strftime("%Y-%m-%dT%H:%M:%S"),
+            hostname="agentflow-eval",
+        )
+        props = _element(suite, "properties")
+        for name, value in (
+            ("run_id", run.run_id),
+            ("agent", run.agent),
+            ("agent_model", run.agent_model),
+            ("judge_model", run.judge_model),
+            ("simulated", str(run.simulated).lower()),
+            ("runs_per_case", run.runs_per_case),
+            ("pass_rate", f"{run.totals.pass_rate:.4f}"),
+            ("ci95", f"{run.totals.ci_low:.4f}-{run.totals.ci_high:.4f}"),
+            ("min_pass_rate", f"{self.min_pass_rate:.4f}"),
+        ):
+            if value is not None:
+                _element(props, "property", name=name, value=value)
+        outcomes = [_outcome(case, self.min_pass_rate) for case in run.cases]
+        counts = {
+            "tests": str(len(run.cases)),
+            "failures": str(sum(failure for failure, _ in outcomes)),
+            "errors": str(sum(error for _, error in outcomes)),
+            "skipped": "0",
+            "time": f"{run.duration_s:.3f}",
+        }
+        suite.attrib.update(counts)
+        root.attrib.update({k: v for k, v in counts.items() if k != "skipped"})
+        if run.cases:
+            ET.SubElement(suite, _CASES_SLOT)
+        ET.indent(root)
+        text = _DECLARATION + ET.tostring(root, encoding="unicode") + "\n"
+        if not run.cases:
+            return text, ""
+        head, tail = text.split(f"<{_CASES_SLOT} />")
+        return head, tail
+
+    def head(self) -> str:
+        return self._head
+
+    def testcase(self, case: CaseResult, results: list[TrialResult]) -> str:
+        """The ``<testcase>`` of the next case, with the layout before it."""
+        node = _testcase(self.run, case, results, self.min_pass_rate)
+        ET.indent(node, level=_CASE_LEVEL)
+        separator = _CASE_SEPARATOR if self._written else ""
+        self._written += 1
+        return separator + ET.tostring(node, encoding="unicode")
+
+    def tail(self) -> str:
+        if self._written != len(self.run.cases):
+            raise ValueError(
+                f"JUnit document of run {self.run.run_id}: {self._written} of "
+                f"{len(self.run.cases)} testcases written"
+            )
+        return self._tail
+
+    def chunks(self, cases: Iterable[CaseWithTrials]) -> Iterator[str]:
+        """The whole document, reading ``cases`` (each of ``run.cases`` with its trials,
+        in that order) one at a time."""
+        yield self.head()
+        for case, results in cases:
+            yield self.testcase(case, results)
+        yield self.tail()
 
 
 def junit_xml(run: RunResult, *, min_pass_rate: float = 1.0) -> str:
-    """The run as a JUnit XML document (UTF-8 text with an XML declaration)."""
-    if not 0.0 <= min_pass_rate <= 1.0:
-        raise ValueError(f"min_pass_rate must be within 0..1, got {min_pass_rate}")
-    by_case: dict[str, list[TrialResult]] = defaultdict(list)
-    for result in run.trials:
-        by_case[result.trial.case_id].append(result)
-    root = ET.Element("testsuites", name="agentflow-eval")
-    started = run.started_at.astimezone(UTC) if run.started_at.tzinfo else run.started_at
-    suite = _element(
-        root,
-        "testsuite",
-        name=run.eval_set_id,
-        timestamp=started.strftime("%Y-%m-%dT%H:%M:%S"),
-        hostname="agentflow-eval",
-    )
-    props = _element(suite, "properties")
-    for name, value in (
-        ("run_id", run.run_id),
-        ("agent", run.agent),
-        ("agent_model", run.agent_model),
-        ("judge_model", run.judge_model),
-        ("simulated", str(run.simulated).lower()),
-        ("runs_per_case", run.runs_per_case),
-        ("pass_rate", f"{run.totals.pass_rate:.4f}"),
-        ("ci95", f"{run.totals.ci_low:.4f}-{run.totals.ci_high:.4f}"),
-        ("min_pass_rate", f"{min_pass_rate:.4f}"),
-    ):
-        if value is not None:
-            _element(props, "property", name=name, value=value)
-
-    failures = errors = 0
-    for case in run.cases:
-        results = sorted(by_case.get(case.case_id, []), key=lambda r: r.trial.trial_index)
-        has_failure, has_error = _testcase(suite, run, case, results, min_pass_rate)
-        failures += has_failure
-        errors += has_error
-    counts = {
-        "tests": str(len(run.cases)),
-        "failures": str(failures),
-        "errors": str(errors),
-        "skipped": "0",
-        "time": f"{run.duration_s:.3f}",
-    }
-    suite.attrib.update(counts)
-    root.attrib.update({k: v for k, v in counts.items() if k != "skipped"})
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    """The run (trials in ``run.trials``) as a JUnit XML document (UTF-8 text with an
+    XML declaration)."""
+    document = JUnitDocument(run, min_pass_rate=min_pass_rate)
+    return "".join(document.chunks(each_case(run.cases, TrialsInMemory(run.trials))))
 
 
 def write_junit(run: RunResult, path: Path, *, min_pass_rate: float = 1.0) -> Path:
-    """Write :func:`junit_xml` to ``path``; returns the path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(junit_xml(run, min_pass_rate=min_pass_rate), encoding="utf-8")
-    return path
+    """Write :func:`junit_xml` to ``path``, atomically; returns the path."""
+    document = JUnitDocument(run, min_pass_rate=min_pass_rate)
+    cases = each_case(run.cases, TrialsInMemory(run.trials))
+    return write_text_atomically(path, document.chunks(cases))

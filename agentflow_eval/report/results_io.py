@@ -1,5 +1,8 @@
 """``results.json``: writing a run, reading one back, and its published JSON Schema.
 
+A run is written one case and one trial at a time (never as one string: at 10,000 trials
+that is tens of MB), from ``run.trials`` or straight from the lines of ``judged.jsonl``.
+
 A reader accepts files of the same major schema version written by this or an older
 minor version; anything else is refused with a message that names both versions.
 """
@@ -7,18 +10,20 @@ minor version; anything else is refused with a message that names both versions.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import from_json, to_json
 
+from agentflow_eval.report.files import write_text_atomically
 from agentflow_eval.results import SCHEMA_VERSION, RunResult
 
 __all__ = [
     "ResultsFileError",
     "read_results_json",
+    "results_json_chunks",
     "results_json_schema",
     "write_results_json",
 ]
@@ -28,20 +33,63 @@ class ResultsFileError(ValueError):
     """A file that is not a results.json this version can read."""
 
 
-def write_results_json(run: RunResult, path: Path) -> Path:
+_ITEM_INDENT = "\n    "
+
+
+def _slot(name: str) -> str:
+    """How an empty top-level list looks in ``model_dump_json(indent=2)``: a top-level
+    key is the only thing on a line indented by two spaces (strings escape their
+    newlines), so this text occurs once, where the list's items go."""
+    return f'\n  "{name}": []'
+
+
+def _list_items(name: str, blocks: Iterable[str]) -> Iterator[str]:
+    """A top-level list, item by item (each block: one item as indented JSON), laid out
+    as ``model_dump_json(indent=2)`` lays it out in place of :func:`_slot`."""
+    first = True
+    for block in blocks:
+        yield (f'\n  "{name}": [' if first else ",") + _ITEM_INDENT
+        yield block.replace("\n", _ITEM_INDENT)
+        first = False
+    yield _slot(name) if first else "\n  ]"
+
+
+def results_json_chunks(
+    run: RunResult, trial_lines: Iterable[bytes] | None = None
+) -> Iterator[str]:
+    """``results.json`` of ``run`` in pieces, one case or trial at a time: the same text
+    as ``run.model_dump_json(indent=2)``. The trials are ``run.trials``, or, when
+    ``trial_lines`` is given (``run.trials`` must then be empty), those lines as
+    ``judged.jsonl`` holds them (one compact JSON ``TrialResult`` each, already validated),
+    re-indented without being parsed into models."""
+    if trial_lines is not None and run.trials:
+        raise ValueError("give the trials either in run.trials or as trial_lines, not both")
+    # the two lists that grow with the run are written item by item into their slots
+    frame = run.model_copy(update={"cases": [], "trials": []}).model_dump_json(indent=2)
+    cases_slot, trials_slot = _slot("cases"), _slot("trials")
+    if frame.count(cases_slot) != 1 or frame.count(trials_slot) != 1:
+        raise RuntimeError("results.json layout changed: no single empty cases/trials list")
+    head, rest = frame.split(cases_slot)
+    between, tail = rest.split(trials_slot)
+    trials: Iterable[str] = (
+        (t.model_dump_json(indent=2) for t in run.trials)
+        if trial_lines is None
+        else (to_json(from_json(line), indent=2).decode("utf-8") for line in trial_lines)
+    )
+    yield head
+    yield from _list_items("cases", (c.model_dump_json(indent=2) for c in run.cases))
+    yield between
+    yield from _list_items("trials", trials)
+    yield tail
+
+
+def write_results_json(
+    run: RunResult, path: Path, *, trial_lines: Iterable[bytes] | None = None
+) -> Path:
     """Write ``run`` to ``path`` as indented UTF-8 JSON, atomically (a reader never sees
-    half a file); returns the path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = run.model_dump_json(indent=2)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    half a file), one trial at a time (see :func:`results_json_chunks` for
+    ``trial_lines``); returns the path."""
+    return write_text_atomically(path, results_json_chunks(run, trial_lines))
 
 
 def _version_tuple(version: str) -> tuple[int, int] | None:

@@ -8,6 +8,7 @@ CSP hashes match what the page contains byte for byte.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
@@ -18,6 +19,7 @@ from markupsafe import Markup
 __all__ = [
     "asset",
     "compact",
+    "compact_chunks",
     "environment",
     "format_cost",
     "format_duration_ms",
@@ -32,6 +34,35 @@ _INDENT = re.compile(r">[ \t]*\n\s*<")
 def compact(page: str) -> str:
     """``page`` without the indentation between its tags (one newline is kept)."""
     return _INDENT.sub(">\n<", page)
+
+
+COMPACT_BUFFER = 1 << 16
+"""Characters :func:`compact_chunks` gathers before it compacts and passes them on."""
+
+
+def compact_chunks(chunks: Iterable[str], buffer: int = COMPACT_BUFFER) -> Iterator[str]:
+    """:func:`compact` over a page that arrives in pieces: the pieces joined equal
+    ``compact`` of the whole page, while at most about ``buffer`` characters are held.
+
+    Text is cut just after a ``<``: every run :func:`compact` removes ends at the first
+    ``<`` after its ``>``, so no run can span such a cut.
+    """
+    pending: list[str] = []
+    size = 0
+    for chunk in chunks:
+        pending.append(chunk)
+        size += len(chunk)
+        if size < buffer:
+            continue
+        text = "".join(pending)
+        cut = text.rfind("<") + 1
+        if cut == 0:  # no "<" yet: keep gathering
+            pending, size = [text], len(text)
+            continue
+        yield compact(text[:cut])
+        pending, size = [text[cut:]], len(text) - cut
+    if pending:
+        yield compact("".join(pending))
 
 
 def format_pct(value: float | None, digits: int = 0) -> str:

@@ -3,18 +3,22 @@ hand, its :class:`~agentflow_eval.evalset.EvalSet`) reshaped into what the templ
 
 Everything the template needs is computed here: which expected call each actual call
 answers, which arguments differ, how long texts are clipped. The template only lays it
-out. Long texts are clipped (tool results, tracebacks, details) so a 200 × 5 report stays
+out. The head of the page (:func:`build_view`) needs only the run's summary and its
+:class:`~agentflow_eval.report.digest.TrialDigest`; the cases (:func:`case_views`) are
+built one at a time as the page is written, so no more than one case's trials are needed
+at once. Long texts are clipped (tool results, tracebacks, details) so a 200 × 5 report stays
 a page a browser opens quickly; each clip says how much it left out.
 """
 
 from __future__ import annotations
 
-import json
+import itertools
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentflow_eval.case_trials import CaseWithTrials
 from agentflow_eval.evalset import EvalCase, EvalSet
 from agentflow_eval.report.alignment import align_calls
 from agentflow_eval.report.charts import (
@@ -22,8 +26,9 @@ from agentflow_eval.report.charts import (
     PassRateChart,
     case_state,
     pass_rate_chart,
-    score_histograms,
 )
+from agentflow_eval.report.digest import TrialDigest
+from agentflow_eval.report.digest import json_text as _json
 from agentflow_eval.report.expected import expected_turns
 from agentflow_eval.results import (
     CaseResult,
@@ -47,6 +52,7 @@ __all__ = [
     "RowView",
     "TrialView",
     "build_view",
+    "case_views",
     "clip",
 ]
 
@@ -59,8 +65,6 @@ RESULT_LIMIT = 600
 ARG_LIMIT = 400
 DETAIL_LIMIT = 2000
 TRACEBACK_LIMIT = 3000
-SHARED_MIN = 3
-SHARED_MAX_CHARS = 120
 
 
 @dataclass(frozen=True)
@@ -78,15 +82,6 @@ def clip(text: str | None, limit: int) -> Clipped | None:
     if len(text) <= limit:
         return Clipped(text)
     return Clipped(text[:limit], len(text) - limit)
-
-
-def _json(value: Any) -> str:
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-    except (TypeError, ValueError):
-        return repr(value)
 
 
 @dataclass(frozen=True)
@@ -191,11 +186,12 @@ class CaseView:
 
 @dataclass(frozen=True)
 class ReportView:
-    """Everything the report template shows."""
+    """What the report template shows above the cases; the cases themselves come one at
+    a time from :func:`case_views`."""
 
     run: RunResult
     title: str
-    cases: list[CaseView]
+    case_count: int
     state_counts: dict[str, int]
     criteria: list[CriterionSummary]
     pass_chart: PassRateChart
@@ -205,71 +201,54 @@ class ReportView:
     notes: list[str] = field(default_factory=list)
 
 
-def build_view(run: RunResult, eval_set: EvalSet | None = None) -> ReportView:
-    """The view model of ``run``. Without ``eval_set``, expected calls and references come
-    from the results themselves (``CaseResult.expected``, then criterion details)."""
-    eval_cases: dict[str, EvalCase] = (
-        {case.eval_id: case for case in eval_set.eval_cases} if eval_set else {}
-    )
-    trials_by_case: dict[str, list[TrialResult]] = defaultdict(list)
-    for result in run.trials:
-        trials_by_case[result.trial.case_id].append(result)
-    trajectory_options = dict(run.config.get("criteria", {}).get(TRAJECTORY, {}) or {})
-    shared = shared_details(run.trials)
-
-    cases: list[CaseView] = []
+def build_view(run: RunResult, digest: TrialDigest, eval_set: EvalSet | None = None) -> ReportView:
+    """The view of ``run``'s summary; ``digest`` holds what spans its trials (histograms,
+    shared settings). ``run.trials`` is not read: it may be empty."""
     counts: dict[str, int] = defaultdict(int)
-    for order, case in enumerate(run.cases):
-        eval_case = eval_cases.get(case.case_id)
-        expected = _expected_of(case, eval_case)
-        trials = sorted(trials_by_case.get(case.case_id, []), key=lambda r: r.trial.trial_index)
-        views = [_trial_view(t, expected, trajectory_options, shared) for t in trials]
-        state = case_state(case)
-        counts[state] += 1
-        first_user = expected[0].user_text if expected else ""
-        if not first_user and trials and trials[0].trial.turns:
-            first_user = trials[0].trial.turns[0].user_text
-        cases.append(CaseView(order, case, state, first_user, views))
-
+    for case in run.cases:
+        counts[case_state(case)] += 1
     return ReportView(
         run=run,
         title=run.eval_set_name or run.eval_set_id,
-        cases=cases,
+        case_count=len(run.cases),
         state_counts=dict(counts),
         criteria=run.criteria,
         pass_chart=pass_rate_chart(run.cases),
-        histograms=score_histograms(run.trials),
+        histograms=digest.histograms(),
         has_eval_set=eval_set is not None,
         settings={
             name: [(key, _detail_text(key, value)) for key, value in values.items()]
-            for name, values in shared.items()
+            for name, values in digest.shared_details().items()
         },
         notes=list(run.notes),
     )
 
 
-def shared_details(trials: Sequence[TrialResult]) -> dict[str, dict[str, Any]]:
-    """Per criterion, the short details every one of its verdicts in the run repeats
-    (settings such as ``match_type`` or ``judge_model``), when it has at least
-    :data:`SHARED_MIN` verdicts: shown once beside the criterion, not in every trial."""
-    common: dict[str, dict[str, Any]] = {}
-    seen: dict[str, int] = defaultdict(int)
-    for result in trials:
-        for verdict in result.criteria:
-            name = verdict.criterion
-            seen[name] += 1
-            if name not in common:
-                common[name] = {
-                    key: value
-                    for key, value in verdict.details.items()
-                    if value not in (None, "", {}, []) and len(_json(value)) <= SHARED_MAX_CHARS
-                }
-                continue
-            keep = common[name]
-            for key in list(keep):
-                if key not in verdict.details or verdict.details[key] != keep[key]:
-                    del keep[key]
-    return {name: keys for name, keys in common.items() if keys and seen[name] >= SHARED_MIN}
+def case_views(
+    run: RunResult,
+    cases: Iterable[CaseWithTrials],
+    digest: TrialDigest,
+    eval_set: EvalSet | None = None,
+) -> Iterator[CaseView]:
+    """The view of each case with its trials, built as ``cases`` yields them (in
+    ``run.cases`` order), so a page can be written one case at a time. Without
+    ``eval_set``, expected calls and references come from the results themselves
+    (``CaseResult.expected``, then criterion details)."""
+    eval_cases: dict[str, EvalCase] = (
+        {case.eval_id: case for case in eval_set.eval_cases} if eval_set else {}
+    )
+    trajectory_options = dict(run.config.get("criteria", {}).get(TRAJECTORY, {}) or {})
+    shared = digest.shared_details()
+    # not enumerate(cases): it keeps its last item (a case's trials) while reading the next
+    orders = itertools.count()
+    for case, trials in cases:
+        expected = _expected_of(case, eval_cases.get(case.case_id))
+        views = [_trial_view(t, expected, trajectory_options, shared) for t in trials]
+        first_user = expected[0].user_text if expected else ""
+        if not first_user and trials and trials[0].trial.turns:
+            first_user = trials[0].trial.turns[0].user_text
+        yield CaseView(next(orders), case, case_state(case), first_user, views)
+        del trials  # let this case's trials go before the next case is read
 
 
 def _expected_of(case: CaseResult, eval_case: EvalCase | None) -> list[ExpectedTurn] | None:

@@ -84,6 +84,10 @@ class ScriptedOpenAIServer:
         """Whether request bodies are kept in :attr:`requests` (off for long benchmarks,
         whose tens of thousands of bodies only the per-model counts need)."""
         self.requests: list[dict[str, Any]] = []
+        self.request_headers: list[dict[str, str]] = []
+        """The HTTP headers (lower-cased names) of each kept request, oldest first."""
+        self.connections = 0
+        """TCP connections accepted so far (keep-alive clients reuse theirs)."""
         self.requests_by_model: dict[str, int] = {}
         self._count = 0
         self._lock = threading.Lock()
@@ -135,13 +139,14 @@ class ScriptedOpenAIServer:
         with self._lock:
             return {"requests": self._count, "by_model": dict(self.requests_by_model)}
 
-    def _next_reply(self, body: dict[str, Any]) -> Reply:
+    def _next_reply(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         model = str(body.get("model", ""))
         with self._lock:
             self._count += 1
             self.requests_by_model[model] = self.requests_by_model.get(model, 0) + 1
             if self.keep_requests:
                 self.requests.append(body)
+                self.request_headers.append(headers)
             if self._script:
                 return self._script.popleft()
         if self.handler is not None:
@@ -160,6 +165,11 @@ class ScriptedOpenAIServer:
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
+
+            def setup(self) -> None:  # once per TCP connection
+                super().setup()
+                with server._lock:
+                    server.connections += 1
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
@@ -181,7 +191,8 @@ class ScriptedOpenAIServer:
                     self._send(400, json.dumps({"error": {"message": "bad json"}}), {})
                     return
                 try:
-                    reply = server._next_reply(body)
+                    headers = {k.lower(): v for k, v in self.headers.items()}
+                    reply = server._next_reply(body, headers)
                 except Exception as exc:  # a broken handler is a test bug: say so
                     self._send(500, json.dumps({"error": {"message": repr(exc)}}), {})
                     return

@@ -12,11 +12,8 @@ import os
 from typing import Any
 
 from agentflow_eval.agents.litellm_agent import LiteLLMAgent
-from agentflow_eval.demo_model import register_demo_provider
 
 __all__ = ["SYSTEM_PROMPT", "agent", "get_weather"]
-
-register_demo_provider()
 
 _WEATHER: dict[str, dict[str, Any]] = {
     "new york": {"location": "New York", "condition": "sunny", "temperature": 72},

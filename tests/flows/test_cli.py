@@ -61,6 +61,25 @@ def test_a_bad_eval_file_exits_2_naming_file_case_and_field(tmp_path):
     assert "Traceback" not in result.stderr + result.stdout
 
 
+def test_an_unknown_criterion_exits_2_before_any_trial(tmp_path):
+    config = tmp_path / "eval_config.json"
+    config.write_text(json.dumps({"criteria": {"tool_trajectory_avg_score": 1.0, "bogus": 1}}))
+    out = tmp_path / "out"
+    result = cli(
+        "run",
+        "examples.weather.agent:agent",
+        EVALSET,
+        "--config",
+        str(config),
+        "--output",
+        str(out),
+    )
+    assert result.returncode == 2
+    assert "eval_config.json: criteria.bogus: unknown criterion 'bogus'" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    assert not out.exists()  # refused before the run folder, let alone a trial
+
+
 def test_an_unknown_agent_exits_2(tmp_path):
     result = cli("run", "no_such_module:agent", EVALSET)
     assert result.returncode == 2

@@ -77,3 +77,19 @@ async def test_a_crashing_agent_fails_its_trials_and_the_run_completes(tmp_path,
     assert all("tool backend down" in e.message for e in errors)
     # no tool calls reported → trajectory fails, but the answer matched: it ran, and judged
     assert by_case["weather_lookup_simple"].errored == 0
+
+
+def test_prefect_leaves_the_flow_result_unwalked():
+    """Prefect walks a flow's return value for futures, field by field through dataclasses
+    and pydantic models; a RunOutcome is returned as is, however many cases the run had."""
+    from prefect.utilities.collections import visit_collection
+    from support.sample_results import sample_run
+
+    from agentflow_eval.run_plan import RunOutcome
+
+    run, _ = sample_run()
+    outcome = RunOutcome(run=run, run_dir=Path("/tmp/run"), notes=["published"])
+    seen: list[object] = []
+    visit_collection(outcome, visit_fn=lambda expr: seen.append(expr) or expr, return_data=False)
+    assert seen == [outcome]
+    assert outcome.notes == ["published"] and outcome.run.cases  # still a usable object

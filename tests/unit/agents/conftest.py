@@ -28,7 +28,7 @@ def make_context(tmp_path: Path) -> MakeContext:
             trial_index=trial_index,
             session_id=f"{case_id}-{trial_index}-session",
             session_input=SessionInput(state=state or {}),
-            workdir=workdir,
+            workdir_path=workdir,
         )
 
     return make

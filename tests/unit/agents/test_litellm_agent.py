@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,8 @@ from agentflow_eval.agents.litellm_agent import LiteLLMAgent
 from agentflow_eval.evalset import Message
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
+pytestmark = pytest.mark.usefixtures("llm_transport")  # both model transports
+
 MakeContext = Callable[..., SessionContext]
 
 CITIES = {"Tokyo": {"condition": "sunny", "temperature": 75}}
@@ -33,20 +35,6 @@ def get_weather(location: str) -> dict[str, Any]:
     if location not in CITIES:
         raise LookupError(f"no data for {location}")
     return {"location": location, **CITIES[location]}
-
-
-@pytest.fixture(scope="module")
-def shared_server() -> Iterator[ScriptedOpenAIServer]:
-    # One server per module: stopping one takes half a second (its poll interval).
-    with ScriptedOpenAIServer() as srv:
-        yield srv
-
-
-@pytest.fixture
-def server(shared_server: ScriptedOpenAIServer) -> ScriptedOpenAIServer:
-    shared_server.requests.clear()
-    shared_server.handler = None
-    return shared_server
 
 
 def make_agent(server: ScriptedOpenAIServer, **kw: Any) -> LiteLLMAgent:

@@ -223,12 +223,6 @@ class InFlightCounter:
                 self.in_flight -= 1
 
 
-@pytest.fixture(scope="module")
-def shared_server() -> Iterator[ScriptedOpenAIServer]:
-    with ScriptedOpenAIServer() as server:
-        yield server
-
-
 @pytest.fixture
 def counter(shared_server: ScriptedOpenAIServer) -> Iterator[InFlightCounter]:
     handler = InFlightCounter()

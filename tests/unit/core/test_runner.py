@@ -25,6 +25,7 @@ from agentflow_eval.jsonl import iter_records
 from agentflow_eval.results import Trial, TrialResult
 from agentflow_eval.runner import (
     RunMeta,
+    RunPaths,
     aggregate,
     evaluate,
     judge_trials,
@@ -167,6 +168,35 @@ async def test_each_trial_has_a_fresh_session_and_its_own_workdir(tmp_path):
     assert all(project not in wd.parents and wd != project for _, wd in seen)
     assert all(not wd.exists() for _, wd in seen)  # cleaned up
     assert not (project / "notes.jsonl").exists()
+
+
+async def test_a_workdir_exists_only_once_a_trial_asks_for_it(tmp_path):
+    """Workdirs are reserved, not made: a trial that never asks leaves no directory."""
+    workroot = tmp_path / "work"
+    workroot.mkdir()
+
+    class MaybeWrites:
+        name = "maybe"
+
+        async def start_session(self, context):
+            self.context = context
+            return self
+
+        async def respond(self, message, recorder):
+            if current_session().trial_index == 1:
+                (trial_workdir() / "out.txt").write_text("x")
+            return "a"
+
+        async def aclose(self):
+            pass
+
+    settings = TrialSettings(workroot=workroot, keep_workdirs=True)
+    await _run(tmp_path, MaybeWrites(), runs=2, max_concurrency=1, settings=settings)
+    [wrote] = list(workroot.iterdir())
+    assert (wrote / "out.txt").read_text() == "x"
+    trials = iter_records(RunPaths(tmp_path / "run").trials, Trial)
+    by_index = {t.trial_index: t.workdir for t in trials}
+    assert by_index == {0: None, 1: str(wrote)}
 
 
 async def test_trials_stream_to_disk_and_resume_skips_finished_ones(tmp_path):

@@ -12,6 +12,8 @@ from agentflow_eval.evalset import EvalSet
 from agentflow_eval.runner import evaluate
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
+pytestmark = pytest.mark.usefixtures("llm_transport")  # both model transports
+
 EVALSET = EvalSet.model_validate(
     {
         "eval_set_id": "seed003",

@@ -3,11 +3,15 @@ litellm to a scripted server, and stops when its plan is done or at the turn lim
 
 from __future__ import annotations
 
+import pytest
+
 from agentflow_eval.config import EvalConfig, UserSimulatorConfig
 from agentflow_eval.evalset import EvalSet
 from agentflow_eval.runner import evaluate
 from agentflow_eval.simulator import FINISHED
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
+
+pytestmark = pytest.mark.usefixtures("llm_transport")  # both model transports
 
 
 class EchoAgent:

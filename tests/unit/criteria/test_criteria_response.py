@@ -114,3 +114,34 @@ async def test_skipped_for_a_conversation_scenario():
     result = await criterion().evaluate(context(scenario_case(), trial(turn())))
     assert result.status == "skipped"
     assert "conversation_scenario" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("answer", "reference", "stemmed"),
+    [
+        (
+            "Tokyo is sunny, 75°F; London's cloudy.",
+            "Tokyo: sunny and 75 °F. London's cloudy!",
+            True,
+        ),
+        ("Running runners ran quickly", "the runner runs quick, running", True),
+        ("", "nothing here", True),
+        ("東京は晴れ", "東京は晴れです", False),
+    ],
+)
+def test_rouge1_scores_exactly_as_the_rouge_score_package(
+    answer: str, reference: str, stemmed: bool
+) -> None:
+    """The remembering stemmer changes speed only: same numbers as rouge-score's own
+    scorer with its Porter stemmer (what Google ADK runs)."""
+    from rouge_score import rouge_scorer
+
+    expected = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=stemmed).score(
+        target=reference, prediction=answer
+    )["rouge1"]
+    got = rouge1(answer, reference)
+    assert (got.precision, got.recall, got.fmeasure) == (
+        expected.precision,
+        expected.recall,
+        expected.fmeasure,
+    )

@@ -19,12 +19,6 @@ def judge_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KEY_ENV, "test")
 
 
-@pytest.fixture(scope="module")
-def shared_server() -> Iterator[ScriptedOpenAIServer]:
-    with ScriptedOpenAIServer() as running:
-        yield running
-
-
 @pytest.fixture
 def server(shared_server: ScriptedOpenAIServer) -> Iterator[ScriptedOpenAIServer]:
     """The module's server with no handler and no recorded requests. A test must use up
@@ -59,3 +53,9 @@ def _assert_script_used_up(server: ScriptedOpenAIServer) -> None:
         leftovers += 1
     if leftovers:
         raise AssertionError(f"the test left {leftovers} scripted replies unused")
+
+
+@pytest.fixture(autouse=True)
+def both_transports(llm_transport: str) -> str:
+    """Every judge test runs over the direct client and over LiteLLM."""
+    return llm_transport
