@@ -12,12 +12,13 @@ Either way a case's trials come back sorted by trial index, as the reports show 
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Protocol
 
-from agentflow_eval.jsonl import read_line_at
+from agentflow_eval.jsonl import iter_lines_with_offsets, read_line_at
 from agentflow_eval.results import CaseResult, TrialResult
 
 __all__ = [
@@ -99,6 +100,21 @@ class JudgedFileTrials:
                     )
                 results.append(result)
         return results
+
+    @classmethod
+    def scan(cls, path: Path) -> JudgedFileTrials:
+        """The index of an existing ``judged.jsonl``, the first line of each (case,
+        trial) counting, as the report stage counts them. Lines are read as plain JSON
+        for their keys only, so scanning 10,000 trials stays cheap."""
+        index = cls(path)
+        seen: set[tuple[str, int]] = set()
+        for offset, line in iter_lines_with_offsets(path):
+            trial = json.loads(line)["trial"]
+            key = (str(trial["case_id"]), int(trial["trial_index"]))
+            if key not in seen:
+                seen.add(key)
+                index.add(key[0], key[1], offset)
+        return index
 
     def lines_in_key_order(self) -> Iterator[bytes]:
         """Every recorded line as stored (compact JSON), ordered by case id, then trial

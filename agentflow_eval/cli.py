@@ -213,11 +213,15 @@ def _run(args: argparse.Namespace) -> int:
     with api.serving() if api is not None else contextlib.nullcontext():
         outcome = asyncio.run(evaluate(params))
     run = outcome.run
-    if args.verbose:  # the flow returns a summary; failing trials come from results.json
-        from agentflow_eval.report import read_results_json
+    trials = None
+    if args.verbose:  # the flow returns a summary: failing trials are read case by case
+        from agentflow_eval.case_trials import JudgedFileTrials
+        from agentflow_eval.runner import RunPaths
 
-        run = read_results_json(outcome.run_dir / "results.json")
-    print(format_scorecard(run, verbose=args.verbose, simulated_label=SIMULATED_LABEL))
+        trials = JudgedFileTrials.scan(RunPaths(outcome.run_dir).judged)
+    print(
+        format_scorecard(run, verbose=args.verbose, simulated_label=SIMULATED_LABEL, trials=trials)
+    )
     print(f"results in {outcome.run_dir}  (report.html, results.json, junit.xml)")
     for note in outcome.notes:
         print(note)

@@ -3,7 +3,8 @@ then ``overall: P/T``. Boring on purpose: the numbers are the point."""
 
 from __future__ import annotations
 
-from agentflow_eval.results import CaseResult, RunResult
+from agentflow_eval.case_trials import CaseTrials, TrialsInMemory
+from agentflow_eval.results import CaseResult, RunResult, TrialResult
 
 __all__ = ["format_scorecard"]
 
@@ -12,8 +13,18 @@ def _pct(value: float) -> str:
     return f"{value * 100:.0f}%"
 
 
-def format_scorecard(run: RunResult, *, verbose: bool = False, simulated_label: str = "") -> str:
-    """The scorecard as text. ``verbose`` adds criterion means and why trials failed."""
+def format_scorecard(
+    run: RunResult,
+    *,
+    verbose: bool = False,
+    simulated_label: str = "",
+    trials: CaseTrials | None = None,
+) -> str:
+    """The scorecard as text. ``verbose`` adds criterion means and why trials failed,
+    reading each case's trials from ``trials`` (default: ``run.trials``; a run folder's
+    ``JudgedFileTrials`` holds one case at a time)."""
+    if verbose and trials is None:
+        trials = TrialsInMemory(run.trials)
     lines = [f"agentflow-eval: {run.eval_set_id} · {run.runs_per_case} runs each"]
     model = f" · model {run.agent_model}" if run.agent_model else ""
     lines.append(f"agent: {run.agent}{model}")
@@ -22,8 +33,8 @@ def format_scorecard(run: RunResult, *, verbose: bool = False, simulated_label: 
     width = max((len(c.case_id) for c in run.cases), default=0)
     for case in run.cases:
         lines.append(f"  {case.case_id:<{width}}  {case.passed}/{case.runs}  {case.label}")
-        if verbose:
-            lines.extend(_case_details(run, case))
+        if trials is not None and verbose:
+            lines.extend(_case_details(case, trials.trials_of(case.case_id)))
     totals = run.totals
     lines.append(
         f"overall: {totals.passed}/{totals.trials}"
@@ -41,7 +52,7 @@ def format_scorecard(run: RunResult, *, verbose: bool = False, simulated_label: 
     return "\n".join(lines)
 
 
-def _case_details(run: RunResult, case: CaseResult) -> list[str]:
+def _case_details(case: CaseResult, trials: list[TrialResult]) -> list[str]:
     out = []
     for crit in case.criteria:
         mean = "n/a" if crit.mean_score is None else f"{crit.mean_score:.2f}"
@@ -50,8 +61,8 @@ def _case_details(run: RunResult, case: CaseResult) -> list[str]:
             f"      {crit.label or crit.criterion}: mean {mean}, "
             f"{crit.passed} passed, {crit.failed} failed{extra}"
         )
-    for result in run.trials:
-        if result.trial.case_id != case.case_id or result.passed:
+    for result in trials:
+        if result.passed:
             continue
         trial = result.trial
         if trial.error is not None:
