@@ -79,7 +79,8 @@ def _sender(transport: Transport, kwargs: dict[str, Any]) -> Any:
         if request is not None:
             return lambda: openai_direct.chat_completion(request)
         if transport == "direct":
-            raise ValueError(_not_direct_reason(kwargs))
+            why = openai_direct.refusal(kwargs, include_openai=True)
+            raise ValueError(f"{TRANSPORT_ENV}=direct: the direct client refuses: {why}")
     return lambda: _litellm_acompletion(kwargs)
 
 
@@ -91,21 +92,6 @@ async def _litellm_acompletion(kwargs: dict[str, Any]) -> Any:
 
         register_demo_provider()
     return await litellm.acompletion(**kwargs)
-
-
-def _not_direct_reason(kwargs: dict[str, Any]) -> str:
-    from agentflow_eval.openai_direct import OPENAI_PREFIX, unsupported_options
-
-    model = kwargs["model"]
-    if not model.startswith(OPENAI_PREFIX):
-        why = f"the direct transport serves {OPENAI_PREFIX}<name> models only, not {model!r}"
-    elif kwargs.get("stream"):
-        why = "the direct transport does not stream"
-    elif unsupported_options(kwargs):
-        why = f"the direct transport does not know {', '.join(unsupported_options(kwargs))}"
-    else:
-        why = "the direct transport never retries: set num_retries/max_retries to 0"
-    return f"{TRANSPORT_ENV}=direct: {why}; use auto or litellm"
 
 
 @asynccontextmanager

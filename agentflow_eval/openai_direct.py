@@ -57,6 +57,7 @@ __all__ = [
     "has_list_price",
     "parse_completion",
     "pooled_sessions",
+    "refusal",
     "unsupported_options",
 ]
 
@@ -201,30 +202,39 @@ def _base_url(kwargs: Mapping[str, Any]) -> str | None:
     return None
 
 
+def refusal(kwargs: Mapping[str, Any], *, include_openai: bool = False) -> str | None:
+    """Why the direct client will not make a ``litellm.acompletion(**kwargs)`` call, or
+    ``None`` when it will: not an ``openai/`` model, a model with a list price or no base
+    URL / OpenAI's own (unless ``include_openai``: only LiteLLM reports their cost),
+    streaming, retries asked of the transport, or an option this client does not know."""
+    model = kwargs.get("model")
+    if not isinstance(model, str) or not model.startswith(OPENAI_PREFIX):
+        return f"it serves {OPENAI_PREFIX}<name> models only, not {model!r}"
+    if not include_openai:
+        if has_list_price(model[len(OPENAI_PREFIX) :]):
+            return f"{model} has a list price: LiteLLM reports its cost"
+        base = _base_url(kwargs)
+        if base is None or (urlsplit(base).hostname or "") in OPENAI_HOSTS:
+            return "the endpoint is OpenAI's own: LiteLLM reports its cost"
+    if kwargs.get("stream"):
+        return "it does not stream"
+    unknown = unsupported_options(kwargs)
+    if unknown:
+        return f"it does not know {', '.join(unknown)}"
+    if any(kwargs.get(option) for option in ("num_retries", "max_retries")):
+        return "it never retries: set num_retries/max_retries to 0"
+    return None
+
+
 def direct_request(
     kwargs: Mapping[str, Any], *, include_openai: bool = False
 ) -> DirectRequest | None:
     """The direct form of a ``litellm.acompletion(**kwargs)`` call, or ``None`` when it
-    must go through LiteLLM: not an ``openai/`` model, no base URL or OpenAI's own, a model
-    with a list price (unless ``include_openai``: then only LiteLLM reports its cost),
-    streaming, retries asked of the transport, or any option this client does not know."""
-    model = kwargs.get("model")
-    if not isinstance(model, str) or not model.startswith(OPENAI_PREFIX):
+    must go through LiteLLM (:func:`refusal` says why)."""
+    if refusal(kwargs, include_openai=include_openai) is not None:
         return None
-    name = model[len(OPENAI_PREFIX) :]
-    if not include_openai and has_list_price(name):
-        return None
-    base = _base_url(kwargs)
-    if base is None:
-        if not include_openai:
-            return None
-        base = "https://api.openai.com/v1"
-    elif (urlsplit(base).hostname or "") in OPENAI_HOSTS and not include_openai:
-        return None
-    if kwargs.get("stream") or unsupported_options(kwargs):
-        return None
-    if any(kwargs.get(name) for name in ("num_retries", "max_retries")):
-        return None
+    name = kwargs["model"][len(OPENAI_PREFIX) :]
+    base = _base_url(kwargs) or "https://api.openai.com/v1"
     body: dict[str, Any] = {"model": name, "messages": kwargs["messages"]}
     body.update({k: v for k, v in kwargs.items() if k in BODY_OPTIONS and v is not None})
     extra_body = kwargs.get("extra_body")

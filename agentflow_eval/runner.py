@@ -435,11 +435,11 @@ def aggregate(
     judged: Iterable[TrialResult],
     meta: RunMeta,
     *,
-    keep_trials: bool = True,
     finished_at: datetime | None = None,
 ) -> RunResult:
-    """Fold judged trials into case and run summaries (one pass, streaming-friendly).
-    Trials of cases not in ``eval_set`` and repeated (case, trial) keys are left out."""
+    """Fold judged trials into case and run summaries, keeping the trials (a run folder's
+    ``judged.jsonl`` goes through :func:`aggregate_judged`, which keeps none). Trials of
+    cases not in ``eval_set`` and repeated (case, trial) keys are left out."""
     admission = _Admission(eval_set)
     tallies = _new_tallies(eval_set)
     kept: list[TrialResult] = []
@@ -447,8 +447,7 @@ def aggregate(
         if not admission.admits(result):
             continue
         tallies[result.trial.case_id].add(result)
-        if keep_trials:
-            kept.append(result)
+        kept.append(result)
     kept.sort(key=lambda r: (r.trial.case_id, r.trial.trial_index))
     return _summarise(eval_set, config, tallies, kept, meta, finished_at)
 
