@@ -5,15 +5,25 @@ what lets ``--resume`` pick a crashed run up where it stopped."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.config import EvalConfig
 from agentflow_eval.evalset import EvalSet
 from agentflow_eval.params import EvaluateParams
-from agentflow_eval.results import RunResult
-from agentflow_eval.runner import DEFAULT_RUNS, RunMeta, RunPaths, new_run_id
+from agentflow_eval.ratelimit import RateLimiter
+from agentflow_eval.results import RunResult, Trial
+from agentflow_eval.runner import (
+    DEFAULT_RUNS,
+    RunMeta,
+    RunPaths,
+    StageCounts,
+    new_run_id,
+    run_trials,
+)
 from agentflow_eval.trial import TrialSettings
 
 __all__ = [
@@ -23,6 +33,7 @@ __all__ = [
     "RunPlan",
     "params_from_run_dir",
     "plan_run",
+    "run_planned_trials",
 ]
 
 DEFAULT_MAX_CONCURRENCY = 16
@@ -146,13 +157,39 @@ def plan_run(params: EvaluateParams, *, agent_name: str, agent_model: str | None
     )
 
 
+async def run_planned_trials(
+    plan: RunPlan,
+    agent: AgentUnderTest,
+    *,
+    on_trial: Callable[[Trial], None] | None = None,
+    rate_limiter: RateLimiter | None = None,
+) -> StageCounts:
+    """The trial stage of ``plan``: :func:`~agentflow_eval.runner.run_trials` with the
+    plan's eval set, trials file, runs, concurrency, timeouts and turn sources."""
+    from agentflow_eval.simulator import turn_source_factory
+
+    return await run_trials(
+        agent,
+        plan.eval_set,
+        plan.paths.trials,
+        runs=plan.runs,
+        max_concurrency=plan.max_concurrency,
+        settings=plan.trial_settings,
+        turn_source_for=turn_source_factory(plan.config),
+        on_trial=on_trial,
+        rate_limiter=rate_limiter,
+    )
+
+
 def _write_meta(paths: RunPaths, params: EvaluateParams, meta: RunMeta) -> None:
     document = {
         "run_id": meta.run_id,
         "started_at": meta.started_at.isoformat(),
         "runs_per_case": meta.runs_per_case,
         "agent": meta.agent,
-        "params": params.model_dump(mode="json"),
+        # the folder is its own resume point (params_from_run_dir), so ``resume`` is left
+        # out: run.json says how the run was started, whoever picked it up later
+        "params": params.model_dump(mode="json", exclude={"resume"}),
     }
     paths.meta.write_text(json.dumps(document, indent=2), encoding="utf-8")
 

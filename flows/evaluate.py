@@ -7,6 +7,7 @@ from prefect import flow
 from prefect.utilities.annotations import quote
 
 from agentflow_eval.agents.loader import load_agent
+from agentflow_eval.early_trials import EarlyTrials
 from agentflow_eval.params import EvaluateParams
 from agentflow_eval.ratelimit import use_rate_limiter
 from agentflow_eval.run_plan import RunOutcome
@@ -36,7 +37,10 @@ async def evaluate(params: EvaluateParams) -> RunOutcome:
     total = len(plan.eval_set.eval_cases) * plan.runs
     await progress.start(total, done=len(completed_keys(plan.paths.trials)) if plan.resumed else 0)
     # one set of per-model rate limits for the whole run: trials and judges share it
-    with use_rate_limiter(await prefect_rate_limiter(plan.config)):
+    # (trials started before the flow, by flows/local_run.py, brought theirs)
+    early = EarlyTrials.find(plan.paths.run_dir)
+    limiter = early.rate_limiter if early else await prefect_rate_limiter(plan.config)
+    with use_rate_limiter(limiter):
         # quote(): Prefect would otherwise walk the whole plan (every case of the eval set)
         # for futures at each task call, twice (~1 s per task per 200 cases, measured)
         counts = await run_trials_task(

@@ -1,30 +1,33 @@
 """Prefect's temporary API server for one CLI run, started before the CLI's heavy imports.
 
 Without a configured Prefect API, a flow run starts a temporary server itself — but only
-when the flow starts, after the CLI has imported LiteLLM, Prefect and the agent, and it
-then waits for the server to boot (~5–8 s on a 2-core machine, most of a short run). This
-module launches the same server (Prefect's own app factory under uvicorn, as Prefect's
+when the flow starts, after the CLI has imported Prefect and the agent, and it then waits
+for the server to boot (~5–7 s on a 2-core machine, most of a short run). This module
+launches the same server (Prefect's own app factory under uvicorn, as Prefect's
 ``SubprocessASGIServer`` does) as the very first thing, needing nothing but the standard
-library, so it boots on the other core while this process imports. The flow then uses it
-through ``PREFECT_API_URL``, and the CLI process never imports Prefect's server package.
+library, so it boots on the other core while this process imports and runs trials
+(:mod:`flows.local_run`). The flow then uses it through ``PREFECT_API_URL``, and the CLI
+process never imports Prefect's server package.
 
     api = LocalPrefectAPI.launch()           # first thing: before the heavy imports
     ...                                      # parse, import, load the agent
-    with api.serving():                      # waits until healthy; yields the URL or None
-        asyncio.run(evaluate(params))
+    if api.wanted():                         # False: Prefect has an API; server stopped
+        await api.ready()                    # waits until it answers its health check
+        with api.serving():                  # PREFECT_API_URL points at it
+            await evaluate(params)
 
-``serving()`` stands down (and stops the server) when Prefect's settings name an API URL
-or forbid a temporary server: the flow then behaves exactly as without this module.
-Otherwise the server lives until the interpreter exits, as Prefect's own temporary server
-does: Prefect's background workers (events, logs) drain at thread shutdown, before
-``atexit`` handlers run, and they need the server until then.
+The server lives until the interpreter exits, as Prefect's own temporary server does:
+Prefect's background workers (events, logs) drain at thread shutdown, before ``atexit``
+handlers run, and they need the server until then.
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import importlib.util
+import json
 import os
 import socket
 import subprocess
@@ -39,6 +42,25 @@ __all__ = ["LocalPrefectAPI"]
 
 STARTUP_TIMEOUT_S = 90.0
 _POLL_S = 0.05
+
+
+# The child process: Prefect's app factory under uvicorn, as ``uvicorn --factory
+# prefect.server.api.server:create_app`` would run it, with the cyclic garbage collector
+# paused while Prefect imports and builds its app: that start allocates many objects and
+# frees few, and collecting meanwhile is ~20% of the import (0.6-0.9 s here; from launch
+# to the first answer, median of 10 boots: 4.86 s -> 4.48 s). The start's objects are then
+# frozen (``gc.freeze``), so later collections in the serving process skip them.
+_SERVE = """
+import gc, sys
+gc.disable()
+sys.path.insert(0, sys.argv[1])
+import uvicorn
+from prefect.server.api.server import create_app
+app = create_app()
+gc.enable()
+gc.freeze()
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="error", lifespan="on")
+"""
 
 
 def _free_port() -> int:
@@ -78,46 +100,59 @@ class LocalPrefectAPI:
             "PREFECT__SERVER_EPHEMERAL": "1",
             "PREFECT__SERVER_FINAL": "1",
         }
-        command = [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--app-dir",
-            str(_prefect_dir()),
-            "--factory",
-            "prefect.server.api.server:create_app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "error",
-            "--lifespan",
-            "on",
-        ]
+        command = [sys.executable, "-c", _SERVE, str(_prefect_dir()), str(port)]
         api = cls(subprocess.Popen(command, env=env), port)
         atexit.register(api.stop)
         return api
 
-    def wait_ready(self, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
-        """Block until the server answers its health check; raise ``RuntimeError`` if it
-        exits or does not answer within ``timeout_s``."""
+    def healthy(self) -> bool:
+        """Whether the server answers its health check now."""
+        if self.process.poll() is not None:
+            return False
+        try:
+            with urllib.request.urlopen(f"{self.url}/health", timeout=2) as response:
+                return bool(response.status == 200)
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            return False
+
+    async def ready(self, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+        """Wait, without blocking the event loop, until the server answers its health
+        check; raise ``RuntimeError`` if it exits or does not answer within
+        ``timeout_s``."""
         deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
+        while not await asyncio.to_thread(self.healthy):
             code = self.process.poll()
             if code is not None:
                 raise RuntimeError(f"the temporary Prefect server exited with code {code}")
+            if time.monotonic() >= deadline:
+                raise RuntimeError(
+                    f"the temporary Prefect server on port {self.port} did not answer "
+                    f"within {timeout_s:.0f} s"
+                )
+            await asyncio.sleep(_POLL_S)
+
+    def warm_up(self, flow_name: str) -> None:
+        """Make the requests a flow run's start makes first, so the server does its
+        lazy first-request work now (FastAPI builds its route table on the first
+        request, ~0.6 s; the first flow-run query compiles): best effort, errors are
+        left to the flow. Creating the flow by name is what the flow run does anyway."""
+        requests = [
+            ("GET", "/admin/version", None),
+            ("POST", "/flows/", {"name": flow_name}),
+            ("POST", "/flow_runs/filter", {"limit": 1}),
+        ]
+        for method, path, body in requests:
+            request = urllib.request.Request(
+                f"{self.url}{path}",
+                method=method,
+                data=None if body is None else json.dumps(body).encode(),
+                headers={"Content-Type": "application/json"},
+            )
             try:
-                with urllib.request.urlopen(f"{self.url}/health", timeout=2) as response:
-                    if response.status == 200:
-                        return
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    response.read()
             except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            time.sleep(_POLL_S)
-        raise RuntimeError(
-            f"the temporary Prefect server on port {self.port} did not answer within "
-            f"{timeout_s:.0f} s"
-        )
+                return
 
     def stop(self) -> None:
         """Stop the server (what Prefect does with its own temporary server). Runs by
@@ -131,18 +166,21 @@ class LocalPrefectAPI:
                 self.process.kill()
                 self.process.wait()
 
-    @contextlib.contextmanager
-    def serving(self) -> Iterator[str | None]:
-        """Point Prefect at this server for the block (yields its URL). When Prefect's
-        settings already name an API or disallow a temporary server, stop it at once and
-        change nothing (yields ``None``)."""
-        from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
+    def wanted(self) -> bool:
+        """False when Prefect's settings already name an API or forbid a temporary
+        server: the server is stopped at once and the run goes on as without it."""
+        from prefect.settings import get_current_settings
 
         settings = get_current_settings()
         if settings.api.url or not settings.server.ephemeral.enabled:
             self.stop()
-            yield None
-            return
-        self.wait_ready()
+            return False
+        return True
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[str]:
+        """Point Prefect at this server for the block (yields its URL)."""
+        from prefect.settings import PREFECT_API_URL, temporary_settings
+
         with temporary_settings(updates={PREFECT_API_URL: self.url}):
             yield self.url

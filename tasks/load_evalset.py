@@ -5,6 +5,7 @@ from __future__ import annotations
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
+from agentflow_eval.early_trials import EarlyTrials
 from agentflow_eval.params import EvaluateParams
 from agentflow_eval.run_plan import RunPlan, plan_run
 
@@ -16,12 +17,16 @@ def load_evalset_task(params: EvaluateParams, agent_name: str, agent_model: str 
     logger = get_run_logger()
     for warning in plan.warnings:
         logger.warning(warning)
+    if EarlyTrials.find(plan.paths.run_dir) is not None:
+        state = " (its trials started before the flow run, in this process)"
+    else:
+        state = " (resumed)" if plan.resumed else ""
     logger.info(
         "eval set %r: %d cases × %d runs; run folder %s%s",
         plan.eval_set.eval_set_id,
         len(plan.eval_set.eval_cases),
         plan.runs,
         plan.paths.run_dir,
-        " (resumed)" if plan.resumed else "",
+        state,
     )
     return plan

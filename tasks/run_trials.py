@@ -10,11 +10,11 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.early_trials import EarlyTrials
 from agentflow_eval.ratelimit import current_rate_limiter
 from agentflow_eval.results import Trial
-from agentflow_eval.run_plan import RunPlan
-from agentflow_eval.runner import StageCounts, run_trials
-from agentflow_eval.simulator import turn_source_factory
+from agentflow_eval.run_plan import RunPlan, run_planned_trials
+from agentflow_eval.runner import StageCounts
 from tasks.rate_limits import prefect_rate_limiter
 
 
@@ -26,22 +26,24 @@ async def run_trials_task(
 ) -> StageCounts:
     """Run the trials not yet in the run's trials.jsonl; return what was done.
 
-    Model calls follow the run's rate limiter when the flow bound one (so trials and
-    judges share it), else one built here from the config's ``rate_limits``.
+    When this process started the run's trials before the flow (the CLI does while
+    Prefect's temporary server boots), join them instead. Model calls follow the run's
+    rate limiter when the flow bound one (so trials and judges share it), else one built
+    here from the config's ``rate_limits``.
     """
-    limiter = current_rate_limiter() or await prefect_rate_limiter(plan.config)
-    counts = await run_trials(
-        agent,
-        plan.eval_set,
-        plan.paths.trials,
-        runs=plan.runs,
-        max_concurrency=plan.max_concurrency,
-        settings=plan.trial_settings,
-        turn_source_for=turn_source_factory(plan.config),
-        on_trial=on_trial,
-        rate_limiter=limiter,
-    )
-    get_run_logger().info(
+    logger = get_run_logger()
+    early = EarlyTrials.find(plan.paths.run_dir)
+    if early is not None:
+        logger.info(
+            "joining the trials started %.1f s ago, before the flow run (%d finished)",
+            early.running_s,
+            early.finished,
+        )
+        counts = await early.join(on_trial)
+    else:
+        limiter = current_rate_limiter() or await prefect_rate_limiter(plan.config)
+        counts = await run_planned_trials(plan, agent, on_trial=on_trial, rate_limiter=limiter)
+    logger.info(
         "trials: %d run (%d errored), %d already done, in %.1f s",
         counts.written,
         counts.errored,

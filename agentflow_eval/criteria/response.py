@@ -12,6 +12,7 @@ text at all (or a ``conversation_scenario`` case) is skipped: there is nothing t
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -62,16 +63,27 @@ def _scorer(use_stemmer: bool) -> rouge_scorer.RougeScorer:
     return rouge_scorer.RougeScorer(["rouge1"], tokenizer=_Tokenizer(use_stemmer))
 
 
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+@cache
+def _letter_script(char: str) -> tuple[bool, bool]:
+    """(is a letter, is a Latin letter) for one non-ASCII character."""
+    if not unicodedata.category(char).startswith("L"):
+        return False, False
+    return True, "LATIN" in unicodedata.name(char, "")
+
+
 def _mostly_latin(text: str) -> bool:
     """True when more than half of the letters are Latin script (or there are none)."""
-    if text.isascii():  # the common case, without a Unicode name lookup per character
+    if text.isascii():  # the common case, without a Unicode lookup per character
         return True
-    letters = latin = 0
-    for char in text:
-        if unicodedata.category(char).startswith("L"):
-            letters += 1
-            if "LATIN" in unicodedata.name(char, ""):
-                latin += 1
+    letters = latin = len(_ASCII_LETTER.findall(text))  # ASCII letters are Latin
+    for char in _NON_ASCII.findall(text):  # only these need a Unicode lookup
+        is_letter, is_latin = _letter_script(char)
+        letters += is_letter
+        latin += is_latin
     return letters == 0 or latin / letters > 0.5
 
 

@@ -4,6 +4,7 @@ report / publish / schema subcommands."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -121,3 +122,28 @@ def test_schema_writes_both_schemas(tmp_path):
     schema = json.loads((tmp_path / "evalset.schema.json").read_text())
     assert "eval_cases" in json.dumps(schema)
     assert (tmp_path / "config.schema.json").exists()
+
+
+def test_the_installed_command_exits_with_the_gate_code_and_all_its_output(tmp_path, lazy_agent):
+    """The executable ends its process without interpreter teardown: the exit code and
+    every printed line must survive that (stdout here is a pipe, so it is buffered)."""
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
+    env.pop("PREFECT_API_URL", None)  # the default: Prefect's temporary server
+    result = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "agentflow-eval"),
+            *("run", lazy_agent, EVALSET, "--config", CONFIG, "--runs", "2"),
+            *("--output", str(tmp_path / "out"), "--fail-under", "0.5"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+    )
+    assert result.returncode == 1, result.stderr[-3000:]
+    assert "overall: 0/4" in result.stdout
+    assert result.stdout.rstrip().endswith("(report.html, results.json, junit.xml)")
+    assert "pass rate 0% is below --fail-under 50%" in result.stderr
+    (run_dir,) = (tmp_path / "out").glob("*/*")
+    assert (run_dir / "results.json").exists() and (run_dir / "report.html").exists()

@@ -145,3 +145,30 @@ def test_rouge1_scores_exactly_as_the_rouge_score_package(
         expected.recall,
         expected.fmeasure,
     )
+
+
+def _mostly_latin_by_name(text: str) -> bool:
+    """The rule spelled out: a Unicode lookup for every character."""
+    import unicodedata
+
+    letters = [c for c in text if unicodedata.category(c).startswith("L")]
+    latin = [c for c in letters if "LATIN" in unicodedata.name(c, "")]
+    return not letters or len(latin) / len(letters) > 0.5
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The weather in Tokyo is 75°F.",
+        "Ça coûte 12 € à Zürich — très cher",
+        "Погода в Москве: 5°C, пасмурно",
+        "東京の天気は晴れ、気温は24度です",
+        "Tokyo 東京 晴れ",
+        "東京 is sunny",
+        "12 345 — 67 %",
+        "ÆØÅ æøå ß",
+        "",
+    ],
+)
+def test_mostly_latin_looks_up_only_non_ascii_characters_with_the_same_answer(text: str):
+    assert response_module._mostly_latin(text) is _mostly_latin_by_name(text)
