@@ -109,7 +109,7 @@ class EarlyTrials:
             return
         if self._task.done():
             if not self._task.cancelled():
-                self._task.exception()  # retrieved: the caller is already failing
+                self._task.exception()  # seen: joined already, or the caller is failing
             return
         self._task.cancel()
         with contextlib.suppress(asyncio.CancelledError):

@@ -70,24 +70,19 @@ async def evaluate_here(
     own, starting the trials while ``api`` boots."""
     if api is None or not api.wanted():
         return await evaluate(params)
+    plan = plan_run(params, agent_name=agent.name, agent_model=getattr(agent, "model", None))
+    params = params.model_copy(update={"resume": str(plan.paths.run_dir)})
     early = None
-    if not api.healthy():
-        plan = plan_run(params, agent_name=agent.name, agent_model=getattr(agent, "model", None))
-        params = params.model_copy(update={"resume": str(plan.paths.run_dir)})
-        if not _uses_prefect_limits(plan):
-            limiter = RateLimiter.from_config(plan.config)
-            early = EarlyTrials.begin(plan, agent, rate_limiter=limiter)
+    if not _uses_prefect_limits(plan):
+        early = EarlyTrials.begin(plan, agent, rate_limiter=RateLimiter.from_config(plan.config))
     try:
         try:
             await asyncio.gather(_ready_and_warm(api), _trials_then_engines(early))
         except RuntimeError as exc:
-            kept = (
-                f"; the trials that finished are kept in {params.resume}: finish the run "
-                f"with agentflow-eval run --resume {params.resume}"
-                if params.resume
-                else ""
-            )
-            raise TemporaryAPIError(f"{exc}{kept}") from exc
+            raise TemporaryAPIError(
+                f"{exc}; the trials that finished are kept in {params.resume}: finish the "
+                f"run with agentflow-eval run --resume {params.resume}"
+            ) from exc
         with api.serving():
             return await evaluate(params)
     finally:
