@@ -20,15 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from agentflow_eval.agents.base import AgentUnderTest
-from agentflow_eval.config import EvalConfig
-from agentflow_eval.evalset import EvalSet
-from agentflow_eval.judge import JudgeRuntime
-from agentflow_eval.judge_cache import InMemoryJudgeCache
-from agentflow_eval.results import RunResult
-from agentflow_eval.runner import RunMeta, evaluate, new_run_id
-from agentflow_eval.scorecard import format_scorecard
-from agentflow_eval.simulator import turn_source_factory
-from agentflow_eval.trial import TrialSettings
+from agentflow_eval.criteria.judges.cache import InMemoryJudgeCache
+from agentflow_eval.criteria.judges.runtime import JudgeRuntime
+from agentflow_eval.models.config import EvalConfig
+from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.models.results import RunResult
+from agentflow_eval.report.scorecard import format_scorecard
+from agentflow_eval.run.simulated_user import turn_source_factory
+from agentflow_eval.run.stages import RunMeta, evaluate, new_run_id
+from agentflow_eval.run.trial import TrialSettings
 
 __all__ = ["AgentEvaluator", "EvaluationFailed"]
 
@@ -74,7 +74,7 @@ class AgentEvaluator:
         """Run the eval set; raise :class:`EvaluationFailed` below ``min_pass_rate``."""
         config = self.config
         if not isinstance(eval_set, EvalSet):
-            from agentflow_eval.loading import find_config_for, load_config, load_evalset
+            from agentflow_eval.files.loading import find_config_for, load_config, load_evalset
 
             if config is None:
                 found = find_config_for(eval_set)
@@ -127,6 +127,6 @@ def _config(config: EvalConfig | dict[str, Any] | str | Path | None) -> EvalConf
         return config
     if isinstance(config, dict):
         return EvalConfig.model_validate(config)
-    from agentflow_eval.loading import load_config
+    from agentflow_eval.files.loading import load_config
 
     return load_config(config)

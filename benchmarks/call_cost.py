@@ -1,6 +1,6 @@
 """CPU milliseconds per model call for one client: ``python -m benchmarks.call_cost CLIENT
 API_BASE`` prints the figure on its last line. CLIENT is ``aiohttp`` (a bare client),
-``direct`` (``agentflow_eval.llm.acompletion`` on its direct OpenAI-compatible transport,
+``direct`` (``agentflow_eval.llm.client.acompletion`` on its direct OpenAI-compatible transport,
 as the weather agent calls an unpriced ``openai/`` model on a self-hosted endpoint),
 ``litellm`` (``litellm.acompletion`` to the server) or ``litellm-mock``
 (``litellm.acompletion`` with ``mock_response``: LiteLLM's own cost with no HTTP at all).
@@ -16,7 +16,7 @@ from typing import Any
 
 import aiohttp
 
-from agentflow_eval import llm
+from agentflow_eval.llm import client as llm
 from examples.weather.agent import SYSTEM_PROMPT
 from examples.weather.agent import agent as weather_agent
 

@@ -3,22 +3,22 @@ eval set."""
 
 from __future__ import annotations
 
+from agentflow_eval.tasks.judge import judge_task
+from agentflow_eval.tasks.load_evalset import load_evalset_task
+from agentflow_eval.tasks.publish import publish_task
+from agentflow_eval.tasks.report import report_task
+from agentflow_eval.tasks.run_trials import run_trials_task
+from agentflow_eval.tasks.support.artifacts import ProgressReporter, publish_run_artifacts
+from agentflow_eval.tasks.support.rate_limits import prefect_rate_limiter
 from prefect import flow
 from prefect.utilities.annotations import quote
 
 from agentflow_eval.agents.loader import load_agent
-from agentflow_eval.early_trials import EarlyTrials
-from agentflow_eval.params import EvaluateParams
-from agentflow_eval.ratelimit import use_rate_limiter
-from agentflow_eval.run_plan import RunOutcome
-from agentflow_eval.runner import completed_keys
-from tasks.artifacts import ProgressReporter, publish_run_artifacts
-from tasks.judge import judge_task
-from tasks.load_evalset import load_evalset_task
-from tasks.publish import publish_task
-from tasks.rate_limits import prefect_rate_limiter
-from tasks.report import report_task
-from tasks.run_trials import run_trials_task
+from agentflow_eval.llm.ratelimit import use_rate_limiter
+from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.run.early_trials import EarlyTrials
+from agentflow_eval.run.plan import RunOutcome
+from agentflow_eval.run.stages import completed_keys
 
 
 @flow(name="evaluate")

@@ -1,16 +1,16 @@
 """Judge stage: every criterion on every trial. Deterministic criteria are instant; LLM
 judges run under their own concurrency limit (separate from the agent's), retried, and
-cached in Prefect's result storage (tasks/judge_cache.py), so a judge call is never paid
+cached in Prefect's result storage (tasks/support/judge_cache.py), so a judge call is never paid
 twice for the same prompt, model and sample."""
 
 from __future__ import annotations
 
+from agentflow_eval.tasks.support.judge_cache import prefect_judge_runtime
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from agentflow_eval.run_plan import RunPlan
-from agentflow_eval.runner import StageCounts, judge_trials
-from tasks.judge_cache import prefect_judge_runtime
+from agentflow_eval.run.plan import RunPlan
+from agentflow_eval.run.stages import StageCounts, judge_trials
 
 
 @task(name="judge", cache_policy=NO_CACHE)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from agentflow_eval.early_trials import EarlyTrials
-from agentflow_eval.params import EvaluateParams
-from agentflow_eval.run_plan import RunPlan, plan_run
+from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.run.early_trials import EarlyTrials
+from agentflow_eval.run.plan import RunPlan, plan_run
 
 
 @task(name="load-evalset", cache_policy=NO_CACHE)

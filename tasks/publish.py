@@ -13,9 +13,9 @@ from pathlib import Path
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from agentflow_eval.params import S3Options
-from agentflow_eval.publishing import PublishOutcome, publish_run
-from agentflow_eval.storage import S3Credentials, parse_target
+from agentflow_eval.models.params import S3Options
+from agentflow_eval.publish.publisher import PublishOutcome, publish_run
+from agentflow_eval.publish.storage import S3Credentials, parse_target
 
 
 async def credentials_from_secret(name: str) -> S3Credentials:

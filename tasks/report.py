@@ -9,10 +9,10 @@ import asyncio
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from agentflow_eval.reporting import write_run_reports
-from agentflow_eval.results import RunResult
-from agentflow_eval.run_plan import RunPlan
-from agentflow_eval.scorecard import format_scorecard
+from agentflow_eval.models.results import RunResult
+from agentflow_eval.report.scorecard import format_scorecard
+from agentflow_eval.report.writer import write_run_reports
+from agentflow_eval.run.plan import RunPlan
 
 
 def build_report(plan: RunPlan) -> RunResult:

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from agentflow_eval.tasks.support.rate_limits import prefect_rate_limiter
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from agentflow_eval.agents.base import AgentUnderTest
-from agentflow_eval.early_trials import EarlyTrials
-from agentflow_eval.ratelimit import current_rate_limiter
-from agentflow_eval.results import Trial
-from agentflow_eval.run_plan import RunPlan, run_planned_trials
-from agentflow_eval.runner import StageCounts
-from tasks.rate_limits import prefect_rate_limiter
+from agentflow_eval.llm.ratelimit import current_rate_limiter
+from agentflow_eval.models.results import Trial
+from agentflow_eval.run.early_trials import EarlyTrials
+from agentflow_eval.run.plan import RunPlan, run_planned_trials
+from agentflow_eval.run.stages import StageCounts
 
 
 @task(name="run-trials", cache_policy=NO_CACHE)

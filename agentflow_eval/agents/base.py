@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from agentflow_eval.evalset import Message, SessionInput
-from agentflow_eval.results import RecordedToolCall, Usage
+from agentflow_eval.models.evalset import Message, SessionInput
+from agentflow_eval.models.results import RecordedToolCall, Usage
 
 __all__ = [
     "AgentSession",

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentflow_eval.agents.base import AgentSession, SessionContext, TrajectoryRecorder
 from agentflow_eval.agents.python import AgentReply, ReportedToolCall
-from agentflow_eval.evalset import Message
+from agentflow_eval.models.evalset import Message
 
 __all__ = ["HttpAgent", "HttpAgentError", "HttpShape"]
 

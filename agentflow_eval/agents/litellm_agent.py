@@ -7,7 +7,7 @@ back; stop at the first reply without tool calls (the final answer) or after
 an intermediate response. Nothing is retried behind the caller's back: a failing model
 call raises, and the trial records it.
 
-Calls go through :func:`agentflow_eval.llm.acompletion`: LiteLLM for any provider, or the
+Calls go through :func:`agentflow_eval.llm.client.acompletion`: LiteLLM for any provider, or the
 direct OpenAI-compatible client for ``openai/`` models on a self-hosted endpoint.
 """
 
@@ -26,8 +26,8 @@ from agentflow_eval.agents.base import (
     TrajectoryRecorder,
 )
 from agentflow_eval.agents.tools import Tool, ToolContext, as_tool, tool_result_text
-from agentflow_eval.evalset import Message
-from agentflow_eval.llm import Transport, acompletion, resolve_transport, response_cost
+from agentflow_eval.llm.client import Transport, acompletion, resolve_transport, response_cost
+from agentflow_eval.models.evalset import Message
 
 __all__ = ["LiteLLMAgent"]
 
@@ -45,7 +45,7 @@ class LiteLLMAgent:
     parameters ``workdir``, ``recorder``, ``session`` and ``state`` (the session's mutable
     dict, initialised from ``session_input.state`` and kept across its turns).
     ``transport`` picks how calls are made (``auto``, ``litellm`` or ``direct``; default
-    ``$AGENTFLOW_LLM_TRANSPORT``, else ``auto``: see :mod:`agentflow_eval.llm`).
+    ``$AGENTFLOW_LLM_TRANSPORT``, else ``auto``: see :mod:`agentflow_eval.llm.client`).
     """
 
     def __init__(

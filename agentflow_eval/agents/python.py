@@ -24,7 +24,7 @@ from agentflow_eval.agents.base import (
     SessionContext,
     TrajectoryRecorder,
 )
-from agentflow_eval.evalset import Message
+from agentflow_eval.models.evalset import Message
 
 __all__ = [
     "AGENT_PARAMS",

@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from agentflow_eval.config import CriterionConfig, EvalConfig
-from agentflow_eval.evalset import EvalCase
-from agentflow_eval.results import CriterionResult, Trial, Usage
+from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.models.evalset import EvalCase
+from agentflow_eval.models.results import CriterionResult, Trial, Usage
 
 if TYPE_CHECKING:
-    from agentflow_eval.judge import JudgeRuntime
+    from agentflow_eval.criteria.judges.runtime import JudgeRuntime
 
 __all__ = [
     "Criterion",

@@ -5,9 +5,9 @@ One import per line; add a module here when it registers criteria.
 # ruff: noqa: F401
 
 import agentflow_eval.criteria.expectations
-import agentflow_eval.criteria.judge_final_response
-import agentflow_eval.criteria.judge_hallucinations
-import agentflow_eval.criteria.judge_rubrics
-import agentflow_eval.criteria.judge_safety
+import agentflow_eval.criteria.judges.final_response
+import agentflow_eval.criteria.judges.hallucinations
+import agentflow_eval.criteria.judges.rubrics
+import agentflow_eval.criteria.judges.safety
 import agentflow_eval.criteria.response
 import agentflow_eval.criteria.trajectory

@@ -9,7 +9,7 @@ The target is one of:
 - **a check function**, sync or async, called as ``target(ctx, **options.options)``
   with a :class:`~agentflow_eval.criteria.base.CriterionContext`. It returns a ``bool``
   (1.0 or 0.0), a number (the score, in [0, 1]), a ``(score, reason)`` pair, or a
-  :class:`~agentflow_eval.results.CriterionResult`. A sync check runs on the event
+  :class:`~agentflow_eval.models.results.CriterionResult`. A sync check runs on the event
   loop, so it should be quick; make slow checks ``async``.
 
 A check function's threshold is the config's ``threshold``, else **1.0**: a bool check
@@ -29,7 +29,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentflow_eval.config import CriterionConfig, EvalConfig
 from agentflow_eval.criteria.base import (
     Criterion,
     CriterionContext,
@@ -37,7 +36,8 @@ from agentflow_eval.criteria.base import (
     scored,
     threshold_of,
 )
-from agentflow_eval.results import CriterionResult
+from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.models.results import CriterionResult
 
 __all__ = ["FunctionCriterion", "load_custom_criterion", "resolve_target"]
 

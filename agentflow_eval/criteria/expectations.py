@@ -3,7 +3,7 @@
 Each is a plain yes/no rule on the recorded trial, scored 1.0 or 0.0 with a default
 threshold of 1.0. They come from a case's ``expectations`` or from the config's criteria
 (``calls_tool: {name: ...}``, ``final_contains: {text: ...}``). Labels are the scorecard
-labels of the expectation models in :mod:`agentflow_eval.evalset`, so a case-level and a
+labels of the expectation models in :mod:`agentflow_eval.models.evalset`, so a case-level and a
 config-level expectation read the same.
 """
 
@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from agentflow_eval.config import CriterionConfig, EvalConfig
 from agentflow_eval.criteria.base import CriterionContext, scored, threshold_of
 from agentflow_eval.criteria.registry import register
-from agentflow_eval.evalset import CallsTool, Completes, FinalContains
-from agentflow_eval.results import CriterionResult, Trial
+from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.models.evalset import CallsTool, Completes, FinalContains
+from agentflow_eval.models.results import CriterionResult, Trial
 
 __all__ = [
     "CallsToolCriterion",

@@ -7,8 +7,8 @@ invocations; the invocations it never reached pair with ``None``.
 
 from __future__ import annotations
 
-from agentflow_eval.evalset import EvalCase, Invocation
-from agentflow_eval.results import Trial, Turn
+from agentflow_eval.models.evalset import EvalCase, Invocation
+from agentflow_eval.models.results import Trial, Turn
 
 __all__ = ["paired_turns"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agentflow_eval.config import CriterionConfig, EvalConfig
 from agentflow_eval.criteria.base import Criterion
-from agentflow_eval.evalset import CallsTool, Completes, EvalCase, FinalContains
+from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.models.evalset import CallsTool, Completes, EvalCase, FinalContains
 
 __all__ = [
     "LLM_JUDGE_CRITERIA",

@@ -21,11 +21,11 @@ from typing import Any
 from nltk.stem import porter
 from rouge_score import rouge_scorer, tokenize, tokenizers
 
-from agentflow_eval.config import CriterionConfig, EvalConfig
 from agentflow_eval.criteria.base import CriterionContext, scored, skipped, threshold_of
 from agentflow_eval.criteria.invocations import paired_turns
 from agentflow_eval.criteria.registry import register
-from agentflow_eval.results import CriterionResult
+from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.models.results import CriterionResult
 
 __all__ = ["ResponseMatchCriterion", "Rouge1", "rouge1"]
 

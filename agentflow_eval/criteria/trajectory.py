@@ -35,11 +35,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agentflow_eval.config import CriterionConfig, EvalConfig
 from agentflow_eval.criteria.base import CriterionContext, scored, skipped, threshold_of
 from agentflow_eval.criteria.invocations import paired_turns
 from agentflow_eval.criteria.registry import register
-from agentflow_eval.results import CriterionResult
+from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.models.results import CriterionResult
 
 __all__ = [
     "ARGS_MODES",

@@ -1,16 +1,16 @@
 """What a run leaves behind for people and machines: the HTML report, ``results.json``
 (with its JSON Schema) and JUnit XML."""
 
-from agentflow_eval.report.expected import expected_turns
-from agentflow_eval.report.html import render_html, write_html
-from agentflow_eval.report.index_page import render_index
-from agentflow_eval.report.junit import junit_xml, write_junit
-from agentflow_eval.report.results_io import (
+from agentflow_eval.files.results_json import (
     ResultsFileError,
     read_results_json,
     results_json_schema,
     write_results_json,
 )
+from agentflow_eval.report.expected import expected_turns
+from agentflow_eval.report.html import render_html, write_html
+from agentflow_eval.report.index_page import render_index
+from agentflow_eval.report.junit import junit_xml, write_junit
 
 __all__ = [
     "ResultsFileError",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentflow_eval.criteria.trajectory import CallMatcher, match_invocation
-from agentflow_eval.results import RecordedToolCall
+from agentflow_eval.models.results import RecordedToolCall
 
 __all__ = ["CallRow", "RowStatus", "align_calls", "compute_matches"]
 

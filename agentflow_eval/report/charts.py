@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from agentflow_eval.results import CaseResult, CriterionResult, TrialResult
+from agentflow_eval.models.results import CaseResult, CriterionResult, TrialResult
 
 __all__ = [
     "LABELLED_CASES",

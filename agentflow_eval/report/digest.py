@@ -3,7 +3,7 @@
 The page's head shows facts that span every trial — each criterion's score histogram,
 and the settings its verdicts all repeat — before the first case is drawn. The report
 stage folds them while it aggregates ``judged.jsonl`` (:class:`TrialDigest` is the
-``on_trial`` hook of :func:`~agentflow_eval.runner.aggregate_judged`), so no trial has to
+``on_trial`` hook of :func:`~agentflow_eval.run.stages.aggregate_judged`), so no trial has to
 stay in memory for them. Trials may arrive in any order (``judged.jsonl`` holds them as
 they finished): the result is what the trials sorted by (case id, trial index) give.
 """
@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from agentflow_eval.models.results import CriterionResult, TrialResult
 from agentflow_eval.report.charts import Histogram, OrderKey, ScoreBins, verdict_keys
-from agentflow_eval.results import CriterionResult, TrialResult
 
 __all__ = ["SHARED_MAX_CHARS", "SHARED_MIN", "SharedDetails", "TrialDigest", "json_text"]
 

@@ -1,14 +1,14 @@
 """What a case expected, in the shape results and reports carry it.
 
 :func:`expected_turns` copies a case's expected tool calls and reference answers into
-:class:`~agentflow_eval.results.ExpectedTurn` records, so ``results.json`` holds them and a
+:class:`~agentflow_eval.models.results.ExpectedTurn` records, so ``results.json`` holds them and a
 report re-rendered from that file alone still shows expected against actual.
 """
 
 from __future__ import annotations
 
-from agentflow_eval.evalset import EvalCase
-from agentflow_eval.results import ExpectedTurn, RecordedToolCall
+from agentflow_eval.models.evalset import EvalCase
+from agentflow_eval.models.results import ExpectedTurn, RecordedToolCall
 
 __all__ = ["expected_turns"]
 

@@ -16,14 +16,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from agentflow_eval import __version__
-from agentflow_eval.case_trials import CaseWithTrials, TrialsInMemory, each_case
-from agentflow_eval.evalset import EvalSet
+from agentflow_eval.files.atomic import write_text_atomically
+from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.models.results import RunResult
+from agentflow_eval.report.case_trials import CaseWithTrials, TrialsInMemory, each_case
 from agentflow_eval.report.csp import content_security_policy
 from agentflow_eval.report.digest import TrialDigest
-from agentflow_eval.report.files import write_text_atomically
 from agentflow_eval.report.templating import asset, compact_chunks, environment
 from agentflow_eval.report.view import build_view, case_views
-from agentflow_eval.results import RunResult
 
 __all__ = ["html_chunks", "render_html", "write_html"]
 

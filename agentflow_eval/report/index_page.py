@@ -8,9 +8,9 @@ at all and allows only its own inline style.
 from __future__ import annotations
 
 from agentflow_eval import __version__
+from agentflow_eval.publish.history import RunsManifest
 from agentflow_eval.report.charts import RunRate, trend_chart
 from agentflow_eval.report.csp import content_security_policy
-from agentflow_eval.report.run_index import RunsManifest
 from agentflow_eval.report.templating import asset, compact, environment
 
 __all__ = ["render_index"]

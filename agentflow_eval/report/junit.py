@@ -17,9 +17,9 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC
 from pathlib import Path
 
-from agentflow_eval.case_trials import CaseWithTrials, TrialsInMemory, each_case
-from agentflow_eval.report.files import write_text_atomically
-from agentflow_eval.results import CaseResult, RunResult, TrialResult
+from agentflow_eval.files.atomic import write_text_atomically
+from agentflow_eval.models.results import CaseResult, RunResult, TrialResult
+from agentflow_eval.report.case_trials import CaseWithTrials, TrialsInMemory, each_case
 
 __all__ = ["JUnitDocument", "junit_xml", "write_junit"]
 

@@ -1,5 +1,5 @@
-"""The report's view model: a :class:`~agentflow_eval.results.RunResult` (and, when at
-hand, its :class:`~agentflow_eval.evalset.EvalSet`) reshaped into what the template shows.
+"""The report's view model: a :class:`~agentflow_eval.models.results.RunResult` (and, when at
+hand, its :class:`~agentflow_eval.models.evalset.EvalSet`) reshaped into what the template shows.
 
 Everything the template needs is computed here: which expected call each actual call
 answers, which arguments differ, how long texts are clipped. The template only lays it
@@ -18,19 +18,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentflow_eval.case_trials import CaseWithTrials
-from agentflow_eval.evalset import EvalCase, EvalSet
-from agentflow_eval.report.alignment import align_calls
-from agentflow_eval.report.charts import (
-    Histogram,
-    PassRateChart,
-    case_state,
-    pass_rate_chart,
-)
-from agentflow_eval.report.digest import TrialDigest
-from agentflow_eval.report.digest import json_text as _json
-from agentflow_eval.report.expected import expected_turns
-from agentflow_eval.results import (
+from agentflow_eval.models.evalset import EvalCase, EvalSet
+from agentflow_eval.models.results import (
     CaseResult,
     CriterionResult,
     CriterionSummary,
@@ -40,6 +29,17 @@ from agentflow_eval.results import (
     TrialResult,
     Turn,
 )
+from agentflow_eval.report.alignment import align_calls
+from agentflow_eval.report.case_trials import CaseWithTrials
+from agentflow_eval.report.charts import (
+    Histogram,
+    PassRateChart,
+    case_state,
+    pass_rate_chart,
+)
+from agentflow_eval.report.digest import TrialDigest
+from agentflow_eval.report.digest import json_text as _json
+from agentflow_eval.report.expected import expected_turns
 
 __all__ = [
     "ArgView",

@@ -14,13 +14,12 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from agentflow_eval.flows.support.temporary_api import LocalPrefectAPI
 from prefect import flow
 from prefect.client.orchestration import get_client
 from prefect.events.worker import EventsWorker
 from prefect.logging.handlers import APILogWorker
 from prefect.settings import PREFECT_API_URL, PREFECT_HOME, temporary_settings
-
-from flows.local_api import LocalPrefectAPI
 
 pytestmark = pytest.mark.e2e
 
@@ -114,9 +113,10 @@ async def _flow_runs() -> list:
 def test_trials_start_while_the_server_boots_and_the_flow_takes_them_over(
     no_api, tmp_path: Path
 ) -> None:
+    from agentflow_eval.flows.support.local_run import evaluate_here
+
     from agentflow_eval.agents.python import PythonAgent
-    from agentflow_eval.params import EvaluateParams
-    from flows.local_run import evaluate_here
+    from agentflow_eval.models.params import EvaluateParams
 
     async def answer(message: str) -> str:
         await asyncio.sleep(0.05)
@@ -191,9 +191,10 @@ def test_a_server_that_does_not_start_stops_the_run_and_keeps_its_trials(
     import subprocess
     import sys
 
+    from agentflow_eval.flows.support.local_run import TemporaryAPIError, evaluate_here
+
     from agentflow_eval.agents.python import PythonAgent
-    from agentflow_eval.params import EvaluateParams
-    from flows.local_run import TemporaryAPIError, evaluate_here
+    from agentflow_eval.models.params import EvaluateParams
 
     evalset = tmp_path / "one.evalset.json"
     evalset.write_text(

@@ -11,16 +11,16 @@ import pytest
 from support.sample_results import sample_run, write_run_dir
 from support.seaweed import SeaweedFS
 
-from agentflow_eval.publishing import (
+from agentflow_eval.files.results_json import read_results_json
+from agentflow_eval.models.results import RunResult
+from agentflow_eval.publish.publisher import (
     PENDING_MARKER,
     RetryPolicy,
     publish_pending,
     publish_run,
     run_folder,
 )
-from agentflow_eval.report.results_io import read_results_json
-from agentflow_eval.results import RunResult
-from agentflow_eval.storage import S3Credentials, parse_target
+from agentflow_eval.publish.storage import S3Credentials, parse_target
 
 pytestmark = pytest.mark.e2e
 

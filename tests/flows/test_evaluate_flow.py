@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agentflow_eval.flows.evaluate import evaluate
 from prefect.client.orchestration import get_client
 
-from agentflow_eval.params import EvaluateParams
+from agentflow_eval.models.params import EvaluateParams
 from agentflow_eval.report import read_results_json
-from flows.evaluate import evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "weather"
@@ -85,7 +85,7 @@ def test_prefect_leaves_the_flow_result_unwalked():
     from prefect.utilities.collections import visit_collection
     from support.sample_results import sample_run
 
-    from agentflow_eval.run_plan import RunOutcome
+    from agentflow_eval.run.plan import RunOutcome
 
     run, _ = sample_run()
     outcome = RunOutcome(run=run, run_dir=Path("/tmp/run"), notes=["published"])

@@ -21,17 +21,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agentflow_eval.tasks.support.judge_cache import DEFAULT_PREFIX, prefect_judge_runtime
 from prefect import flow
 from prefect.settings import PREFECT_API_URL, PREFECT_LOCAL_STORAGE_PATH, temporary_settings
 
-from agentflow_eval.config import CriterionConfig, EvalConfig, JudgeSettings
 from agentflow_eval.criteria.base import CriterionContext
 from agentflow_eval.criteria.registry import build_criterion
-from agentflow_eval.demo_judge import demo_judge_reply
-from agentflow_eval.evalset import EvalCase, Invocation, Message
-from agentflow_eval.results import Trial, Turn
+from agentflow_eval.demo.judge import demo_judge_reply
+from agentflow_eval.models.config import CriterionConfig, EvalConfig, JudgeSettings
+from agentflow_eval.models.evalset import EvalCase, Invocation, Message
+from agentflow_eval.models.results import Trial, Turn
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
-from tasks.judge_cache import DEFAULT_PREFIX, prefect_judge_runtime
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY_ENV = "AGENTFLOW_TEST_JUDGE_KEY"

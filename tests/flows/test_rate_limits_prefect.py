@@ -10,14 +10,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from agentflow_eval.tasks.support.rate_limits import (
+    PrefectLimitError,
+    PrefectSharedLimits,
+    prefect_rate_limiter,
+)
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
 
-from agentflow_eval.config import EvalConfig, ModelRateLimit
-from agentflow_eval.llm import acompletion
-from agentflow_eval.ratelimit import use_rate_limiter
+from agentflow_eval.llm.client import acompletion
+from agentflow_eval.llm.ratelimit import use_rate_limiter
+from agentflow_eval.models.config import EvalConfig, ModelRateLimit
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
-from tasks.rate_limits import PrefectLimitError, PrefectSharedLimits, prefect_rate_limiter
 
 
 @dataclass

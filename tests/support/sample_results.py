@@ -18,12 +18,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-from agentflow_eval.config import CriterionConfig, EvalConfig
 from agentflow_eval.criteria.base import CriterionContext, scored
 from agentflow_eval.criteria.registry import build_criteria
-from agentflow_eval.evalset import EvalCase, EvalSet
-from agentflow_eval.report import expected_turns, write_html, write_junit, write_results_json
-from agentflow_eval.results import (
+from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.models.evalset import EvalCase, EvalSet
+from agentflow_eval.models.results import (
     CriterionResult,
     RecordedToolCall,
     RunResult,
@@ -33,7 +32,8 @@ from agentflow_eval.results import (
     Turn,
     Usage,
 )
-from agentflow_eval.runner import RunMeta, aggregate, judge_trial
+from agentflow_eval.report import expected_turns, write_html, write_junit, write_results_json
+from agentflow_eval.run.stages import RunMeta, aggregate, judge_trial
 
 __all__ = ["XSS_ANSWER", "ScriptedJudge", "sample_eval_set", "sample_run", "write_run_dir"]
 

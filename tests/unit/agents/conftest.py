@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agentflow_eval.agents.base import SessionContext, bind_session
-from agentflow_eval.evalset import SessionInput
+from agentflow_eval.models.evalset import SessionInput
 
 MakeContext = Callable[..., SessionContext]
 

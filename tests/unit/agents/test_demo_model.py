@@ -10,9 +10,9 @@ from typing import Any
 import litellm
 import pytest
 
-from agentflow_eval import demo_model
 from agentflow_eval.agents.base import SessionContext, bind_session
-from agentflow_eval.demo_model import (
+from agentflow_eval.demo import model as demo_model
+from agentflow_eval.demo.model import (
     DEMO_PROVIDER,
     SIMULATED_LABEL,
     is_demo_model,

@@ -12,7 +12,7 @@ import pytest
 
 from agentflow_eval.agents.base import SessionContext, TrajectoryRecorder
 from agentflow_eval.agents.http import HttpAgent, HttpAgentError
-from agentflow_eval.evalset import Message
+from agentflow_eval.models.evalset import Message
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 MakeContext = Callable[..., SessionContext]

@@ -16,7 +16,7 @@ from agentflow_eval.agents.base import (
     TrajectoryRecorder,
 )
 from agentflow_eval.agents.litellm_agent import LiteLLMAgent
-from agentflow_eval.evalset import Message
+from agentflow_eval.models.evalset import Message
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 pytestmark = pytest.mark.usefixtures("llm_transport")  # both model transports

@@ -16,7 +16,7 @@ from agentflow_eval.agents.base import (
     current_session,
 )
 from agentflow_eval.agents.python import AGENT_PARAMS, PythonAgent
-from agentflow_eval.evalset import Message
+from agentflow_eval.models.evalset import Message
 
 MakeContext = Callable[..., SessionContext]
 

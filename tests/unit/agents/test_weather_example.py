@@ -13,7 +13,7 @@ import pytest
 
 from agentflow_eval.agents.base import SessionContext, TrajectoryRecorder, bind_session
 from agentflow_eval.agents.litellm_agent import LiteLLMAgent
-from agentflow_eval.evalset import Message
+from agentflow_eval.models.evalset import Message
 
 MakeContext = Callable[..., SessionContext]
 REPO = Path(__file__).resolve().parents[3]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentflow_eval.config import CriterionConfig, EvalConfig
 from agentflow_eval.criteria.base import CriterionContext, scored
-from agentflow_eval.results import CriterionResult
+from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.models.results import CriterionResult
 
 NOT_CALLABLE = 3
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from agentflow_eval.config import EvalConfig
 from agentflow_eval.criteria.base import CriterionContext
-from agentflow_eval.evalset import EvalCase, Invocation, Message, ToolCall
-from agentflow_eval.results import RecordedToolCall, Trial, TrialError, Turn
+from agentflow_eval.models.config import EvalConfig
+from agentflow_eval.models.evalset import EvalCase, Invocation, Message, ToolCall
+from agentflow_eval.models.results import RecordedToolCall, Trial, TrialError, Turn
 
 
 def expect(name: str, **args: Any) -> ToolCall:

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from criteria_helpers import case, context, invocation, trial, turn
 
-from agentflow_eval.config import CriterionConfig, EvalConfig
 from agentflow_eval.criteria.base import Criterion
 from agentflow_eval.criteria.custom import FunctionCriterion, load_custom_criterion
 from agentflow_eval.criteria.registry import build_criteria
+from agentflow_eval.models.config import CriterionConfig, EvalConfig
 
 TARGETS = "criteria_custom_targets"
 ONE = case(invocation())

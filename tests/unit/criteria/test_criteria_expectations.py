@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from criteria_helpers import case, context, invocation, made, trial, turn
 
-from agentflow_eval.config import CriterionConfig, EvalConfig
 from agentflow_eval.criteria.expectations import (
     build_calls_tool,
     build_completes,
     build_final_contains,
 )
+from agentflow_eval.models.config import CriterionConfig, EvalConfig
 
 ONE = case(invocation())
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from criteria_helpers import case, context, expect, invocation, made, trial, turn
 
-from agentflow_eval.config import EvalConfig
 from agentflow_eval.criteria.registry import UnknownCriterion, build_criteria, known_criteria
+from agentflow_eval.models.config import EvalConfig
 
 
 def test_the_deterministic_criteria_are_registered():

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from criteria_helpers import case, context, invocation, scenario_case, trial, turn
 
-from agentflow_eval.config import CriterionConfig, EvalConfig
 from agentflow_eval.criteria import response as response_module
 from agentflow_eval.criteria.response import ResponseMatchCriterion, build_response_match, rouge1
+from agentflow_eval.models.config import CriterionConfig, EvalConfig
 
 
 def criterion(**options) -> ResponseMatchCriterion:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from criteria_helpers import case, context, expect, invocation, made, scenario_case, trial, turn
 
-from agentflow_eval.config import CriterionConfig, EvalConfig
 from agentflow_eval.criteria.trajectory import (
     CallMatcher,
     ToolTrajectoryCriterion,
@@ -15,6 +14,7 @@ from agentflow_eval.criteria.trajectory import (
     build_tool_trajectory,
     match_invocation,
 )
+from agentflow_eval.models.config import CriterionConfig, EvalConfig
 
 # Seed 001 §8's second case: "Compare the weather in Tokyo and London".
 TOKYO_LONDON = [expect("get_weather", location="Tokyo"), expect("get_weather", location="London")]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from agentflow_eval.models.results import RecordedToolCall
 from agentflow_eval.report.alignment import align_calls, compute_matches
-from agentflow_eval.results import RecordedToolCall
 
 
 def call(name: str, **args: object) -> RecordedToolCall:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from agentflow_eval.models.results import CaseResult, CriterionResult, Trial, TrialResult
 from agentflow_eval.report.charts import case_state, pass_rate_chart, score_histograms
-from agentflow_eval.results import CaseResult, CriterionResult, Trial, TrialResult
 
 
 def case(case_id: str, passed: int, runs: int = 5) -> CaseResult:

@@ -8,9 +8,9 @@ from html.parser import HTMLParser
 import pytest
 from support.sample_results import XSS_ANSWER, sample_run
 
+from agentflow_eval.models.results import RunResult, RunTotals
 from agentflow_eval.report.csp import csp_hash
 from agentflow_eval.report.html import render_html, write_html
-from agentflow_eval.results import RunResult, RunTotals
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from support.sample_results import sample_run
 
+from agentflow_eval.models.results import RunResult
 from agentflow_eval.report.junit import junit_xml, write_junit
-from agentflow_eval.results import RunResult
 
 
 @pytest.fixture(scope="module")

@@ -9,13 +9,13 @@ import jsonschema
 import pytest
 from support.sample_results import sample_run
 
-from agentflow_eval.report.results_io import (
+from agentflow_eval.files.results_json import (
     ResultsFileError,
     read_results_json,
     results_json_schema,
     write_results_json,
 )
-from agentflow_eval.results import SCHEMA_VERSION, RunResult
+from agentflow_eval.models.results import SCHEMA_VERSION, RunResult
 
 REPO = Path(__file__).resolve().parents[3]
 

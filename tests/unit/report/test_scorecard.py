@@ -8,8 +8,8 @@ from pathlib import Path
 from support.judged_file import write_judged_file
 from support.sample_results import sample_run
 
-from agentflow_eval.case_trials import JudgedFileTrials
-from agentflow_eval.scorecard import format_scorecard
+from agentflow_eval.report.case_trials import JudgedFileTrials
+from agentflow_eval.report.scorecard import format_scorecard
 
 
 def test_verbose_names_every_failing_trial_under_its_case() -> None:

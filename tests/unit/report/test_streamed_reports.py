@@ -15,17 +15,17 @@ import pytest
 from support.judged_file import JudgedFile, write_judged_file
 from support.sample_results import START, sample_run
 
-from agentflow_eval.case_trials import JudgedFileTrials
-from agentflow_eval.jsonl import iter_records
+from agentflow_eval.files.jsonl import iter_records
+from agentflow_eval.files.results_json import results_json_chunks
+from agentflow_eval.models.results import CriterionResult, RunResult, Trial, TrialResult
 from agentflow_eval.report import read_results_json, write_html, write_junit, write_results_json
+from agentflow_eval.report.case_trials import JudgedFileTrials
 from agentflow_eval.report.digest import TrialDigest
 from agentflow_eval.report.html import render_html
 from agentflow_eval.report.junit import JUnitDocument, junit_xml
-from agentflow_eval.report.results_io import results_json_chunks
 from agentflow_eval.report.templating import compact, compact_chunks
-from agentflow_eval.reporting import write_case_reports, write_run_reports
-from agentflow_eval.results import CriterionResult, RunResult, Trial, TrialResult
-from agentflow_eval.runner import aggregate, aggregate_judged
+from agentflow_eval.report.writer import write_case_reports, write_run_reports
+from agentflow_eval.run.stages import aggregate, aggregate_judged
 
 REPO = Path(__file__).resolve().parents[3]
 FILES = ("results.json", "report.html", "junit.xml")

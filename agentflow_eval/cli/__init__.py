@@ -1,0 +1,72 @@
+"""The ``agentflow-eval`` command: one module per subcommand.
+
+    agentflow-eval run AGENT EVALSET [options]     evaluate an agent on an eval set
+    agentflow-eval report RESULTS -o report.html   re-render an earlier run's report
+    agentflow-eval publish RUN_DIR [--to TARGET]   publish a run folder
+    agentflow-eval schema [-o DIR]                 write the JSON Schemas of input files
+
+Each command module offers ``add_parser(subparsers)`` and ``run(args) -> int``. Exit
+codes: 0 ok (``run`` is report-only by default), 1 below a gate the user set, 2 bad input
+(one line naming file, case and field), 3 a run that could not go on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+
+from agentflow_eval.cli import publish, report, run, schema
+from agentflow_eval.cli.common import EXIT_OK
+
+__all__ = ["build_parser", "console", "main"]
+
+COMMANDS = {"run": run, "report": report, "publish": publish, "schema": schema}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentflow-eval",
+        description="Evaluate LLM agents: repeated trials, deterministic and LLM-judged "
+        "criteria, pass rates. Runs as a Prefect flow.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for module in COMMANDS.values():
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return COMMANDS[args.command].run(args)
+
+
+def console() -> None:
+    """The ``agentflow-eval`` executable: :func:`main`, then an exit that skips tearing
+    the interpreter down.
+
+    Exit goes as usual — Prefect's workers drain, the ``atexit`` handlers run (the
+    temporary Prefect server stops) — up to the last handler, which this registers
+    first: it flushes logging and the standard streams and ends the process, sparing the
+    time Python spends freeing every module and object of a run. Files are closed by then
+    (every writer here closes its file). An exception or ``SystemExit`` from :func:`main`
+    (argparse's usage errors) exits the usual way.
+    """
+    exit_code: list[int] = []
+
+    def end_process() -> None:
+        if exit_code:
+            import logging
+
+            logging.shutdown()
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(OSError, ValueError):  # closed, or a broken pipe
+                    stream.flush()
+            os._exit(exit_code[0])
+
+    atexit.register(end_process)
+    exit_code.append(main())
+    sys.exit(exit_code[0] if exit_code else EXIT_OK)

@@ -1,0 +1,24 @@
+"""``agentflow-eval schema``: write the JSON Schemas of eval-set and config files."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from agentflow_eval.cli.common import EXIT_OK
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser("schema", help="write JSON Schemas of eval-set and config files")
+    parser.add_argument("-o", "--output", default=".", help="folder to write into")
+
+
+def run(args: argparse.Namespace) -> int:
+    from agentflow_eval.files.schemas import write_schemas
+
+    for path in write_schemas(Path(args.output)):
+        print(path)
+    return EXIT_OK

@@ -1,0 +1,214 @@
+"""``rubric_based_final_response_quality_v1`` and ``rubric_based_tool_use_quality_v1``:
+yes/no rubrics judged by an LLM (Google ADK's criteria of the same names).
+
+Rubrics (``{rubric_id, rubric_content}``) come from the criterion's config and the case,
+which apply to every turn, and from each invocation, which apply to that turn; a rubric
+id given at a narrower level replaces the same id from a wider one. Each turn is shown to
+the judge once per sample with all its rubrics; each rubric's verdict for the turn is the
+majority of the samples' yes/no (a tie is "no"). A turn the trial never reached gets "no"
+for every rubric without asking the judge. The score is the mean over (turn, rubric) of
+the verdicts (default threshold 0.8, 5 samples, as ADK).
+
+The two criteria differ only in their prompt: the first judges the final answer, the
+second the tool calls (names, arguments, order, use of results).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, field_validator
+
+from agentflow_eval.criteria.base import CriterionContext, skipped
+from agentflow_eval.criteria.judges.common import (
+    Answer,
+    DetailRow,
+    JudgeAsks,
+    JudgeCriterion,
+    JudgeSetup,
+    Scoring,
+    TurnView,
+    majority,
+    tool_calls_text,
+    turn_views,
+)
+from agentflow_eval.criteria.judges.runtime import JudgeOutputError, parse_json_reply
+from agentflow_eval.criteria.registry import register
+from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.models.evalset import Rubric
+from agentflow_eval.models.results import CriterionResult
+
+__all__ = [
+    "RubricCriterion",
+    "RubricVerdict",
+    "RubricVerdicts",
+    "rubric_parser",
+    "rubrics_for",
+]
+
+PROMPT_VARIABLES = frozenset({"user_prompt", "tool_calls", "response", "rubrics"})
+"""What the prompt template is rendered with (an override may use any of them)."""
+
+
+class RubricVerdict(BaseModel):
+    """The judge's verdict on one rubric in one sample."""
+
+    rubric_id: str
+    reasoning: str = ""
+    verdict: Literal["yes", "no"]
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _yes_no(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        return value.strip().lower() if isinstance(value, str) else value
+
+
+class RubricVerdicts(BaseModel):
+    """What the judge answers for one sample: a verdict per rubric."""
+
+    verdicts: list[RubricVerdict]
+
+
+def rubric_parser(rubric_ids: list[str]) -> Callable[[str], dict[str, RubricVerdict]]:
+    """A parser that accepts a reply only when it has exactly one verdict for each of
+    ``rubric_ids``."""
+    expected = set(rubric_ids)
+
+    def parse(content: str) -> dict[str, RubricVerdict]:
+        reply = parse_json_reply(content, RubricVerdicts)
+        by_id: dict[str, RubricVerdict] = {}
+        for verdict in reply.verdicts:
+            if verdict.rubric_id in by_id:
+                raise JudgeOutputError(f"rubric {verdict.rubric_id!r} has two verdicts")
+            by_id[verdict.rubric_id] = verdict
+        missing = sorted(expected - by_id.keys())
+        unknown = sorted(by_id.keys() - expected)
+        if missing or unknown:
+            raise JudgeOutputError(
+                f"expected one verdict for each of the rubric ids {sorted(expected)}; "
+                f"missing {missing}, unknown {unknown}"
+            )
+        return by_id
+
+    return parse
+
+
+def rubrics_for(
+    config_rubrics: list[Rubric], ctx: CriterionContext, view: TurnView
+) -> list[Rubric]:
+    """The rubrics that apply to one turn: config, then case, then invocation rubrics,
+    a later level replacing an earlier one's rubric of the same id."""
+    merged: dict[str, Rubric] = {}
+    invocation_rubrics = view.invocation.rubrics if view.invocation is not None else []
+    for rubric in [*config_rubrics, *ctx.case.rubrics, *invocation_rubrics]:
+        merged[rubric.rubric_id] = rubric
+    return list(merged.values())
+
+
+@dataclass
+class RubricCriterion(JudgeCriterion):
+    """Judges turns against yes/no rubrics; ``subject`` says what is judged."""
+
+    rubrics: list[Rubric]
+    subject: Literal["final_response", "tool_use"]
+
+    @property
+    def label(self) -> str:
+        what = "answer" if self.subject == "final_response" else "tool use"
+        return f"{what} meets rubrics (LLM judge) >= {self.threshold:g}"
+
+    async def evaluate(self, ctx: CriterionContext) -> CriterionResult:
+        rows: list[DetailRow] = []
+        asks = JudgeAsks(self)
+        for view in turn_views(ctx):
+            rubrics = rubrics_for(self.rubrics, ctx, view)
+            if not rubrics:
+                continue
+            row: DetailRow = {
+                "invocation_id": view.invocation_id,
+                "rubrics": [
+                    {"rubric_id": r.rubric_id, "rubric_content": r.rubric_content, "votes": []}
+                    for r in rubrics
+                ],
+            }
+            rows.append(row)
+            if view.turn is None:
+                for item in row["rubrics"]:
+                    item.update(passed=False, reason="the trial never reached this turn")
+                continue
+            prompt = self.setup.template.render(
+                user_prompt=view.user_text,
+                tool_calls=tool_calls_text(view.turn.tool_calls),
+                response=view.final_response or "(no final response)",
+                rubrics=rubrics,
+            )
+            asks.add(row, prompt, rubric_parser([r.rubric_id for r in rubrics]))
+        if not rows:
+            return skipped(
+                self,
+                "no rubrics to judge: give 'rubrics' in the criterion config, the case or "
+                "its invocations",
+            )
+        return await asks.run(ctx.judge, rows, _score_votes)
+
+
+def _score_votes(rows: list[DetailRow], answers: list[Answer]) -> Scoring:
+    """Each rubric of each turn met by the majority of its votes; the score is the
+    fraction met."""
+    for row, reply in answers:
+        for item in row["rubrics"]:
+            verdict: RubricVerdict = reply.value[item["rubric_id"]]
+            item["votes"].append(
+                {"verdict": verdict.verdict, "reasoning": verdict.reasoning, "cached": reply.cached}
+            )
+    verdicts: list[bool] = []
+    for row in rows:
+        for item in row["rubrics"]:
+            if "passed" not in item:
+                votes = [vote["verdict"] == "yes" for vote in item["votes"]]
+                item["passed"] = majority(votes)
+                yes = sum(votes)
+                item["reason"] = f"{yes} yes / {len(votes) - yes} no votes"
+            verdicts.append(item["passed"])
+    failing = sorted(
+        {item["rubric_id"] for row in rows for item in row["rubrics"] if not item["passed"]}
+    )
+    reason = f"rubrics not met: {', '.join(failing)}" if failing else None
+    return Scoring(sum(verdicts) / len(verdicts), reason)
+
+
+def _build(
+    name: str,
+    options: CriterionConfig,
+    config: EvalConfig,
+    subject: Literal["final_response", "tool_use"],
+) -> RubricCriterion:
+    setup = JudgeSetup.resolve(
+        options,
+        config,
+        template=f"rubric_based_{subject}_quality_v1",
+        variables=PROMPT_VARIABLES,
+        default_threshold=0.8,
+        default_samples=5,
+    )
+    return RubricCriterion(name=name, setup=setup, rubrics=list(options.rubrics), subject=subject)
+
+
+@register("rubric_based_final_response_quality_v1")
+def build_final_response_rubrics(
+    name: str, options: CriterionConfig, config: EvalConfig
+) -> RubricCriterion:
+    """Rubrics judged on the final answer (threshold 0.8, 5 samples)."""
+    return _build(name, options, config, "final_response")
+
+
+@register("rubric_based_tool_use_quality_v1")
+def build_tool_use_rubrics(
+    name: str, options: CriterionConfig, config: EvalConfig
+) -> RubricCriterion:
+    """Rubrics judged on the tool calls (threshold 0.8, 5 samples)."""
+    return _build(name, options, config, "tool_use")

@@ -1,0 +1,511 @@
+"""One judged LLM call, and the per-run runtime that makes them: limited, retried, cached.
+
+A criterion renders a prompt (:mod:`agentflow_eval.criteria.judges.prompt`), wraps it in a
+:class:`JudgeRequest` (criterion, template, options, sample index) and asks the run's
+:class:`JudgeRuntime` for a verdict with a parser that turns the judge's text into a
+pydantic model (:func:`parse_json_reply`). The runtime:
+
+- answers from its cache when it can (the key is :func:`judge_cache_key` over everything
+  that shapes the reply), and shares one call between concurrent askers of the same key,
+  so a reply is never paid for twice;
+- otherwise calls the model (:func:`agentflow_eval.llm.client.acompletion`: LiteLLM, or the
+  direct OpenAI-compatible client) under its semaphore, the judge concurrency limit
+  (separate from the agent's), with the transports' own retries turned off so every
+  request is one counted call;
+- retries transient failures — HTTP 408/409/429/5xx, timeouts, connection errors, and
+  output that is not the JSON asked for — with exponential backoff and jitter, waiting
+  what a ``Retry-After``/``retry-after-ms`` header asks instead (up to
+  ``retry_max_delay_s``); authentication (401/403) and bad requests (400/404/422) fail at
+  once;
+- raises :class:`JudgeError` with the reason when the judge cannot answer; criteria turn
+  it into a "not evaluated" result, never a pass or a fail.
+
+Create one runtime per evaluation run, inside the event loop that runs the judging::
+
+    runtime = JudgeRuntime(config.judge, cache=cache)  # cache: a JudgeCache, or None
+    ctx = CriterionContext(case=case, trial=trial, config=config, judge=runtime)
+
+``runtime.stats`` then holds the run's judge calls, cache hits, retries and failures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import re
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from agentflow_eval.criteria.judges.cache import CachedJudgeReply, JudgeCache, judge_cache_key
+from agentflow_eval.criteria.judges.prompt import PromptTemplate
+from agentflow_eval.llm import client as llm
+from agentflow_eval.models.config import CriterionConfig, JudgeSettings
+from agentflow_eval.models.results import Usage
+
+__all__ = [
+    "JudgeError",
+    "JudgeOptions",
+    "JudgeOutputError",
+    "JudgeReply",
+    "JudgeRequest",
+    "JudgeRuntime",
+    "JudgeStats",
+    "parse_json_reply",
+]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """How one criterion calls its judge: the model, its sampling options, the endpoint,
+    and the retry budget."""
+
+    model: str
+    temperature: float | None = None
+    seed: int | None = None
+    max_tokens: int | None = None
+    api_base: str | None = None
+    api_key_env: str | None = None
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    retry_base_delay_s: float = 1.0
+    retry_max_delay_s: float = 60.0
+
+    @classmethod
+    def resolve(cls, criterion: CriterionConfig, settings: JudgeSettings) -> JudgeOptions:
+        """The criterion's own judge options, falling back to the run's judge settings."""
+        return cls(
+            model=criterion.judge_model or settings.model,
+            temperature=criterion.temperature,
+            seed=criterion.seed,
+            max_tokens=criterion.max_tokens,
+            api_base=settings.api_base,
+            api_key_env=settings.api_key_env,
+            timeout_s=settings.timeout_s,
+            max_retries=settings.max_retries,
+            retry_base_delay_s=settings.retry_base_delay_s,
+            retry_max_delay_s=settings.retry_max_delay_s,
+        )
+
+    def output_options(self) -> dict[str, Any]:
+        """The options that change what the judge says (they enter the cache key; the
+        endpoint, timeout and retry budget do not)."""
+        return {"temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens}
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One judge sample to obtain: a rendered prompt, under a template, for a criterion."""
+
+    criterion: str
+    template: PromptTemplate
+    prompt: str
+    options: JudgeOptions
+    sample_index: int = 0
+
+    @property
+    def cache_key(self) -> str:
+        return judge_cache_key(
+            criterion=self.criterion,
+            template=self.template.identity,
+            model=self.options.model,
+            options=self.options.output_options(),
+            prompt=self.prompt,
+            sample_index=self.sample_index,
+        )
+
+    @property
+    def seed(self) -> int | None:
+        """The sample's seed: the configured seed plus the sample index, so samples of
+        one prompt differ while each stays reproducible."""
+        return None if self.options.seed is None else self.options.seed + self.sample_index
+
+    def messages(self) -> list[dict[str, str]]:
+        return [{"role": "user", "content": self.prompt}]
+
+
+@dataclass(frozen=True)
+class JudgeReply(Generic[T]):
+    """A parsed judge reply. ``usage`` is what this request paid (nothing on a cache
+    hit); ``attempts`` counts its API requests; ``latency_ms`` is its wall time."""
+
+    value: T
+    content: str
+    model: str
+    usage: Usage
+    latency_ms: float
+    attempts: int
+    cached: bool
+
+
+class JudgeOutputError(ValueError):
+    """The judge answered, but not with the JSON the prompt asked for."""
+
+
+class JudgeError(Exception):
+    """A judge request that failed for good; ``reason`` says why for the results."""
+
+    def __init__(self, reason: str, *, attempts: int = 0, usage: Usage | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.attempts = attempts
+        self.usage = usage or Usage()
+
+
+@dataclass
+class JudgeStats:
+    """A run's judge counters. ``calls`` are API requests sent (retries included);
+    ``cache_hits`` are samples answered without one; ``failures`` are requests that
+    ended in a :class:`JudgeError`."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    failures: int = 0
+
+
+_JSON_FENCE = re.compile(r"^```(?:json)?\s*\n?(?P<body>.*?)\n?```$", re.DOTALL | re.IGNORECASE)
+
+
+def parse_json_reply(content: str, schema: type[M]) -> M:
+    """``content`` as a ``schema`` object. Accepts a bare JSON object, one in a ```json
+    fence, or one surrounded by prose; anything else raises :class:`JudgeOutputError`
+    saying what was expected and what was found."""
+    text = content.strip()
+    fenced = _JSON_FENCE.match(text)
+    if fenced:
+        text = fenced.group("body").strip()
+    start, end = text.find("{"), text.rfind("}")
+    expected = f"a JSON object with fields {', '.join(schema.model_fields)}"
+    if start < 0 or end < start:
+        raise JudgeOutputError(f"expected {expected}; found no JSON object in {_clip(content)}")
+    try:
+        data = json.loads(text[start : end + 1])
+    except json.JSONDecodeError as exc:
+        raise JudgeOutputError(
+            f"expected {expected}; found invalid JSON ({exc.msg}) in {_clip(content)}"
+        ) from exc
+    try:
+        return schema.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise JudgeOutputError(f"expected {expected}; {problems} in {_clip(content)}") from exc
+
+
+def _clip(text: str, limit: int = 200) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """How one failed attempt is treated: retry it or not, and how long a server asked
+    us to wait."""
+
+    reason: str
+    transient: bool
+    retry_after_s: float | None = None
+
+
+class _SetupError(Exception):
+    """The judge cannot be called as configured (a missing API key variable)."""
+
+
+@dataclass
+class JudgeRuntime:
+    """The judge side of one run: the concurrency limit, the cache and the counters.
+
+    ``cache`` is consulted only when ``settings.cache`` is on; ``settings.refresh_cache``
+    skips reading it (replies are still written, replacing old entries).
+    """
+
+    settings: JudgeSettings = field(default_factory=JudgeSettings)
+    cache: JudgeCache | None = None
+    stats: JudgeStats = field(default_factory=JudgeStats)
+    semaphore: asyncio.Semaphore = field(init=False, repr=False)
+    _inflight: dict[str, asyncio.Future[CachedJudgeReply]] = field(
+        init=False, repr=False, default_factory=dict
+    )
+    _random: random.Random = field(init=False, repr=False, default_factory=random.Random)
+
+    def __post_init__(self) -> None:
+        if not self.settings.cache:
+            self.cache = None
+        self.semaphore = asyncio.Semaphore(self.settings.max_concurrency)
+
+    async def ask(self, request: JudgeRequest, parse: Callable[[str], T]) -> JudgeReply[T]:
+        """The judge's parsed reply to ``request``: from the cache, from a concurrent
+        identical request, or from the model. Raises :class:`JudgeError`."""
+        started = time.perf_counter()
+        key = request.cache_key
+        while (shared := self._inflight.get(key)) is not None:
+            try:
+                stored = await asyncio.shield(shared)
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if shared.cancelled() and not (current and current.cancelling()):
+                    continue  # the asker we waited on was cancelled, not us: ask again
+                raise
+            except JudgeError as exc:  # the same failure, but not paid for again here
+                raise JudgeError(exc.reason) from exc
+            self.stats.cache_hits += 1
+            return _from_store(stored, parse, started)
+        future: asyncio.Future[CachedJudgeReply] = asyncio.get_running_loop().create_future()
+        self._inflight[key] = future
+        try:
+            reply = await self._answer(request, key, parse, started)
+        except JudgeError as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: no "never retrieved" warning if nobody waits
+            raise
+        except BaseException:
+            future.cancel()
+            raise
+        else:
+            future.set_result(_to_store(reply))
+            return reply
+        finally:
+            del self._inflight[key]
+
+    async def _answer(
+        self, request: JudgeRequest, key: str, parse: Callable[[str], T], started: float
+    ) -> JudgeReply[T]:
+        if self.cache is not None and not self.settings.refresh_cache:
+            stored = await self._cache_get(key)
+            if stored is not None:
+                try:
+                    reply = _from_store(stored, parse, started)
+                except JudgeError:
+                    log.warning("judge cache entry %s no longer parses; asking the judge", key)
+                else:
+                    self.stats.cache_hits += 1
+                    return reply
+        reply = await self._call_with_retries(request, parse, started)
+        if self.cache is not None:
+            await self._cache_put(key, _to_store(reply))
+        return reply
+
+    async def _call_with_retries(
+        self, request: JudgeRequest, parse: Callable[[str], T], started: float
+    ) -> JudgeReply[T]:
+        options = request.options
+        usage = Usage()
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                response = await self._complete(request)
+            except Exception as exc:  # every failure is classified, none escapes as-is
+                failure = _classify(exc)
+                if not isinstance(exc, _SetupError):
+                    usage.calls += 1
+            else:
+                usage.add(_usage_of(response, options.model))
+                content = _content_of(response)
+                try:
+                    value = parse(content)
+                except JudgeOutputError as exc:
+                    failure = _Failure(f"malformed judge output: {exc}", transient=True)
+                else:
+                    return JudgeReply(
+                        value=value,
+                        content=content,
+                        model=str(getattr(response, "model", None) or options.model),
+                        usage=usage,
+                        latency_ms=(time.perf_counter() - started) * 1000,
+                        attempts=attempts,
+                        cached=False,
+                    )
+            if not failure.transient or attempts > options.max_retries:
+                self.stats.failures += 1
+                tried = f"{attempts} attempt{'s' if attempts != 1 else ''}"
+                why = "not retried" if not failure.transient else "retries exhausted"
+                raise JudgeError(
+                    f"{failure.reason} ({tried}, {why})", attempts=attempts, usage=usage
+                )
+            self.stats.retries += 1
+            await asyncio.sleep(self._delay(attempts, failure.retry_after_s, options))
+
+    async def _complete(self, request: JudgeRequest) -> Any:
+        """One model request under the judge concurrency limit and the
+        run's per-model rate limits (shared with the agent's calls)."""
+        options = request.options
+        kwargs: dict[str, Any] = {
+            "model": options.model,
+            "messages": request.messages(),
+            "timeout": options.timeout_s,
+            "num_retries": 0,  # we retry, and count; litellm and openai must not
+            "max_retries": 0,
+            "drop_params": True,
+        }
+        for name, value in (
+            ("temperature", options.temperature),
+            ("seed", request.seed),
+            ("max_tokens", options.max_tokens),
+            ("api_base", options.api_base),
+        ):
+            if value is not None:
+                kwargs[name] = value
+        if options.api_key_env:
+            api_key = os.environ.get(options.api_key_env)
+            if not api_key:
+                raise _SetupError(
+                    f"judge API key variable {options.api_key_env!r} is not set or empty"
+                )
+            kwargs["api_key"] = api_key
+        async with self.semaphore:
+            self.stats.calls += 1
+            return await llm.acompletion(**kwargs)
+
+    def _delay(self, attempt: int, retry_after_s: float | None, options: JudgeOptions) -> float:
+        """Seconds to wait before the next attempt: what the server asked, or
+        ``base * 2**(attempt-1)`` with jitter in [50%, 100%]; never above the maximum."""
+        if retry_after_s is not None:
+            return min(max(retry_after_s, 0.0), options.retry_max_delay_s)
+        backoff = min(options.retry_base_delay_s * 2 ** (attempt - 1), options.retry_max_delay_s)
+        return backoff * (0.5 + self._random.random() / 2)
+
+    async def _cache_get(self, key: str) -> CachedJudgeReply | None:
+        assert self.cache is not None
+        try:
+            return await self.cache.get(key)
+        except Exception:  # a broken cache costs money, not the verdict
+            log.warning("judge cache read failed for %s; asking the judge", key, exc_info=True)
+            return None
+
+    async def _cache_put(self, key: str, reply: CachedJudgeReply) -> None:
+        assert self.cache is not None
+        try:
+            await self.cache.put(key, reply, expires_in_s=self.settings.cache_expiration_s)
+        except Exception:
+            log.warning("judge cache write failed for %s", key, exc_info=True)
+
+
+def _to_store(reply: JudgeReply[Any]) -> CachedJudgeReply:
+    return CachedJudgeReply(
+        content=reply.content, model=reply.model, usage=reply.usage, latency_ms=reply.latency_ms
+    )
+
+
+def _from_store(
+    stored: CachedJudgeReply, parse: Callable[[str], T], started: float
+) -> JudgeReply[T]:
+    try:
+        value = parse(stored.content)
+    except JudgeOutputError as exc:
+        raise JudgeError(f"cached judge output does not parse: {exc}") from exc
+    return JudgeReply(
+        value=value,
+        content=stored.content,
+        model=stored.model,
+        usage=Usage(),
+        latency_ms=(time.perf_counter() - started) * 1000,
+        attempts=0,
+        cached=True,
+    )
+
+
+_TRANSIENT_STATUS = frozenset({408, 409, 429})
+_AUTH_STATUS = frozenset({401, 403})
+
+
+def _classify(exc: Exception) -> _Failure:
+    """Whether a failed attempt is worth retrying, by HTTP status when there is one
+    (litellm maps 403 to a plain ``APIError``, so the class alone is not enough)."""
+    detail = f"{type(exc).__name__}: {_clip(str(exc), 300)}"
+    if isinstance(exc, _SetupError):
+        return _Failure(str(exc), transient=False)
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        if status in _AUTH_STATUS:
+            return _Failure(f"judge authentication failed (HTTP {status}) — {detail}", False)
+        if status in _TRANSIENT_STATUS or status >= 500:
+            return _Failure(
+                f"judge unavailable (HTTP {status}) — {detail}", True, _retry_after_s(exc)
+            )
+        return _Failure(f"judge rejected the request (HTTP {status}) — {detail}", False)
+    if isinstance(exc, _unreachable_errors()):
+        return _Failure(f"judge unreachable — {detail}", True)
+    return _Failure(f"judge call raised {detail}", False)
+
+
+def _unreachable_errors() -> tuple[type[BaseException], ...]:
+    """Timeouts and connection failures of either transport; LiteLLM's only when it is
+    loaded (then it made the call), so the direct transport never pays for importing it."""
+    errors: tuple[type[BaseException], ...] = (asyncio.TimeoutError, ConnectionError)
+    litellm = sys.modules.get("litellm")
+    if litellm is not None:
+        errors += (litellm.Timeout, litellm.APIConnectionError)
+    return errors
+
+
+def _retry_after_s(exc: Exception) -> float | None:
+    """The wait a failed response asked for: ``retry-after-ms``, then ``Retry-After``
+    as seconds or an HTTP date; ``None`` when it asked for nothing readable."""
+    headers = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(exc, "headers", None)  # the direct transport's ModelHTTPError
+    if headers is None:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    lowered = {str(k).lower(): str(v) for k, v in dict(headers).items()}
+    if "retry-after-ms" in lowered:
+        try:
+            return float(lowered["retry-after-ms"]) / 1000
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _content_of(response: Any) -> str:
+    try:
+        content = response.choices[0].message.content
+    except (AttributeError, IndexError):
+        return ""
+    return content if isinstance(content, str) else ""
+
+
+def _usage_of(response: Any, model: str) -> Usage:
+    """Tokens as reported, and the cost when litellm knows the model's price."""
+    raw = getattr(response, "usage", None)
+    prompt = int(getattr(raw, "prompt_tokens", 0) or 0)
+    completion = int(getattr(raw, "completion_tokens", 0) or 0)
+    total = int(getattr(raw, "total_tokens", 0) or 0) or prompt + completion
+    cost = llm.response_cost(response, model)
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=total,
+        cost_usd=cost,
+        calls=1,
+    )

@@ -1,0 +1,377 @@
+"""JSON Schemas for eval-set and config files, so editors can complete and check them.
+
+The schemas start from the pydantic models (validation mode) and then describe what
+the loaders really accept, which the models' own schemas cannot show because
+before-validators do the work: each field under its snake_case name *and* its camelCase
+alias, ADK's names (``parts``, ``final_response``, ``reference``, ``query``,
+``intermediate_data`` with ``tool_uses`` or ``invocation_events``, ``tool_name``/
+``tool_input``), string shorthands for messages and seed-003 expectations, bare-number
+criteria, nulls where ADK writes them, and the legacy ADK test-file lists. A file may
+point at its schema with a top-level ``"$schema"`` key; the loaders ignore that key.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel
+from pydantic.alias_generators import to_camel
+from pydantic.json_schema import models_json_schema
+
+from agentflow_eval import __version__
+from agentflow_eval.files import adk
+from agentflow_eval.models.config import (
+    CriterionConfig,
+    EvalConfig,
+    JudgeSettings,
+    UserSimulatorConfig,
+)
+from agentflow_eval.models.evalset import (
+    CallsTool,
+    Completes,
+    ContentPart,
+    ConversationScenario,
+    EvalCase,
+    EvalSet,
+    FinalContains,
+    Invocation,
+    Message,
+    Rubric,
+    SessionInput,
+    ToolCall,
+)
+
+__all__ = [
+    "CONFIG_SCHEMA_FILE",
+    "EVALSET_SCHEMA_FILE",
+    "config_json_schema",
+    "evalset_json_schema",
+    "write_schemas",
+]
+
+EVALSET_SCHEMA_FILE = "evalset.schema.json"
+CONFIG_SCHEMA_FILE = "config.schema.json"
+_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+_ID_PREFIX = "urn:agentflow-eval:schema:"
+
+Schema = dict[str, Any]
+
+_MODELS: dict[str, type[BaseModel]] = {
+    model.__name__: model
+    for model in (
+        EvalSet,
+        EvalCase,
+        Invocation,
+        Message,
+        ContentPart,
+        ToolCall,
+        Rubric,
+        SessionInput,
+        ConversationScenario,
+        Completes,
+        CallsTool,
+        FinalContains,
+        EvalConfig,
+        CriterionConfig,
+        JudgeSettings,
+        UserSimulatorConfig,
+    )
+}
+
+# Keys that a model's before-validator reads in place of one of its fields.
+_SYNONYMS: dict[str, dict[str, tuple[str, ...]]] = {
+    "Message": {"content": ("parts",)},
+    "Invocation": {
+        "user_content": ("query",),
+        "expected_final_response": ("final_response", "finalResponse", "reference"),
+        "expected_tool_trajectory": ("expected_tool_use",),
+    },
+}
+
+# Fields where the models turn a null into their default (ADK writes these nulls).
+_NULLABLE: dict[str, tuple[str, ...]] = {
+    "EvalSet": ("name", "description"),
+    "EvalCase": ("conversation", "rubrics"),
+    "Invocation": ("rubrics",),
+    "Message": ("role", "content"),
+    "ToolCall": ("args",),
+}
+
+
+def evalset_json_schema() -> Schema:
+    """The JSON Schema of an eval-set file: an eval set object (native or ADK), or a
+    legacy ADK test file (a list of turns, or a list of cases)."""
+    _, top = models_json_schema(
+        [(EvalSet, "validation"), (adk.LegacyTurn, "validation"), (adk.LegacyCase, "validation")],
+        by_alias=False,
+    )
+    defs: dict[str, Schema] = top["$defs"]
+    defs.update(_adk_intermediate_defs())
+    _describe_accepted_keys(defs)
+    _allow_shorthands(defs)
+    defs["EvalSet"]["properties"]["$schema"] = _SCHEMA_POINTER
+    return {
+        "$schema": _DIALECT,
+        "$id": f"{_ID_PREFIX}evalset",
+        "title": "agentflow-eval eval set",
+        "description": (
+            "An eval set: cases, each a conversation (or a simulated-user scenario) and what "
+            "a good run looks like. Native files (seed 001) and Google ADK *.evalset.json / "
+            f"*.test.json files, snake_case or camelCase. agentflow-eval {__version__}."
+        ),
+        "anyOf": [
+            {"$ref": "#/$defs/EvalSet"},
+            {
+                "description": "Legacy ADK test file: turns of one conversation.",
+                "type": "array",
+                "minItems": 1,
+                "items": {"$ref": "#/$defs/LegacyTurn"},
+            },
+            {
+                "description": "Legacy ADK eval set: a list of named cases.",
+                "type": "array",
+                "minItems": 1,
+                "items": {"$ref": "#/$defs/LegacyCase"},
+            },
+        ],
+        "$defs": dict(sorted(defs.items())),
+    }
+
+
+def config_json_schema() -> Schema:
+    """The JSON Schema of an evaluation config file (seed 001 §9, ADK test_config.json)."""
+    schema = EvalConfig.model_json_schema(mode="validation", by_alias=False)
+    defs: dict[str, Schema] = schema.pop("$defs", {})
+    defs["EvalConfig"] = schema
+    _describe_accepted_keys(defs)
+    criterion = defs["CriterionConfig"]["properties"]
+    criterion["judge_model_options"] = criterion["judgeModelOptions"] = {
+        "description": "ADK's judge options; read into judge_model, num_samples, temperature.",
+        "type": "object",
+        "properties": {
+            "judge_model": {"type": "string"},
+            "judgeModel": {"type": "string"},
+            "num_samples": {"type": "integer", "minimum": 1},
+            "numSamples": {"type": "integer", "minimum": 1},
+            "judge_model_config": {"type": "object"},
+        },
+    }
+    criterion["stop_signal"] = {
+        "description": "ADK user-simulator criterion option; kept in options.stop_signal.",
+        "type": "string",
+    }
+    _any_case_enum(criterion, "match_type", ("EXACT", "IN_ORDER", "ANY_ORDER"))
+    _any_case_enum(criterion, "args_match", ("exact", "ignore", "subset"))
+    defs["EvalConfig"]["properties"]["criteria"]["additionalProperties"] = {
+        "anyOf": [
+            {"type": "number", "minimum": 0, "maximum": 1, "description": "The threshold."},
+            {"$ref": "#/$defs/CriterionConfig"},
+        ]
+    }
+    _allow_shorthands(defs)
+    root = defs.pop("EvalConfig")
+    root["properties"]["$schema"] = _SCHEMA_POINTER
+    return {
+        "$schema": _DIALECT,
+        "$id": f"{_ID_PREFIX}config",
+        "title": "agentflow-eval config",
+        "description": (
+            "Which criteria judge a run, with their thresholds and options, plus run-wide "
+            "defaults. Seed 001 §9 and Google ADK test_config.json files. "
+            f"agentflow-eval {__version__}."
+        ),
+        **{k: v for k, v in root.items() if k not in ("title", "description")},
+        "$defs": dict(sorted(defs.items())),
+    }
+
+
+def write_schemas(directory: str | Path) -> list[Path]:
+    """Write ``evalset.schema.json`` and ``config.schema.json`` into ``directory``
+    (created if needed); return their paths."""
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, schema in (
+        (EVALSET_SCHEMA_FILE, evalset_json_schema()),
+        (CONFIG_SCHEMA_FILE, config_json_schema()),
+    ):
+        path = folder / name
+        path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+# ----------------------------------------------------------------------------- helpers
+
+_SCHEMA_POINTER: Schema = {"type": "string", "description": "This file's JSON Schema."}
+
+
+def _describe_accepted_keys(defs: dict[str, Schema]) -> None:
+    """Add every other key a model accepts for a field (camelCase alias, alias choices,
+    ADK synonyms) as a property, and let any one of them satisfy ``required``."""
+    for name, schema in defs.items():
+        model = _MODELS.get(name)
+        properties = schema.get("properties")
+        if model is None or properties is None:
+            continue
+        alternatives = {field: _other_keys(model, field) for field in list(properties)}
+        for field, others in alternatives.items():
+            if field in _NULLABLE.get(name, ()):
+                properties[field] = _nullable(properties[field])
+            for other in others:
+                properties.setdefault(other, _alias_of(properties[field], field))
+        required = schema.pop("required", [])
+        plain = [f for f in required if not alternatives.get(f)]
+        if plain:
+            schema["required"] = plain
+        either = [
+            {"anyOf": [{"required": [key]} for key in (f, *alternatives[f])]}
+            for f in required
+            if alternatives.get(f)
+        ]
+        if either:
+            schema["allOf"] = either
+
+
+def _other_keys(model: type[BaseModel], field: str) -> list[str]:
+    info = model.model_fields.get(field)
+    if info is None:
+        return []
+    keys = [info.alias] if isinstance(info.alias, str) else []
+    if isinstance(info.validation_alias, str):
+        keys.append(info.validation_alias)
+    elif isinstance(info.validation_alias, AliasChoices):
+        keys += [c for c in info.validation_alias.choices if isinstance(c, str)]
+    keys += _SYNONYMS.get(model.__name__, {}).get(field, ())
+    return [k for k in dict.fromkeys(keys) if k != field]
+
+
+def _alias_of(schema: Schema, field: str) -> Schema:
+    alias = copy.deepcopy(schema)
+    alias["description"] = f"Same as {field}."
+    alias.pop("title", None)
+    return alias
+
+
+def _nullable(schema: Schema) -> Schema:
+    if any(alt.get("type") == "null" for alt in schema.get("anyOf", [])):
+        return schema
+    outer = {k: v for k, v in schema.items() if k in ("title", "description", "default")}
+    inner = {k: v for k, v in schema.items() if k not in outer}
+    return {**outer, "anyOf": [inner, {"type": "null"}]}
+
+
+def _any_case_enum(properties: Schema, field: str, values: Iterable[str]) -> None:
+    """The config lower- or upper-cases these values itself; accept either spelling."""
+    values = list(values)
+    accepted = values + [v.swapcase() for v in values]
+    for key in (field, to_camel(field)):
+        if key in properties:
+            properties[key]["enum"] = accepted
+
+
+def _allow_shorthands(defs: dict[str, Schema]) -> None:
+    """The string forms the models expand: a message or a part as plain text, a rubric's
+    text directly or as ADK's ``{"text_property": ...}``, seed-003 expectations as
+    ``"completes"``, ``{"calls_tool": name}`` or ``{"final_contains": text}``."""
+    for name, description in (
+        ("Message", "A message, or its text alone (a user message)."),
+        ("ContentPart", "A part of a message, or its text alone."),
+    ):
+        if name in defs:
+            defs[name] = {
+                "description": description,
+                "anyOf": [{"type": "string"}, defs[name]],
+            }
+    if "Rubric" in defs:
+        text = {"type": "string"}
+        text_property: Schema = {
+            "type": "object",
+            "properties": {"text_property": text, "textProperty": text},
+        }
+        for key in ("rubric_content", "rubricContent"):
+            defs["Rubric"]["properties"][key] = {"anyOf": [{"type": "string"}, text_property]}
+    if "EvalCase" in defs:
+        prop = defs["EvalCase"]["properties"]["expectations"]
+        prop["items"] = {
+            "anyOf": [
+                {"const": "completes"},
+                _single_key("calls_tool", "callsTool", "The agent called this tool."),
+                _single_key("final_contains", "finalContains", "The answer has this text."),
+                prop["items"],
+            ]
+        }
+    if "Invocation" in defs:
+        properties = defs["Invocation"]["properties"]
+        for key in ("intermediate_data", "intermediateData"):
+            properties[key] = {
+                "anyOf": [{"$ref": "#/$defs/AdkIntermediateData"}, {"type": "null"}],
+                "description": "ADK's expected tool calls and intermediate responses.",
+            }
+
+
+def _single_key(snake: str, camel: str, description: str) -> Schema:
+    return {
+        "description": description,
+        "type": "object",
+        "minProperties": 1,
+        "maxProperties": 1,
+        "properties": {snake: {"type": "string"}, camel: {"type": "string"}},
+        "additionalProperties": False,
+    }
+
+
+def _adk_intermediate_defs() -> dict[str, Schema]:
+    tool_calls: Schema = {"type": "array", "items": {"$ref": "#/$defs/ToolCall"}}
+    responses: Schema = {
+        "type": "array",
+        "items": {
+            "anyOf": [
+                {
+                    "description": "[author, parts]",
+                    "type": "array",
+                    "prefixItems": [
+                        {"type": "string"},
+                        {"type": "array", "items": {"$ref": "#/$defs/ContentPart"}},
+                    ],
+                    "minItems": 2,
+                    "maxItems": 2,
+                },
+                {"$ref": "#/$defs/Message"},
+            ]
+        },
+    }
+    events: Schema = {"type": "array", "items": {"$ref": "#/$defs/AdkInvocationEvent"}}
+    return {
+        "AdkIntermediateData": {
+            "title": "AdkIntermediateData",
+            "description": (
+                "What the agent is expected to do between the user turn and the final "
+                "response: tool_uses and intermediate_responses, or invocation_events whose "
+                "parts hold function calls and text."
+            ),
+            "type": "object",
+            "properties": {
+                "tool_uses": tool_calls,
+                "toolUses": tool_calls,
+                "tool_responses": {"type": "array", "description": "Not used."},
+                "toolResponses": {"type": "array", "description": "Not used."},
+                "intermediate_responses": responses,
+                "intermediateResponses": responses,
+                "invocation_events": events,
+                "invocationEvents": events,
+            },
+        },
+        "AdkInvocationEvent": {
+            "title": "AdkInvocationEvent",
+            "type": "object",
+            "properties": {
+                "author": {"type": "string"},
+                "content": {"anyOf": [{"$ref": "#/$defs/Message"}, {"type": "null"}]},
+            },
+        },
+    }

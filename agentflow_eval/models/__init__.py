@@ -1,0 +1,1 @@
+"""Data models: eval sets, configs, run parameters and results."""

@@ -1,0 +1,1 @@
+"""Publishing finished runs to a folder or S3-compatible storage, with their history."""

@@ -1,0 +1,135 @@
+"""The history of an eval set's published runs: ``runs.json`` (every run, newest first)
+and ``latest.json`` (a pointer to the newest), kept beside the run folders.
+
+Entries are keyed by their folder, so publishing a run again (a retry, a later
+``publish`` of a pending run) replaces its entry instead of adding a second one.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentflow_eval.models.results import RunResult
+
+__all__ = ["MANIFEST_VERSION", "LatestPointer", "RunEntry", "RunsManifest", "run_entry"]
+
+MANIFEST_VERSION = 1
+
+
+class RunEntry(BaseModel):
+    """One published run, as the index lists it. Paths are relative to the eval set's
+    folder, so the index works wherever the folder is served from."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    run_id: str
+    folder: str
+    started_at: datetime
+    finished_at: datetime
+    published_at: datetime
+    agent: str
+    agent_model: str | None = None
+    judge_model: str | None = None
+    simulated: bool = False
+    runs_per_case: int
+    cases: int
+    trials: int
+    passed: int
+    failed: int
+    errored: int
+    pass_rate: float
+    ci_low: float
+    ci_high: float
+    files: list[str] = Field(default_factory=list)
+
+    def path(self, name: str) -> str:
+        return f"{self.folder}/{name}"
+
+
+class RunsManifest(BaseModel):
+    """``runs.json``: every published run of one eval set, newest first."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    manifest_version: int = MANIFEST_VERSION
+    eval_set_id: str
+    eval_set_name: str = ""
+    runs: list[RunEntry] = Field(default_factory=list)
+
+    def with_run(self, entry: RunEntry, eval_set_name: str = "") -> RunsManifest:
+        """This manifest with ``entry`` added (or replacing the entry of its folder)."""
+        runs = [run for run in self.runs if run.folder != entry.folder] + [entry]
+        runs.sort(key=lambda run: (run.started_at, run.folder), reverse=True)
+        return RunsManifest(
+            eval_set_id=self.eval_set_id,
+            eval_set_name=eval_set_name or self.eval_set_name,
+            runs=runs,
+        )
+
+
+class LatestPointer(BaseModel):
+    """``latest.json``: where the newest run of the eval set is, and how it did."""
+
+    eval_set_id: str
+    run_id: str
+    folder: str
+    started_at: datetime
+    pass_rate: float
+    ci_low: float
+    ci_high: float
+    simulated: bool
+    report: str
+    results: str
+    junit: str
+    report_url: str | None = None
+
+    @classmethod
+    def of(cls, eval_set_id: str, entry: RunEntry, report_url: str | None) -> LatestPointer:
+        return cls(
+            eval_set_id=eval_set_id,
+            run_id=entry.run_id,
+            folder=entry.folder,
+            started_at=entry.started_at,
+            pass_rate=entry.pass_rate,
+            ci_low=entry.ci_low,
+            ci_high=entry.ci_high,
+            simulated=entry.simulated,
+            report=entry.path("report.html"),
+            results=entry.path("results.json"),
+            junit=entry.path("junit.xml"),
+            report_url=report_url,
+        )
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def run_entry(
+    run: RunResult, folder: str, files: list[str], published_at: datetime | None = None
+) -> RunEntry:
+    """The index entry of ``run``, published in ``folder``."""
+    totals = run.totals
+    return RunEntry(
+        run_id=run.run_id,
+        folder=folder,
+        started_at=_utc(run.started_at),
+        finished_at=_utc(run.finished_at),
+        published_at=_utc(published_at or datetime.now(UTC)),
+        agent=run.agent,
+        agent_model=run.agent_model,
+        judge_model=run.judge_model,
+        simulated=run.simulated,
+        runs_per_case=run.runs_per_case,
+        cases=totals.cases,
+        trials=totals.trials,
+        passed=totals.passed,
+        failed=totals.failed,
+        errored=totals.errored,
+        pass_rate=totals.pass_rate,
+        ci_low=totals.ci_low,
+        ci_high=totals.ci_high,
+        files=files,
+    )

@@ -1,0 +1,330 @@
+"""Publishing a finished run directory to a target, so the team finds it where it looks.
+
+Layout under the target (``s3://bucket/prefix`` or a directory)::
+
+    <prefix>/<eval_set_id>/<UTC start>-<run_id>/report.html
+                                               /results.json
+                                               /junit.xml
+    <prefix>/<eval_set_id>/runs.json     every published run, newest first
+    <prefix>/<eval_set_id>/index.html    those runs as a page, with pass rates
+    <prefix>/<eval_set_id>/latest.json   the newest run (written last)
+
+Every key segment comes from :func:`~agentflow_eval.publish.storage.key_part`; every object has
+its Content-Type. Each upload is retried with exponential backoff and full jitter. If the
+store stays down, nothing is lost: the run directory stays where it is, a
+``publish-pending.json`` in it records the target and the error, the outcome says where
+the run is, and :func:`publish_pending` uploads it later.
+
+``runs.json`` is read, updated and written back; two runs of the same eval set published
+at the same instant can race, and the loser's entry is re-added the next time that run is
+published. Runs never overwrite each other's folders.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from agentflow_eval.files.results_json import read_results_json
+from agentflow_eval.models.results import RunResult
+from agentflow_eval.publish.history import LatestPointer, RunsManifest, run_entry
+from agentflow_eval.publish.storage import (
+    LocalTarget,
+    ObjectStore,
+    S3Credentials,
+    S3Target,
+    StoreError,
+    Target,
+    join_key,
+    key_part,
+    open_store,
+    parse_target,
+)
+from agentflow_eval.report.index_page import render_index
+
+__all__ = [
+    "CONTENT_TYPES",
+    "PENDING_MARKER",
+    "PUBLISHED_MARKER",
+    "RUN_FILES",
+    "PublishOutcome",
+    "RetryPolicy",
+    "find_pending",
+    "publish_pending",
+    "publish_run",
+    "run_folder",
+]
+
+RUN_FILES = ("report.html", "results.json", "junit.xml")
+"""What a finished run directory holds and publishing uploads."""
+
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".json": "application/json",
+    ".xml": "application/xml",
+}
+
+PENDING_MARKER = "publish-pending.json"
+PUBLISHED_MARKER = "published.json"
+NO_CACHE = "no-cache"  # index, manifest and pointer change with every run
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with full jitter: before attempt ``n + 1`` wait a random time
+    in ``[0, min(max_delay_s, base_delay_s * 2**n)]``."""
+
+    attempts: int = 5
+    base_delay_s: float = 0.5
+    max_delay_s: float = 8.0
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1:
+            raise ValueError(f"attempts must be at least 1, got {self.attempts}")
+        if self.base_delay_s < 0 or self.max_delay_s < 0:
+            raise ValueError("retry delays must not be negative")
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        """The wait after failed attempt number ``attempt`` (0-based)."""
+        return rng.uniform(0.0, min(self.max_delay_s, self.base_delay_s * 2**attempt))
+
+
+@dataclass
+class _Retrier:
+    """Runs store operations under a policy and counts the attempts made."""
+
+    policy: RetryPolicy
+    sleep: Callable[[float], None]
+    rng: random.Random = field(default_factory=random.Random)
+    attempts: int = 0
+
+    def __call__(self, operation: Callable[[], T]) -> T:
+        for attempt in range(self.policy.attempts):
+            self.attempts += 1
+            try:
+                return operation()
+            except StoreError as exc:
+                if not exc.transient or attempt == self.policy.attempts - 1:
+                    raise
+                self.sleep(self.policy.delay(attempt, self.rng))
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+@dataclass(frozen=True)
+class PublishOutcome:
+    """What publishing did. ``published`` False means the store could not take the run:
+    ``message`` says why and where the run is kept; ``local_dir`` still holds it."""
+
+    published: bool
+    target: str
+    local_dir: Path
+    message: str
+    urls: dict[str, str] = field(default_factory=dict)
+    attempts: int = 0
+
+    @property
+    def report_url(self) -> str | None:
+        return self.urls.get("report")
+
+
+class _PendingRecord(BaseModel):
+    """``publish-pending.json``: where a run was going and why it did not get there.
+    Credentials are never written; the standard chain (or the caller) supplies them."""
+
+    target: LocalTarget | S3Target
+    error: str
+    attempts: int
+    failed_at: datetime
+
+
+def run_folder(run: RunResult) -> str:
+    """The run's folder name: ``<UTC start, 20261120T023000Z>-<run id>``."""
+    started = run.started_at
+    started = started.astimezone(UTC) if started.tzinfo else started.replace(tzinfo=UTC)
+    return key_part(f"{started:%Y%m%dT%H%M%SZ}-{key_part(run.run_id, max_length=80)}")
+
+
+def _content_type(name: str) -> str:
+    suffix = Path(name).suffix.lower()
+    try:
+        return CONTENT_TYPES[suffix]
+    except KeyError:
+        raise ValueError(f"no content type known for {name!r}") from None
+
+
+def _read_run_dir(local_dir: Path) -> tuple[RunResult, dict[str, bytes]]:
+    if not local_dir.is_dir():
+        raise FileNotFoundError(f"run directory {local_dir} does not exist")
+    missing = [name for name in RUN_FILES if not (local_dir / name).is_file()]
+    if missing:
+        raise FileNotFoundError(
+            f"run directory {local_dir} is not a finished run: missing {', '.join(missing)} "
+            f"(expected {', '.join(RUN_FILES)})"
+        )
+    run = read_results_json(local_dir / "results.json")
+    return run, {name: (local_dir / name).read_bytes() for name in RUN_FILES}
+
+
+def _read_manifest(
+    store: ObjectStore, key: str, eval_set_id: str, retry: _Retrier
+) -> tuple[RunsManifest, str | None]:
+    """The manifest at ``key`` (a new one when absent). An unreadable one is set aside
+    under another key rather than overwritten; the note says so."""
+    raw = retry(lambda: store.get(key))
+    if raw is None:
+        return RunsManifest(eval_set_id=eval_set_id), None
+    try:
+        return RunsManifest.model_validate_json(raw), None
+    except ValidationError as exc:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        aside = key.removesuffix(".json") + f".unreadable-{stamp}.json"
+        retry(lambda: store.put(aside, raw, "application/json", None))
+        note = (
+            f"{store.describe()}: {key} was not a runs manifest ({exc.error_count()} "
+            f"problem(s)); kept it as {aside} and started a new one"
+        )
+        return RunsManifest(eval_set_id=eval_set_id), note
+
+
+def _upload(
+    store: ObjectStore, run: RunResult, files: dict[str, bytes], retry: _Retrier
+) -> tuple[dict[str, str], list[str]]:
+    base = key_part(run.eval_set_id)
+    folder = run_folder(run)
+    urls: dict[str, str] = {}
+    for name, body in files.items():
+        key = join_key(base, folder, name)
+        retry(lambda key=key, body=body, name=name: store.put(key, body, _content_type(name), None))
+        urls[name.split(".")[0]] = store.url(key)
+
+    manifest_key = join_key(base, "runs.json")
+    manifest, note = _read_manifest(store, manifest_key, run.eval_set_id, retry)
+    manifest = manifest.with_run(run_entry(run, folder, list(files)), run.eval_set_name)
+    manifest_body = manifest.model_dump_json(indent=2).encode("utf-8")
+    retry(lambda: store.put(manifest_key, manifest_body, "application/json", NO_CACHE))
+
+    index_key = join_key(base, "index.html")
+    index_body = render_index(manifest).encode("utf-8")
+    retry(lambda: store.put(index_key, index_body, CONTENT_TYPES[".html"], NO_CACHE))
+    urls["index"] = store.url(index_key)
+
+    # latest.json last, and always the newest run: publishing an older pending run later
+    # adds it to the history without moving "latest" back in time.
+    newest = manifest.runs[0]
+    latest_key = join_key(base, "latest.json")
+    pointer = LatestPointer.of(
+        run.eval_set_id, newest, store.url(join_key(base, newest.folder, "report.html"))
+    )
+    latest_body = pointer.model_dump_json(indent=2).encode("utf-8")
+    retry(lambda: store.put(latest_key, latest_body, "application/json", NO_CACHE))
+    urls["latest"] = store.url(latest_key)
+    urls["manifest"] = store.url(manifest_key)
+    return urls, [note] if note else []
+
+
+def _write_marker(local_dir: Path, name: str, data: dict[str, Any]) -> None:
+    (local_dir / name).write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
+
+
+def publish_run(
+    local_dir: Path,
+    target: str | Path | Target | ObjectStore,
+    *,
+    retry: RetryPolicy | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> PublishOutcome:
+    """Upload a finished run directory (report.html, results.json, junit.xml) to
+    ``target`` and update the eval set's runs.json, index.html and latest.json.
+
+    ``target`` is ``s3://bucket/prefix``, a directory, a parsed target, or any
+    :class:`~agentflow_eval.publish.storage.ObjectStore`. Returns the outcome: the published URLs,
+    or, when the store stayed unreachable or refused, ``published=False`` with a message
+    naming the error and the local copy (marked pending for :func:`publish_pending`).
+    Raises only for problems with the run directory itself (missing files, unreadable
+    results) or an invalid target.
+    """
+    if isinstance(target, ObjectStore):
+        store, resolved = target, None
+    else:
+        resolved = parse_target(target)
+        store = open_store(resolved)
+    where = store.describe()
+    run, files = _read_run_dir(local_dir)
+    retrier = _Retrier(retry or RetryPolicy(), sleep)
+    try:
+        urls, notes = _upload(store, run, files, retrier)
+    except StoreError as exc:
+        if resolved is not None:
+            record = _PendingRecord(
+                target=_without_credentials(resolved),
+                error=str(exc),
+                attempts=retrier.attempts,
+                failed_at=datetime.now(UTC),
+            )
+            (local_dir / PENDING_MARKER).write_text(record.model_dump_json(indent=2), "utf-8")
+        why = "the store kept failing" if exc.transient else "the store refused"
+        later = (
+            f"publish it later with `agentflow-eval publish {local_dir}`"
+            if resolved is not None
+            else "publish it again when the store is back"
+        )
+        message = (
+            f"not published to {where}: {why} ({exc}; {retrier.attempts} attempt(s)). "
+            f"The run is kept at {local_dir}; {later}."
+        )
+        return PublishOutcome(False, where, local_dir, message, {}, retrier.attempts)
+
+    (local_dir / PENDING_MARKER).unlink(missing_ok=True)
+    _write_marker(
+        local_dir,
+        PUBLISHED_MARKER,
+        {"target": where, "published_at": datetime.now(UTC), "urls": urls},
+    )
+    message = " ".join([f"published to {where}: {urls['report']}", *notes])
+    return PublishOutcome(True, where, local_dir, message, urls, retrier.attempts)
+
+
+def _without_credentials(target: Target) -> Target:
+    if isinstance(target, S3Target) and target.credentials is not None:
+        return target.model_copy(update={"credentials": None})
+    return target
+
+
+def publish_pending(
+    local_dir: Path,
+    target: str | Path | Target | None = None,
+    *,
+    credentials: S3Credentials | None = None,
+    retry: RetryPolicy | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> PublishOutcome:
+    """Publish a run that could not be published before. The target is the one recorded
+    in its ``publish-pending.json`` unless given; ``credentials`` apply to a recorded S3
+    target (recorded targets never carry credentials)."""
+    if target is None:
+        marker = local_dir / PENDING_MARKER
+        if not marker.is_file():
+            raise ValueError(
+                f"{local_dir} has no {PENDING_MARKER}: nothing records where it should go; "
+                "pass a target (s3://bucket/prefix or a directory)"
+            )
+        recorded = _PendingRecord.model_validate_json(marker.read_text(encoding="utf-8")).target
+        if isinstance(recorded, S3Target) and credentials is not None:
+            recorded = recorded.model_copy(update={"credentials": credentials})
+        target = recorded
+    return publish_run(local_dir, target, retry=retry, sleep=sleep)
+
+
+def find_pending(root: Path) -> list[Path]:
+    """Run directories under ``root`` (at any depth) still waiting to be published."""
+    return sorted(marker.parent for marker in root.rglob(PENDING_MARKER))

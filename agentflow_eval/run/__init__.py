@@ -1,0 +1,1 @@
+"""The run pipeline: plan a run, run trials, judge them, aggregate the verdicts."""

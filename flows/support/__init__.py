@@ -1,0 +1,1 @@
+"""What the flows need that is not a flow: Prefect's temporary API server for a CLI run."""

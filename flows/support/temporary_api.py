@@ -1,0 +1,186 @@
+"""Prefect's temporary API server for one CLI run, started before the CLI's heavy imports.
+
+Without a configured Prefect API, a flow run starts a temporary server itself — but only
+when the flow starts, after the CLI has imported Prefect and the agent, and it then waits
+for the server to boot (~5–7 s on a 2-core machine, most of a short run). This module
+launches the same server (Prefect's own app factory under uvicorn, as Prefect's
+``SubprocessASGIServer`` does) as the very first thing, needing nothing but the standard
+library, so it boots on the other core while this process imports and runs trials
+(:mod:`agentflow_eval.flows.support.local_run`). The flow then uses it through ``PREFECT_API_URL``, and the CLI
+process never imports Prefect's server package.
+
+    api = LocalPrefectAPI.launch()           # first thing: before the heavy imports
+    ...                                      # parse, import, load the agent
+    if api.wanted():                         # False: Prefect has an API; server stopped
+        await api.ready()                    # waits until it answers its health check
+        with api.serving():                  # PREFECT_API_URL points at it
+            await evaluate(params)
+
+The server lives until the interpreter exits, as Prefect's own temporary server does:
+Prefect's background workers (events, logs) drain at thread shutdown, before ``atexit``
+handlers run, and they need the server until then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["LocalPrefectAPI"]
+
+STARTUP_TIMEOUT_S = 90.0
+_POLL_S = 0.05
+
+
+# The child process: Prefect's app factory under uvicorn, as ``uvicorn --factory
+# prefect.server.api.server:create_app`` would run it, with the cyclic garbage collector
+# paused while Prefect imports and builds its app: that start allocates many objects and
+# frees few, and collecting meanwhile is ~20% of the import (0.6-0.9 s here; from launch
+# to the first answer, median of 10 boots: 4.86 s -> 4.48 s). The start's objects are then
+# frozen (``gc.freeze``), so later collections in the serving process skip them.
+_SERVE = """
+import gc, sys
+gc.disable()
+sys.path.insert(0, sys.argv[1])
+import uvicorn
+from prefect.server.api.server import create_app
+app = create_app()
+gc.enable()
+gc.freeze()
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="error", lifespan="on")
+"""
+
+
+def _free_port() -> int:
+    with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _prefect_dir() -> Path:
+    spec = importlib.util.find_spec("prefect")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("prefect is not installed")
+    return Path(spec.origin).parent.parent
+
+
+class LocalPrefectAPI:
+    """A temporary Prefect API server in a child process."""
+
+    def __init__(self, process: subprocess.Popen[bytes], port: int) -> None:
+        self.process = process
+        self.port = port
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api"
+
+    @classmethod
+    def launch(cls) -> LocalPrefectAPI | None:
+        """Start the server now, unless ``PREFECT_API_URL`` is set in the environment
+        (the run then uses that API, as Prefect would)."""
+        if os.environ.get("PREFECT_API_URL"):
+            return None
+        port = _free_port()
+        env = {
+            **os.environ,
+            "PREFECT_UI_ENABLED": "0",
+            "PREFECT__SERVER_EPHEMERAL": "1",
+            "PREFECT__SERVER_FINAL": "1",
+        }
+        command = [sys.executable, "-c", _SERVE, str(_prefect_dir()), str(port)]
+        api = cls(subprocess.Popen(command, env=env), port)
+        atexit.register(api.stop)
+        return api
+
+    def healthy(self) -> bool:
+        """Whether the server answers its health check now."""
+        if self.process.poll() is not None:
+            return False
+        try:
+            with urllib.request.urlopen(f"{self.url}/health", timeout=2) as response:
+                return bool(response.status == 200)
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            return False
+
+    async def ready(self, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+        """Wait, without blocking the event loop, until the server answers its health
+        check; raise ``RuntimeError`` if it exits or does not answer within
+        ``timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        while not await asyncio.to_thread(self.healthy):
+            code = self.process.poll()
+            if code is not None:
+                raise RuntimeError(f"the temporary Prefect server exited with code {code}")
+            if time.monotonic() >= deadline:
+                raise RuntimeError(
+                    f"the temporary Prefect server on port {self.port} did not answer "
+                    f"within {timeout_s:.0f} s"
+                )
+            await asyncio.sleep(_POLL_S)
+
+    def warm_up(self, flow_name: str) -> None:
+        """Make the requests a flow run's start makes first, so the server does its
+        lazy first-request work now (FastAPI builds its route table on the first
+        request, ~0.6 s; the first flow-run query compiles): best effort, errors are
+        left to the flow. Creating the flow by name is what the flow run does anyway."""
+        requests = [
+            ("GET", "/admin/version", None),
+            ("POST", "/flows/", {"name": flow_name}),
+            ("POST", "/flow_runs/filter", {"limit": 1}),
+        ]
+        for method, path, body in requests:
+            request = urllib.request.Request(
+                f"{self.url}{path}",
+                method=method,
+                data=None if body is None else json.dumps(body).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    response.read()
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                return
+
+    def stop(self) -> None:
+        """Stop the server (what Prefect does with its own temporary server). Runs by
+        itself at exit; call it earlier only once Prefect's background workers are
+        drained (``EventsWorker.drain_all()``, ``APILogWorker.drain_all()``)."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def wanted(self) -> bool:
+        """False when Prefect's settings already name an API or forbid a temporary
+        server: the server is stopped at once and the run goes on as without it."""
+        from prefect.settings import get_current_settings
+
+        settings = get_current_settings()
+        if settings.api.url or not settings.server.ephemeral.enabled:
+            self.stop()
+            return False
+        return True
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[str]:
+        """Point Prefect at this server for the block (yields its URL)."""
+        from prefect.settings import PREFECT_API_URL, temporary_settings
+
+        with temporary_settings(updates={PREFECT_API_URL: self.url}):
+            yield self.url

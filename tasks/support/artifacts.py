@@ -1,0 +1,294 @@
+"""What a run shows in the Prefect UI: a table of cases, a markdown summary, a link to the
+published report, and a progress bar while trials run.
+
+Artifact keys follow Prefect's rule (lowercase letters, digits and dashes) and are made
+from the eval set id, so each eval set's artifacts version together in the Artifacts
+page: ``<eval-set>-cases``, ``-summary``, ``-report`` and ``-progress``.
+
+Call these from inside a flow or task run (they attach to it). The functions are async,
+as the evaluate flow is; :meth:`ProgressReporter.update` is a plain function so it can
+be the trial loop's ``on_trial`` callback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from prefect.artifacts import (
+    acreate_link_artifact,
+    acreate_markdown_artifact,
+    acreate_progress_artifact,
+    acreate_table_artifact,
+    aupdate_progress_artifact,
+)
+
+from agentflow_eval.files.naming import artifact_key
+from agentflow_eval.models.results import RunResult
+from agentflow_eval.report.charts import case_state
+
+__all__ = [
+    "ArtifactKeys",
+    "ProgressReporter",
+    "RunArtifacts",
+    "artifact_keys",
+    "cases_table",
+    "publish_run_artifacts",
+    "summary_markdown",
+]
+
+KEY_BASE_MAX = 80
+WORST_CASES = 10
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ArtifactKeys:
+    """The artifact keys of one eval set."""
+
+    cases: str
+    summary: str
+    report: str
+    progress: str
+
+
+def artifact_keys(eval_set_id: str) -> ArtifactKeys:
+    """Keys for ``eval_set_id``'s artifacts: lowercase letters, digits and dashes only."""
+    base = artifact_key(eval_set_id)[:KEY_BASE_MAX].strip("-") or "agentflow-eval"
+    return ArtifactKeys(
+        cases=f"{base}-cases",
+        summary=f"{base}-summary",
+        report=f"{base}-report",
+        progress=f"{base}-progress",
+    )
+
+
+def _pct(value: float) -> str:
+    return f"{value * 100:.0f}%"
+
+
+def _ci(low: float, high: float) -> str:
+    return f"{low * 100:.0f}–{high * 100:.0f}%"
+
+
+def cases_table(run: RunResult) -> list[dict[str, Any]]:
+    """One row per case: pass rate, passed/runs, interval, state, and each criterion's
+    mean score (a column per criterion of the run)."""
+    names = [(c.criterion, c.label or c.criterion) for c in run.criteria]
+    rows = []
+    for case in run.cases:
+        means = {c.criterion: c.mean_score for c in case.criteria}
+        row: dict[str, Any] = {
+            "case": case.case_id,
+            "state": case_state(case),
+            "pass rate": round(case.pass_rate, 3),
+            "passed": f"{case.passed}/{case.runs}",
+            "95% CI": _ci(case.ci_low, case.ci_high),
+            "errored": case.errored,
+        }
+        for criterion, label in names:
+            mean = means.get(criterion)
+            row[f"{label} (mean)"] = None if mean is None else round(mean, 3)
+        rows.append(row)
+    return rows
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
+
+
+def _md(text: str) -> str:
+    """Run data as literal markdown text: special characters escaped, one line."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def summary_markdown(run: RunResult, report_url: str | None = None) -> str:
+    """The run at a glance: verdict, models, counts, criteria, the worst cases."""
+    totals = run.totals
+    lines = [f"# {_md(run.eval_set_name or run.eval_set_id)}", ""]
+    if run.simulated:
+        lines += ["> **SIMULATED model**: a scripted offline stand-in, not a real LLM.", ""]
+    lines += [
+        f"**{_pct(totals.pass_rate)}** of {totals.trials} trials passed "
+        f"(95% CI {_ci(totals.ci_low, totals.ci_high)}): {totals.passed} passed, "
+        f"{totals.failed} failed, {totals.errored} errored"
+        + (f", {totals.not_evaluated} not evaluated" if totals.not_evaluated else "")
+        + ".",
+        "",
+        f"- Agent: {_md(run.agent)}" + (f" ({_md(run.agent_model)})" if run.agent_model else ""),
+        f"- Judge model: {_md(run.judge_model or '–')}",
+        f"- Eval set: `{run.eval_set_id.replace('`', '')}` · run `{run.run_id.replace('`', '')}`"
+        f" · {run.runs_per_case} runs per case · {len(run.cases)} cases",
+        f"- Cost: agent ${totals.usage.cost_usd:.4f}, judge ${totals.judge_usage.cost_usd:.4f}",
+    ]
+    if report_url:
+        lines.append(f"- Report: [{_md(report_url)}](<{report_url.replace('>', '%3E')}>)")
+    if run.criteria:
+        lines += [
+            "",
+            "| Criterion | Mean score | Passed | Failed | Not evaluated |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for c in run.criteria:
+            mean = "–" if c.mean_score is None else f"{c.mean_score:.2f}"
+            cells = [_md(c.label or c.criterion), mean, c.passed, c.failed, c.not_evaluated]
+            lines.append("| " + " | ".join(str(cell) for cell in cells) + " |")
+    worst = sorted(
+        (c for c in run.cases if c.runs and c.passed < c.runs), key=lambda c: c.pass_rate
+    )
+    if worst:
+        lines += ["", f"## Failing or flaky cases ({len(worst)})", ""]
+        for case in worst[:WORST_CASES]:
+            lines.append(
+                f"- {_md(case.case_id)}: {case.passed}/{case.runs} "
+                f"({_pct(case.pass_rate)}, {case_state(case)})"
+            )
+        if len(worst) > WORST_CASES:
+            lines.append(f"- … and {len(worst) - WORST_CASES} more (see the report)")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class RunArtifacts:
+    """The ids of the artifacts :func:`publish_run_artifacts` created."""
+
+    cases: UUID
+    summary: UUID
+    report: UUID | None
+
+
+async def publish_run_artifacts(run: RunResult, report_url: str | None) -> RunArtifacts:
+    """Create the run's table, summary and (when there is a report URL) link artifacts,
+    attached to the current flow or task run."""
+    keys = artifact_keys(run.eval_set_id)
+    title = run.eval_set_name or run.eval_set_id
+    cases = await acreate_table_artifact(
+        cases_table(run),
+        key=keys.cases,
+        description=f"{title}: pass rate and criterion means per case (run {run.run_id})",
+    )
+    summary = await acreate_markdown_artifact(
+        summary_markdown(run, report_url),
+        key=keys.summary,
+        description=f"{title}: {_pct(run.totals.pass_rate)} of {run.totals.trials} trials passed",
+    )
+    link = None
+    if report_url:
+        link = await acreate_link_artifact(
+            report_url,
+            link_text=f"{title} report ({_pct(run.totals.pass_rate)} passed)",
+            key=keys.report,
+            description=f"The HTML report of run {run.run_id}",
+        )
+    return RunArtifacts(cases, summary, link)
+
+
+class ProgressReporter:
+    """A progress artifact for a long stage (trials, judging), updated at most once per
+    ``min_interval_s`` unless the progress moved by ``min_step`` (a fraction) since the
+    last update, with never more than one update in flight.
+
+    ``await start(total)``; then ``update(done)`` or ``advance()`` from the loop (plain
+    calls, safe in a callback: the API call is scheduled on the running event loop);
+    ``await finish()`` at the end flushes and shows the final value.
+    """
+
+    def __init__(
+        self,
+        key: str,
+        description: str,
+        *,
+        min_interval_s: float = 1.0,
+        min_step: float = 0.05,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.key = key
+        self.description = description
+        self.min_interval_s = min_interval_s
+        self.min_step = min_step
+        self._clock = clock
+        self.artifact_id: UUID | None = None
+        self.total = 0
+        self.done = 0
+        self.sent = 0.0
+        self.updates_sent = 0
+        self._sent_at = 0.0
+        self._in_flight: asyncio.Task[None] | None = None
+
+    @classmethod
+    def for_eval_set(
+        cls, eval_set_id: str, what: str = "trials", **options: Any
+    ) -> ProgressReporter:
+        """A reporter keyed ``<eval-set>-progress``."""
+        return cls(artifact_keys(eval_set_id).progress, f"{eval_set_id}: {what} done", **options)
+
+    def percent(self) -> float:
+        return 100.0 if self.total <= 0 else min(100.0, 100.0 * self.done / self.total)
+
+    async def start(self, total: int, done: int = 0) -> UUID:
+        """Create the artifact at ``done`` of ``total`` (a resumed run starts part way)."""
+        if total < 0 or not 0 <= done <= max(total, 0):
+            raise ValueError(f"progress needs 0 <= done <= total, got done={done}, total={total}")
+        self.total, self.done = total, done
+        self.sent = self.percent()
+        self._sent_at = self._clock()
+        self.artifact_id = await acreate_progress_artifact(
+            self.sent, key=self.key, description=self.description
+        )
+        return self.artifact_id
+
+    def advance(self, count: int = 1, *_: Any) -> None:
+        """``count`` more done (extra arguments are ignored, so it fits ``on_trial``)."""
+        self.update(self.done + count)
+
+    def update(self, done: int) -> None:
+        """Record ``done``; send it when due and nothing is in flight. Call it from code
+        running in the event loop (the update is scheduled there, never awaited here)."""
+        if self.artifact_id is None:
+            raise RuntimeError("ProgressReporter.update() before start()")
+        self.done = min(done, self.total) if self.total else done
+        self._maybe_send()
+
+    def _due(self) -> bool:
+        progress = self.percent()
+        if progress <= self.sent:
+            return False
+        moved = progress - self.sent >= self.min_step * 100
+        waited = self._clock() - self._sent_at >= self.min_interval_s
+        return moved or waited or progress >= 100.0
+
+    def _maybe_send(self) -> None:
+        if self._in_flight is not None and not self._in_flight.done():
+            return
+        if not self._due():
+            return
+        loop = asyncio.get_running_loop()
+        self._in_flight = loop.create_task(self._send(self.percent()))
+
+    async def _send(self, progress: float) -> None:
+        """One API call. A progress bar must never fail the run: errors are logged."""
+        assert self.artifact_id is not None
+        self.sent = progress
+        self._sent_at = self._clock()
+        self.updates_sent += 1
+        try:
+            await aupdate_progress_artifact(self.artifact_id, progress)
+        except Exception as exc:
+            logger.warning("progress artifact %s not updated: %s", self.key, exc)
+
+    async def flush(self) -> None:
+        """Wait for the update in flight, if any."""
+        if self._in_flight is not None:
+            await self._in_flight
+
+    async def finish(self) -> None:
+        """Wait for the update in flight, then send the final value if it was not sent."""
+        await self.flush()
+        if self.artifact_id is not None and self.percent() != self.sent:
+            await self._send(self.percent())

@@ -1,0 +1,62 @@
+"""The installed distribution claims only the project's own top-level name: the
+repository's flows/ and tasks/ folders install as ``agentflow_eval.flows`` and
+``agentflow_eval.tasks``, never as top-level ``flows``/``tasks`` packages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_FOLDERS = {"agentflow_eval": ROOT / "agentflow_eval", "flows": ROOT, "tasks": ROOT}
+
+
+def _setuptools() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+
+
+def _package_name(folder: Path) -> str:
+    relative = folder.relative_to(ROOT).parts
+    if relative[0] in ("flows", "tasks"):
+        relative = ("agentflow_eval", *relative)
+    return ".".join(relative)
+
+
+def test_every_package_folder_is_listed_for_installation() -> None:
+    listed = set(_setuptools()["packages"])
+    folders = {
+        _package_name(init.parent)
+        for top in ("agentflow_eval", "flows", "tasks")
+        for init in (ROOT / top).rglob("__init__.py")
+    }
+    assert folders == listed
+
+
+def test_flows_and_tasks_map_under_the_project_namespace() -> None:
+    assert _setuptools()["package-dir"] == {
+        "agentflow_eval.flows": "flows",
+        "agentflow_eval.tasks": "tasks",
+    }
+
+
+@pytest.mark.e2e
+def test_the_wheel_has_one_top_level_name(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w"]
+        + [str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("agentflow_eval-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {name.split("/", 1)[0] for name in names}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"agentflow_eval"}
+    assert "agentflow_eval/flows/evaluate.py" in names
+    assert "agentflow_eval/tasks/run_trials.py" in names
+    assert any(n.startswith("agentflow_eval/criteria/judges/prompts/") for n in names)
+    assert any(n.startswith("agentflow_eval/report/templates/") for n in names)
