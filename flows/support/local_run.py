@@ -1,5 +1,6 @@
 """The evaluate flow run in this process, the CLI's way: on the temporary Prefect API that
-:mod:`agentflow_eval.flows.support.temporary_api` launched, with the trials running while that server boots.
+:mod:`agentflow_eval.flows.support.temporary_api` launched, with the trials running while
+that server boots.
 
 The server takes seconds to boot, and the trial stage needs nothing from Prefect. So
 when the server is not up yet, the run is planned here (its folder and ``run.json``), its

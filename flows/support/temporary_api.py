@@ -6,8 +6,8 @@ for the server to boot (~5–7 s on a 2-core machine, most of a short run). This
 launches the same server (Prefect's own app factory under uvicorn, as Prefect's
 ``SubprocessASGIServer`` does) as the very first thing, needing nothing but the standard
 library, so it boots on the other core while this process imports and runs trials
-(:mod:`agentflow_eval.flows.support.local_run`). The flow then uses it through ``PREFECT_API_URL``, and the CLI
-process never imports Prefect's server package.
+(:mod:`agentflow_eval.flows.support.local_run`). The flow then uses it through
+``PREFECT_API_URL``, and the CLI process never imports Prefect's server package.
 
     api = LocalPrefectAPI.launch()           # first thing: before the heavy imports
     ...                                      # parse, import, load the agent

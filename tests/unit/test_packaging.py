@@ -47,8 +47,7 @@ def test_flows_and_tasks_map_under_the_project_namespace() -> None:
 @pytest.mark.e2e
 def test_the_wheel_has_one_top_level_name(tmp_path: Path) -> None:
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w"]
-        + [str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
         check=True,
         capture_output=True,
     )
