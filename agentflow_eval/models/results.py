@@ -83,7 +83,10 @@ class Turn(Record):
     usage: Usage = Field(default_factory=Usage)
 
 
-ErrorKind = Literal["exception", "max_steps", "timeout", "setup"]
+ErrorKind = Literal["exception", "max_steps", "timeout", "setup", "infrastructure"]
+"""Why a trial did not finish. ``infrastructure``: a provider fault that outlasted its
+retries (rate limits, 5xx, timeouts): not the agent's failure, so pass rates leave such
+trials out unless a run asks to count them."""
 
 
 class TrialError(Record):
@@ -205,6 +208,10 @@ class CaseResult(Record):
     passed: int
     failed: int
     errored: int
+    infrastructure_errors: int = 0
+    """Errored trials whose error was the provider's (``TrialError.kind ==
+    "infrastructure"``); included in ``errored``, left out of ``pass_rate``'s
+    denominator unless the run counts them."""
     not_evaluated: int
     pass_rate: float
     ci_low: float
@@ -224,6 +231,7 @@ class RunTotals(Record):
     passed: int = 0
     failed: int = 0
     errored: int = 0
+    infrastructure_errors: int = 0
     not_evaluated: int = 0
     pass_rate: float = 0.0
     ci_low: float = 0.0
