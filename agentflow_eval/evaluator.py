@@ -111,15 +111,30 @@ class AgentEvaluator:
     @classmethod
     async def evaluate_file(
         cls,
-        agent: AgentUnderTest | str,
-        eval_file: str | Path,
+        agent: AgentUnderTest | str | None = None,
+        eval_file: str | Path | None = None,
         config: EvalConfig | dict[str, Any] | str | Path | None = None,
         *,
+        agent_module: str | None = None,
+        config_file: str | Path | None = None,
         min_pass_rate: float = 1.0,
         **options: Any,
     ) -> RunResult:
-        """Seed 001's one-liner: load, run, and assert the pass rate (1.0 by default)."""
-        return await cls(agent, config).evaluate(eval_file, min_pass_rate=min_pass_rate, **options)
+        """Load, run, and assert the pass rate (1.0 by default).
+
+        ``agent_module`` and ``config_file`` are the names Google ADK's evaluator uses for
+        ``agent`` and ``config``; either spelling works, not both.
+        """
+        if (agent is None) == (agent_module is None):
+            raise TypeError("evaluate_file() takes the agent as agent= or agent_module=, once")
+        if config is not None and config_file is not None:
+            raise TypeError("evaluate_file() takes the config as config= or config_file=, once")
+        if eval_file is None:
+            raise TypeError("evaluate_file() needs eval_file=")
+        chosen = agent if agent is not None else agent_module
+        assert chosen is not None
+        evaluator = cls(chosen, config if config is not None else config_file)
+        return await evaluator.evaluate(eval_file, min_pass_rate=min_pass_rate, **options)
 
 
 def _config(config: EvalConfig | dict[str, Any] | str | Path | None) -> EvalConfig | None:
