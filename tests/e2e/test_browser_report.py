@@ -308,6 +308,25 @@ def test_filtering_sorting_and_a_link_to_a_case_still_work(
     assert [t["open"] for t in linked["trials"]] == [False, True, True, False, True]
 
 
+def test_a_block_that_cannot_be_read_says_so_in_its_case(
+    devtools: DevTools, tmp_path: Path, report_html: str
+) -> None:
+    block = case_blocks(report_html)["currency_conversion"]
+    damaged = report_html.replace(block, "eJzLSM3JyQcABiwCFQ" + "A" * 40, 1)
+    assert damaged != report_html
+    tab = devtools.open_tab()
+    tab.load(write(tmp_path / "damaged.html", damaged))
+    drawn = tab.evaluate(_OPEN_CASE % (json.dumps("currency_conversion"), json.dumps("all")))
+    assert drawn == "failed"
+    message = tab.evaluate(
+        "document.querySelector('details.case[data-id=\"currency_conversion\"] .case-body')"
+        ".textContent"
+    )
+    assert message.startswith("The details of this case could not be read: ")
+    # the other cases still open
+    assert open_case(tab, "weather_multi_city")["trials"]
+
+
 def test_screenshot_of_a_realistic_report(
     devtools: DevTools, tmp_path: Path, report_file: Path
 ) -> None:
@@ -350,7 +369,8 @@ def large_report(
         figures = tools.open_tab().load(path)
     print(
         f"\n10,000-trial report: {path.stat().st_size / 1e6:.2f} MB, {figures.nodes:,} nodes, "
-        f"load event {figures.load_event_ms:.0f} ms, renderer RSS "
+        f"load event {figures.load_event_ms:.0f} ms (main thread CPU "
+        f"{figures.main_thread_cpu_ms:.0f} ms), renderer RSS "
         f"{figures.renderer_rss_mib or 0:.0f} MiB, JS heap {figures.js_heap_used_mib:.1f} MiB"
     )
     yield LargeReport(path, run, figures)

@@ -45,9 +45,10 @@ class LoadFigures:
     js_heap_used_mib: float
     renderer_rss_mib: float | None
     """Resident memory of the renderer processes (Linux only; None elsewhere)."""
-    renderer_cpu_s: float
-    """CPU time the renderer processes spent from navigation to now: steadier than the
-    load time on a busy machine, where waiting for a core counts as loading."""
+    main_thread_cpu_ms: float
+    """CPU time of the page's main thread from navigation to the load event (parsing,
+    style, layout, script): what the load costs, steadier than ``load_event_ms`` on a
+    busy machine, where waiting for a core counts as loading."""
 
 
 _COUNT_NODES = """(() => {
@@ -156,10 +157,6 @@ class DevTools:
         info = self.send("SystemInfo.getProcessInfo")
         return [p for p in info.get("processInfo", []) if p.get("type") == "renderer"]
 
-    def renderer_cpu_s(self) -> float:
-        """CPU seconds the browser's renderer processes have used so far."""
-        return float(sum(process.get("cpuTime", 0.0) for process in self._renderers()))
-
     def renderer_rss_mib(self) -> float | None:
         """Resident memory of the browser's renderer processes, from ``/proc``."""
         total = 0.0
@@ -192,11 +189,11 @@ class Tab:
         """Navigate to ``page`` (a file or URL) and wait for its load event; the figures
         are read once it fired (the node count after the page's own script ran)."""
         url = page.resolve().as_uri() if isinstance(page, Path) else page
-        cpu_before = self.browser.renderer_cpu_s()
+        before = self.metrics()
         self.send("Page.navigate", {"url": url})
         self.browser.wait_for("Page.loadEventFired", session=self.session, timeout_s=timeout_s)
+        metrics = self.metrics()
         counts = self.evaluate(_COUNT_NODES)
-        metrics = {m["name"]: m["value"] for m in self.send("Performance.getMetrics")["metrics"]}
         return LoadFigures(
             load_event_ms=float(counts["load"]),
             dom_content_loaded_ms=float(counts["dcl"]),
@@ -204,8 +201,13 @@ class Tab:
             elements=int(counts["elements"]),
             js_heap_used_mib=float(metrics.get("JSHeapUsedSize", 0)) / (1 << 20),
             renderer_rss_mib=self.browser.renderer_rss_mib(),
-            renderer_cpu_s=self.browser.renderer_cpu_s() - cpu_before,
+            main_thread_cpu_ms=(metrics["ThreadTime"] - before["ThreadTime"]) * 1000,
         )
+
+    def metrics(self) -> dict[str, float]:
+        """The page's performance counters (``Performance.getMetrics``) by name."""
+        reply = self.send("Performance.getMetrics")
+        return {metric["name"]: float(metric["value"]) for metric in reply["metrics"]}
 
     def evaluate(self, expression: str, *, timeout_s: float = 60.0) -> Any:
         """The value of ``expression`` in the page (promises are awaited), as JSON."""
