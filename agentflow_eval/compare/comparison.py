@@ -11,8 +11,10 @@ summary (:mod:`~agentflow_eval.compare.power`). Cases in one run only are ``adde
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Iterable
+from functools import lru_cache
 
 from agentflow_eval.compare.exact import choose_method, exact_test, holm
 from agentflow_eval.compare.models import (
@@ -119,12 +121,21 @@ def _untestable_note(baseline: CaseCounts, candidate: CaseCounts) -> str:
 
 
 def _power(pairs: list[CasePair], alpha: float, detect_drop: float) -> PowerSummary | None:
+    """The power summary for the tested cases: at the median countable trials per case
+    on each side and the baseline's mean pass rate over those cases."""
     if not pairs:
         return None
     m = len(pairs)
     n_b = max(1, round(statistics.median(pair.n_b for pair in pairs)))
     n_c = max(1, round(statistics.median(pair.n_c for pair in pairs)))
-    reference = sum(pair.rate_b for pair in pairs) / m
+    reference = math.fsum(pair.rate_b for pair in pairs) / m
+    return _power_summary(reference, n_b, n_c, m, alpha, detect_drop).model_copy()
+
+
+@lru_cache(maxsize=1024)
+def _power_summary(
+    reference: float, n_b: int, n_c: int, m: int, alpha: float, detect_drop: float
+) -> PowerSummary:
     level = alpha / (2 * m)
     needed = runs_needed(reference, detect_drop, level)
     possible = 0 < detect_drop <= reference

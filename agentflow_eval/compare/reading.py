@@ -49,7 +49,10 @@ def _parse(document: bytes, source: str) -> Any:
 
 def _summary(raw: Any, source: str) -> RunResult:
     if isinstance(raw, dict):
-        raw.pop("trials", None)  # never validated into models: not needed, and large
+        # the same summary however the file was read: the trials are never validated
+        # into models (not needed, and large), the notes (after them) never read
+        raw.pop("trials", None)
+        raw.pop("notes", None)
     return run_result_from_json(raw, source)
 
 

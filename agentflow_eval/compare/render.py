@@ -72,32 +72,31 @@ def _counts(counts: CaseCounts | None) -> str:
 
 def _criteria_moved(case: CaseComparison) -> str:
     moved = [
-        f"{change.criterion} {change.change:+.2f}"
+        f"{change.criterion} {change.baseline_mean:.2f} -> {change.candidate_mean:.2f}"
         for change in case.criteria
-        if change.change is not None and abs(change.change) >= _CRITERION_EPSILON
+        if change.change is not None
+        and change.baseline_mean is not None
+        and change.candidate_mean is not None
+        and abs(change.change) >= _CRITERION_EPSILON
     ]
     return ", ".join(moved)
 
 
 def _case_table(comparison: Comparison, ascii_only: bool) -> Table:
     table = Table(box=box.ASCII if ascii_only else box.SIMPLE_HEAVY, show_edge=not ascii_only)
-    table.add_column("case")
-    table.add_column("baseline", justify="right")
-    table.add_column("candidate", justify="right")
-    table.add_column("change", justify="right")
-    table.add_column("p (Holm)", justify="right")
-    table.add_column("verdict")
-    table.add_column("criterion means moved")
+    # on a narrow terminal the case ids and criteria fold; counts and verdicts never do
+    table.add_column("case", overflow="fold")
+    for name in ("baseline", "candidate", "change", "p (Holm)"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
     for case in comparison.cases:
-        style = _STYLES[case.verdict]
         table.add_row(
             Text(case.case_id),
             _counts(case.baseline),
             _counts(case.candidate),
             _points(case.change),
             _p(case.p_adjusted),
-            Text(case.verdict + (f" ({case.note})" if case.note else ""), style=style),
-            Text(_criteria_moved(case)),
+            Text(case.verdict + (" *" if case.note else ""), style=_STYLES[case.verdict]),
         )
     return table
 
@@ -211,6 +210,20 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
             soft_wrap=True,
         )
     console.print(_case_table(comparison, ascii_only))
+    for case in comparison.cases:
+        if case.note:
+            console.print(Text(f"* {case.case_id}: {case.note}"), soft_wrap=True)
+    changed = [
+        (case, _criteria_moved(case))
+        for case in comparison.cases
+        if case.verdict in ("regression", "improvement")
+    ]
+    if any(moved for _, moved in changed):
+        console.print(Text("Criterion means of the cases that changed:"))
+        for case, moved in changed:
+            if moved:
+                line = Text(f"  {case.case_id} ({case.verdict}): ", style=_STYLES[case.verdict])
+                console.print(line + Text(moved), soft_wrap=True)
     console.print(
         Text(format_overall(comparison), style=_STYLES[comparison.overall.verdict]), soft_wrap=True
     )
