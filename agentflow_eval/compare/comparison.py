@@ -151,6 +151,7 @@ def _power_summary(
         method=power_method(n_b, n_c),
         minimum_detectable_drop=minimum_detectable_drop(reference, n_b, n_c, level),
         minimum_detectable_drop_alone=minimum_detectable_drop(reference, n_b, n_c, alpha / 2),
+        minimum_detectable_drop_from_full=minimum_detectable_drop(1.0, n_b, n_c, level),
         detect_drop=detect_drop,
         power_at_detect_drop=(
             regression_power(reference, reference - detect_drop, n_b, n_c, level)

@@ -128,7 +128,9 @@ class PowerSummary(_Model):
     case flags as a regression with ``target_power``, at the level a case that regressed
     alone among ``cases_tested`` must reach after Holm's correction (``level``, one-sided
     alpha / (2 m)); ``minimum_detectable_drop_alone`` at ``alpha / 2``, for a case tested
-    by itself. None: not even a drop to 0 is flagged that often. ``runs_needed``: trials
+    by itself; ``minimum_detectable_drop_from_full`` at ``level`` for a case that always
+    passed (100%), the easiest drop to see. None: not even a drop to 0 is flagged that
+    often. ``runs_needed``: trials
     per side for a case to flag a drop of ``detect_drop`` with ``target_power`` at
     ``level`` (``runs_needed_exceeds``: more than ``runs_needed``)."""
 
@@ -143,6 +145,7 @@ class PowerSummary(_Model):
     method: PowerMethod
     minimum_detectable_drop: float | None = None
     minimum_detectable_drop_alone: float | None = None
+    minimum_detectable_drop_from_full: float | None = None
     detect_drop: float
     power_at_detect_drop: float | None = None
     runs_needed: int | None = None

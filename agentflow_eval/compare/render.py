@@ -163,35 +163,31 @@ def format_power(power: PowerSummary) -> str:
         if power.runs_baseline == power.runs_candidate
         else f"{power.runs_baseline} baseline and {power.runs_candidate} candidate runs per case"
     )
-    where = f"a case at the baseline's mean pass rate ({_percent(power.reference_pass_rate)})"
-    correction = (
-        f"Holm over {power.cases_tested} cases: one-sided level {power.level:.2g}"
-        if power.cases_tested > 1
-        else f"one-sided level {power.level:.2g}"
-    )
-    target = f"{100 * power.target_power:g}%"
+    level = f"one-sided level {power.level:.2g}"
+    if power.cases_tested > 1:
+        level = f"Holm over {power.cases_tested} cases: {level}"
+    head = f"Power ({100 * power.target_power:g}%, {level}) with {runs}: "
+    mean = _percent(power.reference_pass_rate)
+    found = f"a case at the baseline's mean pass rate ({mean}) is "
     if power.minimum_detectable_drop is None:
-        found = f"is not flagged with {target} power even if it drops to 0% ({correction})"
+        found += "not flagged even if it drops to 0%"
     else:
-        found = (
-            f"is flagged with {target} power only if it drops by "
-            f"{100 * power.minimum_detectable_drop:.0f} pts or more ({correction}"
-        )
-        if power.cases_tested > 1 and power.minimum_detectable_drop_alone is not None:
-            alone = power.minimum_detectable_drop_alone
-            found += f"; {100 * alone:.0f} pts for a case tested alone"
-        found += ")"
-    line = f"Power: with {runs}, {where} {found}."
-    drop = f"{100 * power.detect_drop:.0f}-pt drop"
+        found += f"flagged once it drops by {100 * power.minimum_detectable_drop:.0f} pts"
+    alone = power.minimum_detectable_drop_alone
+    if power.cases_tested > 1 and alone is not None:
+        found += f" ({100 * alone:.0f} pts if it were the only case)"
+    full = power.minimum_detectable_drop_from_full
+    if power.reference_pass_rate < 1 and full is not None:
+        found += f"; a case that always passed, once it drops by {100 * full:.0f} pts"
+    drop = f"{100 * power.detect_drop:.0f}-pt drop from {mean}"
     if power.runs_needed is None:
-        line += f" A {drop} is not possible from {_percent(power.reference_pass_rate)}."
+        plan = f"A {drop} is not possible."
     else:
         more = "more than " if power.runs_needed_exceeds else ""
-        how = (
-            " (normal approximation)" if power.runs_needed_method == "normal approximation" else ""
-        )
-        line += f" To detect a {drop} a case needs {more}{power.runs_needed} runs per side{how}."
-    return line
+        approximate = power.runs_needed_method == "normal approximation"
+        how = " (normal approximation)" if approximate else ""
+        plan = f"A {drop} needs {more}{power.runs_needed} runs per side{how}."
+    return f"{head}{found}. {plan}"
 
 
 def print_comparison(comparison: Comparison, console: Console) -> None:
@@ -213,6 +209,8 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
     for case in comparison.cases:
         if case.note:
             console.print(Text(f"* {case.case_id}: {case.note}"), soft_wrap=True)
+    overall = Text(format_overall(comparison), style=_STYLES[comparison.overall.verdict])
+    console.print(overall, soft_wrap=True)
     changed = [
         (case, _criteria_moved(case))
         for case in comparison.cases
@@ -224,9 +222,6 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
             if moved:
                 line = Text(f"  {case.case_id} ({case.verdict}): ", style=_STYLES[case.verdict])
                 console.print(line + Text(moved), soft_wrap=True)
-    console.print(
-        Text(format_overall(comparison), style=_STYLES[comparison.overall.verdict]), soft_wrap=True
-    )
     if comparison.criteria:
         console.print()
         console.print(_criteria_table(comparison, ascii_only))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,8 +49,10 @@ def test_table_overall_criteria_and_power(
     assert "Overall (6 case(s) paired): mean pass rate" in out
     assert "1 case(s) regressed" in out
     assert "criteria: mean score over trials" in out
-    assert "Power: with 10 runs per case" in out
-    assert "To detect a 20-pt drop a case needs" in out
+    power = next(line for line in out.splitlines() if line.startswith("Power"))
+    assert power.startswith("Power (80%, Holm over 6 cases: one-sided level 0.0042) with 10 runs")
+    assert "a case that always passed, once it drops by" in power
+    assert re.search(r"A 20-pt drop from 48\.3% needs \d+ runs per side", power)
 
 
 def test_fail_on_regression(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:

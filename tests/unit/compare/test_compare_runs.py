@@ -200,3 +200,21 @@ def test_json_field_names() -> None:
     ]
     assert document["regressed"] is True
     assert Comparison.model_validate(document).overall.verdict == "regression"
+
+
+def test_power_line_wording() -> None:
+    from agentflow_eval.compare import format_power
+
+    run = run_with_counts([Counts(f"c{i}", 9, 10) for i in range(4)])
+    power = compare_runs(run, run).power
+    assert power is not None
+    line = format_power(power)
+    assert line.startswith("Power (80%, Holm over 4 cases: one-sided level 0.0063) with 10 runs")
+    assert "a case at the baseline's mean pass rate (90.0%) is flagged once it drops by " in line
+    assert "pts if it were the only case" in line and "a case that always passed" in line
+    assert "A 20-pt drop from 90.0% needs" in line
+    low = run_with_counts([Counts("c", 1, 10)])
+    low_power = compare_runs(low, low).power
+    assert low_power is not None
+    assert "is not flagged even if it drops to 0%" in format_power(low_power)
+    assert "A 20-pt drop from 10.0% is not possible." in format_power(low_power)
