@@ -72,6 +72,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from agentflow_eval.compare import (
         ComparisonError,
+        Side,
         SideError,
         compare_runs,
         console_for,
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         order = ("baseline", "candidate")
         if is_latest(args.baseline) and not is_latest(args.candidate):
             order = ("candidate", "baseline")
-        sides: dict[str, Any] = {}
+        sides: dict[str, Side] = {}
         for name in order:
             other = next(iter(sides.values()), None)
             sides[name] = load_side(
