@@ -1,14 +1,15 @@
-"""Comparing two 10,000-trial runs: ``python benchmarks/compare.py``.
+"""Comparing two 10,000-trial runs: ``python benchmarks/compare.py [--repeat N]``.
 
 Builds, for three shapes (2,000 cases × 5 trials and 100 cases × 100 trials: 10,000 trials
 each; 100 cases × 300 trials: 30,000, to show what grows with the trials), a baseline and
 a candidate ``results.json`` (trials copied from a real judged sample run, so the files
 have a real run's size; in the candidate every 20th case drops by 60 points), then
 measures in fresh processes: ``agentflow-eval compare BASELINE CANDIDATE --json`` (wall
-time and peak RSS), and, for contrast, reading one file whole with
-``read_results_json``, and the imports alone (scipy.stats included). Prints a Markdown
-table; the figures go to the analysis part of
-``benchmarks/RESULTS.md`` by hand.
+time, CPU time and peak RSS); for contrast, one file read whole with
+``read_results_json``; and where a comparison's CPU time goes (imports, scipy.stats,
+reading, statistics, JSON). Prints Markdown tables; the figures go to the analysis part
+of ``benchmarks/RESULTS.md`` by hand. CPU times are steadier than wall times on a
+shared machine.
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ import argparse
 import json
 import os
 import random
+import resource
+import statistics
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,9 +106,44 @@ def build(directory: Path, cases: int, runs: int) -> tuple[Path, Path]:
     return paths[0], paths[1]
 
 
-def _measure(command: Sequence[str]) -> ProcessRun:
+@dataclass(frozen=True)
+class Measured:
+    """A finished process and the CPU time (user + system) it and its children used."""
+
+    run: ProcessRun
+    cpu_s: float
+
+
+def _measure(command: Sequence[str]) -> Measured:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     env = dict(os.environ, NO_COLOR="1")
-    return run_measured(command, env=env, cwd=ROOT, timeout_s=600)
+    run = run_measured(command, env=env, cwd=ROOT, timeout_s=600).check()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Measured(run, cpu)
+
+
+# Where a comparison's time goes, in one process: CPU seconds per phase.
+PHASES = """
+import json, sys, time
+marks = [time.process_time()]
+import agentflow_eval.compare as compare
+marks.append(time.process_time())
+import scipy.stats
+marks.append(time.process_time())
+baseline, candidate = compare.load_side(sys.argv[1]), compare.load_side(sys.argv[2])
+marks.append(time.process_time())
+comparison = compare.compare_runs(baseline.run, candidate.run)
+marks.append(time.process_time())
+comparison.model_dump_json(indent=2)
+marks.append(time.process_time())
+names = ["imports", "scipy.stats", "reading both", "statistics", "JSON"]
+print(json.dumps(dict(zip(names, [b - a for a, b in zip(marks, marks[1:])]))))
+"""
+
+
+def _median(values: Sequence[float]) -> float:
+    return statistics.median(values)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -112,52 +151,62 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
     args = parser.parse_args(argv)
     executable = Path(sys.executable).with_name("agentflow-eval")
-    rows = []
+    read_whole_code = (
+        "import sys; from pathlib import Path; "
+        "from agentflow_eval.files.results_json import read_results_json; "
+        "read_results_json(Path(sys.argv[1]))"
+    )
+    rows, phase_rows = [], []
     with tempfile.TemporaryDirectory(prefix="agentflow-compare-bench-") as tmp:
         for cases, runs in SHAPES:
             baseline, candidate = build(Path(tmp) / f"{cases}x{runs}", cases, runs)
-            compare_runs = [
-                _measure([str(executable), "compare", str(baseline), str(candidate), "--json"])
+            shape = f"{cases:,} cases × {runs} trials ({cases * runs:,})"
+            command = [str(executable), "compare", str(baseline), str(candidate), "--json"]
+            compared = [_measure(command) for _ in range(args.repeat)]
+            read_whole = [
+                _measure([sys.executable, "-c", read_whole_code, str(baseline)])
                 for _ in range(args.repeat)
             ]
-            for run in compare_runs:
-                run.check()
-            read_whole = _measure(
-                [
-                    sys.executable,
-                    "-c",
-                    "import sys; from pathlib import Path; "
-                    "from agentflow_eval.files.results_json import read_results_json; "
-                    "read_results_json(Path(sys.argv[1]))",
-                    str(baseline),
-                ]
-            ).check()
-            imports = _measure(
-                [
-                    sys.executable,
-                    "-c",
-                    "import agentflow_eval.cli.compare, agentflow_eval.compare, scipy.stats",
-                ]
-            ).check()
-            document = json.loads(compare_runs[-1].stdout)
+            phases = [
+                json.loads(
+                    _measure(
+                        [sys.executable, "-c", PHASES, str(baseline), str(candidate)]
+                    ).run.stdout
+                )
+                for _ in range(args.repeat)
+            ]
+            document = json.loads(compared[-1].run.stdout)
             regressed = sum(case["verdict"] == "regression" for case in document["cases"])
-            walls = sorted(run.wall_s for run in compare_runs)
             size_mib = baseline.stat().st_size / 2**20
             rows.append(
-                f"| {cases:,} cases × {runs} trials ({cases * runs:,}) | {size_mib:.0f} MiB "
-                f"| {walls[len(walls) // 2]:.2f} s ({', '.join(f'{w:.2f}' for w in walls)}) "
-                f"| {max(run.peak_rss_mib for run in compare_runs):.0f} MiB "
-                f"| {regressed} of {cases // 20} | {document['overall']['verdict']} "
-                f"| {read_whole.wall_s:.2f} s, {read_whole.peak_rss_mib:.0f} MiB "
-                f"| {imports.wall_s:.2f} s, {imports.peak_rss_mib:.0f} MiB |"
+                f"| {shape} | {size_mib:.0f} MiB "
+                f"| {_median([m.run.wall_s for m in compared]):.2f} s "
+                f"| {_median([m.cpu_s for m in compared]):.2f} s "
+                f"| {max(m.run.peak_rss_mib for m in compared):.0f} MiB "
+                f"| {_median([m.cpu_s for m in read_whole]):.2f} s, "
+                f"{max(m.run.peak_rss_mib for m in read_whole):.0f} MiB "
+                f"| {regressed} of {cases // 20} | {document['overall']['verdict']} |"
+            )
+            names = list(phases[0])
+            phase_rows.append(
+                f"| {shape} | "
+                + " | ".join(f"{_median([p[name] for p in phases]):.2f} s" for name in names)
+                + " |"
             )
     print(
-        "| runs compared (each side) | results.json | `compare` wall (median; each) | "
-        "peak RSS | regressed cases found (planted) | overall | one file read whole "
-        "(`read_results_json`) | imports alone, scipy.stats included |"
+        "| runs compared (each side) | results.json | `compare --json` wall | CPU | peak RSS "
+        "| one file read whole (`read_results_json`): CPU, peak RSS "
+        "| regressed cases found (planted) | overall |"
     )
-    print("|---|---:|---:|---:|---:|---|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
     print("\n".join(rows))
+    print()
+    print("CPU time by phase (one process; medians):")
+    print()
+    print("| runs compared | " + " | ".join(names) + " |")
+    print("|---|" + "---:|" * len(names))
+    print("\n".join(phase_rows))
+    print(f"\nmedians of {args.repeat}; load average {os.getloadavg()}")
     return 0
 
 

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable
 from functools import lru_cache
 
+from agentflow_eval.compare.criteria import criterion_changes
 from agentflow_eval.compare.exact import choose_method, exact_test, holm
 from agentflow_eval.compare.models import (
     CaseComparison,
     CaseCounts,
     ChangeVerdict,
     Comparison,
-    CriterionChange,
     OverallChange,
     PowerSummary,
     RunInfo,
@@ -35,7 +34,7 @@ from agentflow_eval.compare.power import (
     regression_power,
     runs_needed,
 )
-from agentflow_eval.models.results import CaseResult, CriterionSummary, RunResult
+from agentflow_eval.models.results import CaseResult, RunResult
 
 __all__ = ["DEFAULT_ALPHA", "DEFAULT_DETECT_DROP", "ComparisonError", "compare_runs"]
 
@@ -69,32 +68,6 @@ def _by_id(run: RunResult, side: str) -> dict[str, CaseResult]:
             raise ComparisonError(f"{side}: case {case.case_id!r} appears twice")
         cases[case.case_id] = case
     return cases
-
-
-def criterion_changes(
-    baseline: Iterable[CriterionSummary], candidate: Iterable[CriterionSummary]
-) -> list[CriterionChange]:
-    """Mean scores of each criterion on both sides (baseline's order, then the
-    candidate's new ones)."""
-    before = {summary.criterion: summary for summary in baseline}
-    after = {summary.criterion: summary for summary in candidate}
-    changes = []
-    for name in [*before, *(name for name in after if name not in before)]:
-        old, new = before.get(name), after.get(name)
-        old_mean = old.mean_score if old else None
-        new_mean = new.mean_score if new else None
-        changes.append(
-            CriterionChange(
-                criterion=name,
-                label=(new.label if new else "") or (old.label if old else ""),
-                baseline_mean=old_mean,
-                candidate_mean=new_mean,
-                change=new_mean - old_mean
-                if old_mean is not None and new_mean is not None
-                else None,
-            )
-        )
-    return changes
 
 
 def _run_info(run: RunResult, source: str) -> RunInfo:
