@@ -268,7 +268,29 @@ def _unknown_key_warnings(path: Path, data: Mapping[str, Any], eval_set: EvalSet
                 f"{path}: case {case.eval_id!r}: unknown key {key!r} is kept but not used"
                 f"{did_you_mean(key, known_case)}"
             )
+        unused = _unused_adk_fields(case)
+        if unused:
+            warnings.append(f"{path}: case {case.eval_id!r}: {'; '.join(unused)}")
     return warnings
+
+
+def _unused_adk_fields(case: EvalCase) -> list[str]:
+    """What ADK records in a case that no criterion of this package looks at."""
+    unused = []
+    if any(inv.app_details for inv in case.conversation):
+        unused.append(
+            "app_details is kept but not judged (agent instructions and tool declarations "
+            "of the recorded run)"
+        )
+    if any(inv.expected_tool_responses for inv in case.conversation):
+        unused.append(
+            "the recorded tool responses (intermediate_data tool_responses or "
+            "function_response parts) are kept but not judged: tool calls are compared by "
+            "name and arguments"
+        )
+    if case.session_input is not None and case.session_input.session_id:
+        unused.append("session_input.session_id is not used: every trial runs in a fresh session")
+    return unused
 
 
 # --------------------------------------------------------------------------- directories
@@ -355,15 +377,17 @@ def load_config(path: str | Path) -> EvalConfig:
             f"found {describe_kind(raw)}",
         )
     try:
-        data = adk.normalise_config(raw)
+        normalised = adk.normalise_config(raw, known_keys(EvalConfig))
     except adk.AdkFormatError as exc:
         raise EvalFileError(path, exc.message, field=exc.field) from None
     try:
-        return EvalConfig.model_validate(data)
+        config = EvalConfig.model_validate(normalised.data)
     except ValidationError as exc:
         raise EvalFileError.from_problems(
             path, problems_from_validation(exc, raw, EvalConfig)
         ) from None
+    config.load_warnings.extend(f"{path}: {warning}" for warning in normalised.warnings)
+    return config
 
 
 def find_config_for(evalset_path: str | Path) -> Path | None:

@@ -27,12 +27,27 @@ GOOD_EVALSETS = [
     "adk/trip_scenarios.evalset.json",
     "adk/legacy/unit_converter.test.json",
     "adk/legacy/recipes.evalset.json",
+    "adk213/written/dump_full.evalset.json",
+    "adk213/written/dump_no_nulls.evalset.json",
+    "adk213/written/dump_camel.evalset.json",
+    "adk213/written/dump_camel_no_nulls.evalset.json",
+    "adk213/written/migrated.evalset.json",
+    "adk213/written/web_saved.evalset.json",
+    "adk213/written/legacy_source.test.json",
 ]
 GOOD_CONFIGS = [
     "eval_config.json",
     "yaml/eval_config.yaml",
     "adk/test_config.json",
     "adk/legacy/test_config.json",
+    "adk213/written/config_full.json",
+    "adk213/written/config_no_nulls.json",
+    "adk213/written/config_camel.json",
+    "adk213/written/config_spellings_in_order.json",
+    "adk213/written/config_spellings_upper.json",
+    "adk213/written/config_spellings_any_order_words.json",
+    "adk213/written/config_spellings_int_any_order.json",
+    "adk213/written/config_spellings_int_exact.json",
 ]
 # broken files whose problem a schema can see (duplicate ids and the like it cannot)
 BAD_EVALSETS = [
