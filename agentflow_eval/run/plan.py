@@ -93,7 +93,12 @@ def load_inputs(params: EvaluateParams) -> tuple[EvalSet, EvalConfig, list[str]]
 
     Raises :class:`agentflow_eval.files.loading.EvalFileError` naming file, case and field.
     """
-    from agentflow_eval.files.loading import find_config_for, load_config, load_evalset
+    from agentflow_eval.files.loading import (
+        find_config_for,
+        load_config,
+        load_evalset,
+        unjudged_warnings,
+    )
 
     loaded = load_evalset(params.evalset)
     config_path = params.config or find_config_for(params.evalset)
@@ -101,7 +106,8 @@ def load_inputs(params: EvaluateParams) -> tuple[EvalSet, EvalConfig, list[str]]
     if params.judge_model:
         config.judge.model = params.judge_model
     check_criteria(config, config_path)
-    return loaded.eval_set, config, list(loaded.warnings)
+    warnings = [*loaded.warnings, *config.load_warnings]
+    return loaded.eval_set, config, warnings + unjudged_warnings(loaded.eval_set, config)
 
 
 def check_criteria(config: EvalConfig, config_path: str | Path | None) -> None:
