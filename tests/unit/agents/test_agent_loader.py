@@ -259,7 +259,7 @@ def test_a_module_without_root_agent_or_agent_lists_what_it_has(project: str) ->
 def test_a_folder_without_an_agent_module_says_so(tmp_path: Path, monkeypatch) -> None:
     (tmp_path / "empty").mkdir()
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(AgentLoadError, match="the folder has no agent.py"):
+    with pytest.raises(AgentLoadError, match=r"the folder has no agent\.py"):
         load_agent("empty")
 
 
