@@ -202,6 +202,10 @@ ADK_FIELD_SYNONYMS: dict[str, tuple[str, ...]] = {
         "intermediate_data.intermediate_responses",
         "intermediateData.intermediateResponses",
     ),
+    "expected_tool_responses": (
+        "intermediate_data.tool_responses",
+        "intermediateData.toolResponses",
+    ),
     "content": ("parts",),
     "name": ("tool_name", "toolName"),
     "args": ("arguments", "tool_input", "toolInput"),

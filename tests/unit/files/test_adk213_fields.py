@@ -155,3 +155,10 @@ def test_intermediate_data_keys_adk_would_refuse_are_refused(tmp_path: Path):
     mixed = {"query": "hi", "intermediate_data": {"tool_uses": [], "invocation_events": []}}
     with pytest.raises(EvalFileError, match="either invocation_events or tool_uses"):
         load_evalset(_evalset(tmp_path, mixed))
+
+
+def test_an_error_in_tool_responses_points_at_the_key_as_written(tmp_path: Path):
+    bad = {"query": "hi", "intermediate_data": {"tool_uses": [], "tool_responses": [5]}}
+    with pytest.raises(EvalFileError) as caught:
+        load_evalset(_evalset(tmp_path, bad))
+    assert caught.value.field == "conversation[0].intermediate_data.tool_responses[0]"
