@@ -195,3 +195,17 @@ def test_keys_adk_ignores_are_warnings_and_options_it_reads_are_used():
     full = load_config(WRITTEN / "config_full.json")
     assert full.criteria["tool_trajectory_avg_score"].args_match == "ignore"
     assert any("parallelism_limit is not used" in w for w in full.load_warnings)
+
+
+@pytest.mark.parametrize("name", EVALSETS)
+def test_writing_an_adk_file_back_keeps_what_adk_reads(name: str, tmp_path: Path):
+    from agentflow_eval.files.adk import to_adk_evalset
+
+    eval_set = load_evalset(WRITTEN / name).eval_set
+    path = tmp_path / name
+    path.write_text(json.dumps(to_adk_evalset(eval_set)), encoding="utf-8")
+    again = load_evalset(path).eval_set
+    assert [_case(c) for c in again.eval_cases] == [_case(c) for c in eval_set.eval_cases]
+    first, second = eval_set.eval_cases[0].conversation, again.eval_cases[0].conversation
+    for before, after in zip(first, second, strict=True):
+        assert after.model_dump(exclude_none=True) == before.model_dump(exclude_none=True)
