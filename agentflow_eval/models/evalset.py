@@ -183,9 +183,9 @@ class SessionInput(FileModel):
 
 
 class ConversationScenario(FileModel):
-    """A goal for a simulated user instead of fixed user turns (ADK compatible)."""
-
-    model_config = ConfigDict(extra="allow")
+    """A goal for a simulated user instead of fixed user turns (ADK compatible). ADK's
+    ``user_persona`` (a persona id such as ``"NOVICE"``, or the persona object its dumps
+    write) is given to the simulated user as written."""
 
     starting_prompt: str
     conversation_plan: str
