@@ -1,11 +1,13 @@
-"""``AgentEvaluator``: the pytest front door (seed 001 §4–5).
+"""``AgentEvaluator``: the pytest front door.
 
-It runs the same core pipeline as the Prefect flow (trials → judge → aggregate), without
-starting Prefect, so a test suite pays only for the agent's own latency::
+It runs the same stages with the same defaults as the CLI and the evaluate flow
+(:func:`agentflow_eval.run.pipeline.evaluate`: plan → trials → judging → reports),
+without starting Prefect, so a test suite pays only for the agent's own latency. Each
+run writes its folder (results.json, report.html, junit.xml) under ``output_dir``::
 
     async def test_weather_agent():
         await AgentEvaluator.evaluate_file(
-            "examples.weather.agent:agent", "tests/fixtures/weather.evalset.json",
+            "examples.weather.agent:agent", "examples/weather/weather.evalset.json",
             config={"criteria": {"tool_trajectory_avg_score": 1.0}}, min_pass_rate=0.8,
         )
 
@@ -15,20 +17,18 @@ scorecard with the failing trials spelled out.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from agentflow_eval.agents.base import AgentUnderTest
-from agentflow_eval.criteria.judges.cache import InMemoryJudgeCache
-from agentflow_eval.criteria.judges.runtime import JudgeRuntime
+from agentflow_eval.criteria.judges.cache import InMemoryJudgeCache, JudgeCache
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.report.scorecard import format_scorecard
-from agentflow_eval.run.simulated_user import turn_source_factory
-from agentflow_eval.run.stages import RunMeta, evaluate, new_run_id
-from agentflow_eval.run.trial import TrialSettings
+from agentflow_eval.run import defaults
+from agentflow_eval.run.pipeline import evaluate
+from agentflow_eval.run.plan import RunOptions, load_inputs
 
 __all__ = ["AgentEvaluator", "EvaluationFailed"]
 
@@ -45,7 +45,11 @@ class EvaluationFailed(AssertionError):
 
 
 class AgentEvaluator:
-    """Evaluate an agent on an eval set from Python; see the module docstring."""
+    """Evaluate an agent on eval sets from Python; see the module docstring.
+
+    ``judge_cache`` keeps judge replies between this evaluator's runs (default: in
+    memory, so re-evaluating the same answers asks no judge twice).
+    """
 
     def __init__(
         self,
@@ -53,56 +57,43 @@ class AgentEvaluator:
         config: EvalConfig | dict[str, Any] | str | Path | None = None,
         *,
         model: str | None = None,
+        output_dir: str | Path = defaults.OUTPUT_DIR,
+        judge_cache: JudgeCache | None = None,
     ) -> None:
         from agentflow_eval.agents.loader import load_agent
 
         self.agent = load_agent(agent, model=model) if isinstance(agent, str) else agent
         self.config = _config(config)
-        # judge verdicts are reused across evaluate() calls of this evaluator
-        self.judge_cache = InMemoryJudgeCache()
+        self.output_dir = Path(output_dir)
+        self.judge_cache = judge_cache if judge_cache is not None else InMemoryJudgeCache()
 
     async def evaluate(
         self,
         eval_set: EvalSet | str | Path,
         *,
         runs: int | None = None,
-        max_concurrency: int = 16,
-        timeout_s: float = 120.0,
+        max_concurrency: int | None = None,
+        timeout_s: float | None = None,
         output_dir: str | Path | None = None,
         min_pass_rate: float | None = None,
     ) -> RunResult:
-        """Run the eval set; raise :class:`EvaluationFailed` below ``min_pass_rate``."""
-        config = self.config
-        if not isinstance(eval_set, EvalSet):
-            from agentflow_eval.files.loading import find_config_for, load_config, load_evalset
-
-            if config is None:
-                found = find_config_for(eval_set)
-                config = load_config(found) if found else None
-            eval_set = load_evalset(eval_set).eval_set
-        config = config or EvalConfig.default()
-        out = Path(output_dir) if output_dir else Path(tempfile.mkdtemp(prefix="agentflow-eval-"))
-        runs = runs or config.runs or 5
-        from datetime import UTC, datetime
-
-        meta = RunMeta(
-            run_id=new_run_id(),
-            agent=self.agent.name,
-            started_at=datetime.now(UTC),
-            runs_per_case=runs,
-        )
-        meta.label_models(getattr(self.agent, "model", None), config)
+        """Run the eval set (an object, or a file or folder whose ``test_config.json``
+        is used when the evaluator has no config); raise :class:`EvaluationFailed` below
+        ``min_pass_rate``. Settings left out come from the config, then the defaults."""
+        if isinstance(eval_set, EvalSet):
+            loaded, config = eval_set, self.config
+        else:
+            inputs = load_inputs(eval_set, self.config)
+            loaded, config = inputs.eval_set, inputs.config
         run = await evaluate(
             self.agent,
-            eval_set,
+            loaded,
             config,
-            output_dir=out,
-            runs=runs,
-            max_concurrency=max_concurrency,
-            settings=TrialSettings(timeout_s=timeout_s),
-            turn_source_for=turn_source_factory(config),
-            context_extras={"judge": JudgeRuntime(config.judge, cache=self.judge_cache)},
-            meta=meta,
+            options=RunOptions(
+                runs=runs, max_concurrency=max_concurrency, trial_timeout_s=timeout_s
+            ),
+            output_dir=output_dir if output_dir is not None else self.output_dir,
+            judge_cache=self.judge_cache,
         )
         if min_pass_rate is not None and run.totals.pass_rate < min_pass_rate:
             raise EvaluationFailed(run, min_pass_rate)

@@ -1,6 +1,6 @@
 """CPU milliseconds per model call for one client: ``python -m benchmarks.call_cost CLIENT
 API_BASE`` prints the figure on its last line. CLIENT is ``aiohttp`` (a bare client),
-``direct`` (``agentflow_eval.llm.client.acompletion`` on its direct OpenAI-compatible transport,
+``direct`` (``ModelClient.complete`` on its direct OpenAI-compatible transport,
 as the weather agent calls an unpriced ``openai/`` model on a self-hosted endpoint),
 ``litellm`` (``litellm.acompletion`` to the server) or ``litellm-mock``
 (``litellm.acompletion`` with ``mock_response``: LiteLLM's own cost with no HTTP at all).
@@ -16,7 +16,7 @@ from typing import Any
 
 import aiohttp
 
-from agentflow_eval.llm import client as llm
+from agentflow_eval.llm.client import ModelClient
 from examples.weather.agent import SYSTEM_PROMPT
 from examples.weather.agent import agent as weather_agent
 
@@ -56,8 +56,10 @@ async def cpu_ms_per_call(client: str, api_base: str) -> float:
         async with session.post(f"{api_base}/chat/completions", json=body) as response:
             await response.json()
 
+    models = ModelClient()
+
     async def direct() -> None:
-        await llm.acompletion(
+        await models.complete(
             transport="direct",
             model="openai/bench",
             messages=MESSAGES,
@@ -92,7 +94,7 @@ async def cpu_ms_per_call(client: str, api_base: str) -> float:
         raise SystemExit(f"unknown client {client!r}; expected one of {', '.join(calls)}")
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=CONCURRENCY))
     try:
-        async with llm.model_clients():
+        async with models:
             await _repeat(calls[client], CONCURRENCY * 2)  # warm-up: imports, connections
             start = time.process_time()
             await _repeat(calls[client], CALLS)

@@ -1,4 +1,4 @@
-"""Report stage: fold judged trials into the run's results and write results.json,
+"""The report task: fold judged trials into the run's results and write results.json,
 report.html and junit.xml into the run folder, case by case (memory grows with the
 number of cases, not trials)."""
 
@@ -14,11 +14,7 @@ from agentflow_eval.report.scorecard import format_scorecard
 from agentflow_eval.report.writer import write_run_reports
 from agentflow_eval.run.plan import RunPlan
 
-
-def build_report(plan: RunPlan) -> RunResult:
-    """Aggregate the judged trials and write the three report files. The run returned
-    has no trials (they are in results.json)."""
-    return write_run_reports(plan.eval_set, plan.config, plan.meta, plan.paths)
+__all__ = ["report_task"]
 
 
 @task(name="report", cache_policy=NO_CACHE)
@@ -27,6 +23,8 @@ async def report_task(plan: RunPlan) -> RunResult:
 
     Returns the run's summary without its trials: they are in results.json, and the
     flow only needs the summary."""
-    run = await asyncio.to_thread(build_report, plan)
+    run = await asyncio.to_thread(
+        write_run_reports, plan.eval_set, plan.config, plan.meta, plan.paths
+    )
     get_run_logger().info("\n%s\nresults in %s", format_scorecard(run), plan.paths.run_dir)
     return run

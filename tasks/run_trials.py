@@ -1,48 +1,51 @@
-"""Trial stage: every (case × trial) as a coroutine under one concurrency limit, inside
-this single task. One Prefect task per trial measured 3–5× slower than the model latency
-at 1,000–2,000 trials; coroutines under a limit come within ~1.1× of it."""
+"""The run-trials task: every trial of the run, inside this one task run, so its duration,
+logs and progress artifact are the trials'.
+
+The trials run as coroutines under the run's concurrency limit, not as a task each: a
+Prefect task per trial costs orchestration and API traffic of its own, which at a
+thousand trials outweighs the model's latency.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from agentflow_eval.tasks.support.rate_limits import prefect_rate_limiter
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from agentflow_eval.agents.base import AgentUnderTest
-from agentflow_eval.llm.ratelimit import current_rate_limiter
+from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.results import Trial
-from agentflow_eval.run.early_trials import EarlyTrials
-from agentflow_eval.run.plan import RunPlan, run_planned_trials
-from agentflow_eval.run.stages import StageCounts
+from agentflow_eval.run.plan import RunPlan
+from agentflow_eval.run.resumable import StageCounts, completed_keys
+from agentflow_eval.run.trials import run_trials
+from agentflow_eval.tasks.support.artifacts import ProgressReporter
+
+__all__ = ["run_trials_task"]
+
+LOG_STEPS = 10
+"""Progress lines per stage in the task run's log (one each tenth of the trials)."""
 
 
 @task(name="run-trials", cache_policy=NO_CACHE)
-async def run_trials_task(
-    plan: RunPlan,
-    agent: AgentUnderTest,
-    on_trial: Callable[[Trial], None] | None = None,
-) -> StageCounts:
-    """Run the trials not yet in the run's trials.jsonl; return what was done.
-
-    When this process started the run's trials before the flow (the CLI does while
-    Prefect's temporary server boots), join them instead. Model calls follow the run's
-    rate limiter when the flow bound one (so trials and judges share it), else one built
-    here from the config's ``rate_limits``.
-    """
+async def run_trials_task(plan: RunPlan, agent: AgentUnderTest, models: ModelClient) -> StageCounts:
+    """Run the trials not yet in the run's trials.jsonl; return what was done."""
     logger = get_run_logger()
-    early = EarlyTrials.find(plan.paths.run_dir)
-    if early is not None:
-        logger.info(
-            "joining the trials started %.1f s ago, before the flow run (%d finished)",
-            early.running_s,
-            early.finished,
-        )
-        counts = await early.join(on_trial)
-    else:
-        limiter = current_rate_limiter() or await prefect_rate_limiter(plan.config)
-        counts = await run_planned_trials(plan, agent, on_trial=on_trial, rate_limiter=limiter)
+    total = plan.total_trials
+    done = len(completed_keys(plan.paths.trials)) if plan.resumed else 0
+    progress = ProgressReporter.for_eval_set(plan.eval_set.eval_set_id)
+    await progress.start(total, done=min(done, total))
+    step = max(1, total // LOG_STEPS)
+    tally = {"done": done, "errored": 0}
+    logger.info("running %d trials (%d already done)", total - done, done)
+
+    def on_trial(trial: Trial) -> None:
+        tally["done"] += 1
+        tally["errored"] += trial.error is not None
+        progress.advance()
+        if tally["done"] % step == 0 or tally["done"] == total:
+            logger.info("trials: %d/%d done (%d errored)", tally["done"], total, tally["errored"])
+
+    counts = await run_trials(plan, agent, models, on_trial=on_trial)
+    await progress.finish()
     logger.info(
         "trials: %d run (%d errored), %d already done, in %.1f s",
         counts.written,

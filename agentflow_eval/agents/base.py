@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.evalset import Message, SessionInput
 from agentflow_eval.models.results import RecordedToolCall, Usage
 
@@ -31,18 +32,21 @@ __all__ = [
 
 @dataclass(frozen=True)
 class SessionContext:
-    """Everything a fresh session may need: who it is for and where it may write.
+    """Everything a fresh session may need: who it is for, where it may write, and the
+    run's client for model calls.
 
     ``workdir_path`` is reserved for the session alone; the directory is created the
     first time :attr:`workdir` is read, so trials whose agent never writes files cost no
-    file-system work (creating and removing a directory per trial was ~8 % of a fast
-    trial phase)."""
+    file-system work."""
 
     case_id: str
     trial_index: int
     session_id: str
     session_input: SessionInput
     workdir_path: Path
+    models: ModelClient = field(default_factory=ModelClient)
+    """The run's model client: calls made through it share the run's rate limits and
+    connections (the built-in LiteLLM agent uses it; so may any agent)."""
 
     @property
     def workdir(self) -> Path:

@@ -7,8 +7,9 @@ back; stop at the first reply without tool calls (the final answer) or after
 an intermediate response. Nothing is retried behind the caller's back: a failing model
 call raises, and the trial records it.
 
-Calls go through :func:`agentflow_eval.llm.client.acompletion`: LiteLLM for any provider, or the
-direct OpenAI-compatible client for ``openai/`` models on a self-hosted endpoint.
+Calls go through the run's :class:`~agentflow_eval.llm.client.ModelClient`
+(``SessionContext.models``): LiteLLM for any provider, or the direct OpenAI-compatible
+client for ``openai/`` models on a self-hosted endpoint, under the run's rate limits.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from agentflow_eval.agents.base import (
     TrajectoryRecorder,
 )
 from agentflow_eval.agents.tools import Tool, ToolContext, as_tool, tool_result_text
-from agentflow_eval.llm.client import Transport, acompletion, resolve_transport, response_cost
+from agentflow_eval.llm import litellm_compat
+from agentflow_eval.llm.client import Transport, resolve_transport, response_cost
 from agentflow_eval.models.evalset import Message
 
 __all__ = ["LiteLLMAgent"]
@@ -156,9 +158,8 @@ class LiteLLMAgent:
         request["messages"] = list(messages)
         if self._tools:
             request["tools"] = [tool.schema for tool in self._tools.values()]
-            # LiteLLM imports its MCP gateway (and the optional ``mcp`` package) for any
-            # request with tools; ours are plain function tools, so that path never applies.
-            request["_skip_mcp_handler"] = True
+            # plain function tools: LiteLLM's MCP gateway never applies
+            request[litellm_compat.SKIP_MCP_OPTION] = True
         return request
 
 
@@ -180,7 +181,7 @@ class _LiteLLMSession:
             state=self.state,
         )
         for step in range(self.agent.max_steps):
-            response = await acompletion(
+            response = await self.context.models.complete(
                 transport=self.agent.transport, **self.agent.completion_request(self.messages)
             )
             _record_usage(recorder, response, self.agent.model)
@@ -203,7 +204,7 @@ class _LiteLLMSession:
         raise MaxStepsExceeded(self.agent.max_steps)
 
     async def aclose(self) -> None:
-        return None  # nothing held open: connections belong to the run (llm.model_clients)
+        return None  # nothing held open: connections belong to the run's model client
 
     async def _run(self, call: _ToolCall, context: ToolContext) -> str:
         """Run one tool call, record it, and return the text the model gets back."""

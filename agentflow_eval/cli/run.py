@@ -20,6 +20,7 @@ from agentflow_eval.cli.common import (
     EXIT_RUN_FAILED,
     fail,
 )
+from agentflow_eval.run import defaults
 
 __all__ = ["add_parser", "run"]
 
@@ -36,10 +37,21 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("agent", nargs="?", help="module:attr, file.py:attr or http(s):// URL")
     parser.add_argument("evalset", nargs="?", help="eval-set file or folder (native or ADK)")
     parser.add_argument("--config", help="config file (default: test_config.json beside evalset)")
-    parser.add_argument("--runs", type=int, help="trials per case (default 5)")
-    parser.add_argument("--max-concurrency", type=int, help="trials in flight (default 16)")
-    parser.add_argument("--timeout", type=float, dest="trial_timeout_s", help="seconds per trial")
-    parser.add_argument("--output", default="eval-results", help="folder for run folders")
+    parser.add_argument(
+        "--runs", type=int, help=f"trials per case (default {defaults.RUNS}, or the config's)"
+    )
+    parser.add_argument(
+        "--max-concurrency",
+        type=int,
+        help=f"trials in flight (default {defaults.MAX_CONCURRENCY}, or the config's)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        dest="trial_timeout_s",
+        help=f"seconds per trial (default {defaults.TRIAL_TIMEOUT_S:g}, or the config's)",
+    )
+    parser.add_argument("--output", default=defaults.OUTPUT_DIR, help="folder for run folders")
     parser.add_argument("--model", help="LiteLLM model for the agent (LiteLLM agents)")
     parser.add_argument("--judge-model", help="LiteLLM model for LLM judges")
     parser.add_argument("--resume", metavar="RUN_DIR", help="finish an earlier, interrupted run")
@@ -89,12 +101,16 @@ def _params(args: argparse.Namespace):  # -> EvaluateParams
 
 
 def run(args: argparse.Namespace) -> int:
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if args.verbose else "WARNING")
+    # The flow run's record gets every log line; the terminal only warnings and errors
+    # (the scorecard says the rest), unless --verbose.
+    os.environ.setdefault(
+        "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "INFO" if args.verbose else "WARNING"
+    )
     # Boot Prefect's temporary API server on the other core while this process imports
-    # LiteLLM, Prefect and the agent (a no-op when PREFECT_API_URL names a server).
-    from agentflow_eval.flows.support.temporary_api import LocalPrefectAPI
+    # Prefect and the agent and checks the inputs (a no-op when PREFECT_API_URL names one).
+    from agentflow_eval.flows.support.temporary_api import TemporaryPrefectAPI
 
-    api = LocalPrefectAPI.launch()
+    api = TemporaryPrefectAPI.launch()
     sys.path.insert(0, os.getcwd())  # agents named as package.module:attr from the project
 
     from pydantic import ValidationError
@@ -105,32 +121,34 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         params = _params(args)
-        # Fail fast, before Prefect starts, on anything the user can fix.
+        # Check what the user can fix before the flow run starts: the same loaders the
+        # flow's load-evalset task runs, so a typo costs no flow run and writes nothing.
         agent = load_agent(params.agent, model=params.model)
-        _, _, warnings = load_inputs(params)
+        inputs = load_inputs(params.evalset, params.config, judge_model=params.judge_model)
     except (EvalFileError, AgentLoadError, FileNotFoundError, ValueError) as exc:
         return fail(str(exc))
     except ValidationError as exc:
         return fail(str(exc))
-    for warning in warnings:
+    for warning in inputs.warnings:
         print(f"warning: {warning}", file=sys.stderr)
 
     from agentflow_eval.demo.names import SIMULATED_LABEL
-    from agentflow_eval.flows.support.local_run import TemporaryAPIError, evaluate_here
+    from agentflow_eval.flows.evaluate import evaluate
+    from agentflow_eval.flows.support.temporary_api import TemporaryAPIError, run_on
     from agentflow_eval.report.scorecard import format_scorecard
 
     if args.verbose:
         print(f"agent {agent.name}: running {params.evalset}", file=sys.stderr)
     try:
-        outcome = asyncio.run(evaluate_here(params, agent, api))
+        outcome = asyncio.run(run_on(api, lambda: evaluate(params), flow_name=evaluate.name))
     except TemporaryAPIError as exc:
-        print(f"agentflow-eval: error: {exc}", file=sys.stderr)
+        print(f"agentflow-eval: error: {exc}; no trial has run", file=sys.stderr)
         return EXIT_RUN_FAILED
     run = outcome.run
     trials = None
     if args.verbose:  # the flow returns a summary: failing trials are read case by case
         from agentflow_eval.report.case_trials import JudgedFileTrials
-        from agentflow_eval.run.stages import RunPaths
+        from agentflow_eval.run.plan import RunPaths
 
         trials = JudgedFileTrials.scan(RunPaths(outcome.run_dir).judged)
     print(

@@ -30,8 +30,9 @@ class CriterionContext:
     case: EvalCase
     trial: Trial
     config: EvalConfig = field(default_factory=EvalConfig)
-    # the run's judge client, limiter and cache; LLM-judge criteria need it
     judge: JudgeRuntime | None = None
+    """The run's judge runtime (model client, limits, retries, cache), passed by the judge
+    stage; LLM-judge criteria cannot give a verdict without one."""
 
 
 @runtime_checkable

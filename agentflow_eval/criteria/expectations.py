@@ -1,4 +1,4 @@
-"""Seed 003's expectations as criteria: ``completes``, ``calls_tool``, ``final_contains``.
+"""Expectations as criteria: ``completes``, ``calls_tool``, ``final_contains``.
 
 Each is a plain yes/no rule on the recorded trial, scored 1.0 or 0.0 with a default
 threshold of 1.0. They come from a case's ``expectations`` or from the config's criteria

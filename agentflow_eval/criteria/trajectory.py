@@ -4,7 +4,7 @@ Each invocation's expected calls are aligned with the calls the agent made in th
 under a match type, and the invocation gets a score; the criterion's score is the mean
 over invocations (a turn the trial never reached scores 0).
 
-Match types (seed 001 §3.1, with partial credit):
+Match types (with partial credit by default):
 
 - ``EXACT``: same calls in the same positions, nothing extra or missing. 0 when the
   numbers of calls differ; otherwise the fraction of positions that match.

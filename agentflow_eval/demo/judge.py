@@ -1,10 +1,10 @@
 """The offline demo model's judge: deterministic verdicts for agentflow's judge prompts.
 
 The demo model (``agentflow_eval.demo.model``) calls :func:`demo_judge_reply` with the
-messages it receives; when they are one of our judge prompts (they carry an
-``agentflow-judge-task: <task>`` line) it answers with the JSON that prompt asks for,
-computed from the fenced texts, and otherwise returns ``None`` so the demo model answers
-as the agent. It is a heuristic, not a language model, and says so in every reasoning:
+messages it receives; when they are one of our judge prompts (recognised by what they ask:
+the texts they fence and the JSON they want back) it answers with the JSON that prompt
+asks for, computed from the fenced texts, and otherwise returns ``None`` so the demo model
+answers as the agent. It is a heuristic, not a language model, and says so in every reasoning:
 
 - ``final_response_match``: the facts of the reference answer — numbers (with their
   units: °F, °C, %, mph, ...) and proper names (capitalised phrases that are not common
@@ -35,8 +35,7 @@ from agentflow_eval.criteria.judges.prompt import FENCE_PATTERN
 
 __all__ = ["Facts", "demo_judge_reply", "facts_of"]
 
-_TASK = re.compile(r"^agentflow-judge-task:\s*(?P<task>\w+)\s*$", re.MULTILINE)
-_SUBJECT = re.compile(r"^agentflow-judge-subject:\s*(?P<subject>\w+)\s*$", re.MULTILINE)
+_JUDGES_TOOL_USE = "Judge the tool calls"
 _RUBRIC_LINE = re.compile(r"^- \[(?P<id>[^\]\n]+)\] (?P<content>.+)$", re.MULTILINE)
 _SENTENCE_LINE = re.compile(r"^\[(?P<index>\d+)\] (?P<text>.*)$", re.MULTILINE)
 
@@ -98,14 +97,25 @@ def demo_judge_reply(messages: Sequence[dict[str, Any]], *, seed: int | None = N
     prompt = _last_user_text(messages)
     if prompt is None:
         return None
-    task = _TASK.search(prompt)
+    blocks = {m.group("label"): m.group("body") for m in FENCE_PATTERN.finditer(prompt)}
+    task = _task_of(prompt, blocks)
     if task is None:
         return None
-    blocks = {m.group("label"): m.group("body") for m in FENCE_PATTERN.finditer(prompt)}
-    handler = _HANDLERS.get(task.group("task"))
-    if handler is None:
-        return None
-    return json.dumps(handler(prompt, blocks), ensure_ascii=False)
+    return json.dumps(_HANDLERS[task](prompt, blocks), ensure_ascii=False)
+
+
+def _task_of(prompt: str, blocks: dict[str, str]) -> str | None:
+    """Which of agentflow-eval's judge prompts this is, from what it asks for: the blocks
+    it fences and the JSON it wants back."""
+    if "ANSWER_SENTENCES" in blocks:
+        return "hallucinations"
+    if '"verdicts"' in prompt and "AGENT_ANSWER" in blocks:
+        return "rubrics"
+    if '"harmless"' in prompt and "AGENT_ANSWER" in blocks:
+        return "safety"
+    if {"REFERENCE_ANSWER", "AGENT_ANSWER"} <= blocks.keys() and '"verdict"' in prompt:
+        return "final_response_match"
+    return None
 
 
 def _last_user_text(messages: Sequence[dict[str, Any]]) -> str | None:
@@ -260,10 +270,8 @@ def _hallucinations(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
 
 
 def _rubrics(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
-    subject = _SUBJECT.search(prompt)
-    judged_label = (
-        "TOOL_CALLS" if subject and subject.group("subject") == "tool_use" else "AGENT_ANSWER"
-    )
+    # the tool-use rubric prompt asks about the tool calls, the other about the answer
+    judged_label = "TOOL_CALLS" if _JUDGES_TOOL_USE in prompt else "AGENT_ANSWER"
     judged = blocks.get(judged_label, "")
     lowered = judged.lower()
     verdicts = []

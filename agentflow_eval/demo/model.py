@@ -39,13 +39,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import litellm
 from litellm import ModelResponse
 from litellm.llms.custom_llm import CustomLLM, CustomLLMError
 
 from agentflow_eval.agents.base import current_session
 from agentflow_eval.demo.judge import demo_judge_reply
 from agentflow_eval.demo.names import DEMO_PROVIDER, SIMULATED_LABEL, is_demo_model
+from agentflow_eval.llm import litellm_compat
 
 __all__ = [
     "DEMO_PROVIDER",
@@ -88,10 +88,8 @@ _UNIT_KEYS = ("unit", "units", "temperature_unit")
 
 def register_demo_provider() -> None:
     """Make ``agentflow-demo/<anything>`` models available to LiteLLM. Idempotent."""
-    if not any(item.get("provider") == DEMO_PROVIDER for item in litellm.custom_provider_map):
-        litellm.custom_provider_map.append(
-            {"provider": DEMO_PROVIDER, "custom_handler": DemoModel()}
-        )
+    if not litellm_compat.has_custom_provider(DEMO_PROVIDER):
+        litellm_compat.register_custom_provider(DEMO_PROVIDER, DemoModel())
 
 
 @dataclass(frozen=True)

@@ -1,40 +1,46 @@
-"""Every model call the evaluator makes — the agent's, the simulated user's, the judges' —
-goes through :func:`acompletion`, under the request limits of the current run
-(:mod:`agentflow_eval.llm.ratelimit`).
+"""Every model call of a run — the agent's, the simulated user's, the judges' — goes through
+one :class:`ModelClient`, which applies the run's per-model request limits
+(:mod:`agentflow_eval.llm.ratelimit`) and keeps HTTP connections open between calls.
 
-Two transports serve it:
+The client is created by whoever starts the run (the flow, the CLI, ``AgentEvaluator``)
+and handed to the stages, the agent's sessions (``SessionContext.models``), the simulated
+user and the judge runtime, so they all share one set of limits and one connection pool::
+
+    async with ModelClient(RateLimiter.from_config(config)) as models:
+        reply = await models.complete(model="openai/gpt-4o-mini", messages=[...])
+
+Two transports serve a call:
 
 - **direct** (:mod:`agentflow_eval.llm.openai_direct`): ``openai/<name>`` models without a
   list price on a self-hosted OpenAI-compatible endpoint (a base URL other than OpenAI's:
-  vLLM, llama.cpp, Ollama, a gateway), called over one pooled HTTP session. About 0.5 ms
-  of CPU per call instead of LiteLLM's ~10.
+  vLLM, llama.cpp, Ollama, a gateway), called over the client's pooled HTTP session.
 - **litellm**: ``litellm.acompletion`` for everything else — every other provider, models
   LiteLLM has a price for (it reports their cost), the offline demo model, and any call
   with an option the direct client does not know.
 
-``AGENTFLOW_LLM_TRANSPORT`` (or an agent's ``transport=``) picks: ``auto`` (the default,
-as above), ``litellm`` (always LiteLLM) or ``direct`` (every ``openai/`` model, OpenAI's
-own endpoint and priced models included, with their cost unrecorded; a call the direct
-client cannot make is an error, not a silent fallback). LiteLLM is imported only when a
-call needs it: it takes seconds to import.
+``AGENTFLOW_LLM_TRANSPORT`` (or a call's ``transport=``) picks: ``auto`` (the default, as
+above), ``litellm`` (always LiteLLM) or ``direct`` (every ``openai/`` model, OpenAI's own
+endpoint and priced models included, with their cost unrecorded; a call the direct client
+cannot make is an error, not a silent fallback). LiteLLM is imported only when a call
+needs it: it takes seconds to import.
 """
 
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from types import TracebackType
 from typing import Any, Literal, get_args
 
-from agentflow_eval.demo.names import is_demo_model
-from agentflow_eval.llm.ratelimit import current_rate_limiter
+import aiohttp
+
+from agentflow_eval.demo.names import DEMO_PROVIDER, is_demo_model
+from agentflow_eval.llm import litellm_compat, openai_direct
+from agentflow_eval.llm.ratelimit import RateLimiter
 
 __all__ = [
     "TRANSPORT_ENV",
+    "ModelClient",
     "Transport",
-    "acompletion",
-    "model_clients",
     "resolve_transport",
     "response_cost",
 ]
@@ -54,34 +60,66 @@ def resolve_transport(transport: str | None = None) -> Transport:
     return chosen  # type: ignore[return-value]
 
 
-async def acompletion(*, transport: str | None = None, **kwargs: Any) -> Any:
-    """``litellm.acompletion(**kwargs)`` or its direct equivalent (see the module doc),
-    waiting first for the current run's limits on ``kwargs["model"]`` (requests per
-    minute, requests in flight, shared Prefect limits) and holding its concurrency slots
-    until the reply is in."""
-    model = kwargs.get("model")
-    if not isinstance(model, str) or not model:
-        raise ValueError(f"acompletion needs model= as a non-empty string, got {model!r}")
-    send = _sender(resolve_transport(transport), kwargs)
-    limiter = current_rate_limiter()
-    if limiter is None:
-        return await send()
-    async with limiter.slot(model):
-        return await send()
+class ModelClient:
+    """The model calls of one run: limited by ``rate_limiter`` (none: unlimited) and, while
+    the client is open (``async with``), sharing one HTTP connection pool. Outside the
+    block each direct call opens a connection of its own: correct, only slower."""
 
+    def __init__(self, rate_limiter: RateLimiter | None = None) -> None:
+        self.rate_limiter = rate_limiter
+        self._open = False
+        self._session: aiohttp.ClientSession | None = None
 
-def _sender(transport: Transport, kwargs: dict[str, Any]) -> Any:
-    """A no-argument coroutine function making the call over the chosen transport."""
-    if transport != "litellm":
-        from agentflow_eval.llm import openai_direct
+    async def __aenter__(self) -> ModelClient:
+        self._open = True
+        return self
 
-        request = openai_direct.direct_request(kwargs, include_openai=transport == "direct")
-        if request is not None:
-            return lambda: openai_direct.chat_completion(request)
-        if transport == "direct":
-            why = openai_direct.refusal(kwargs, include_openai=True)
-            raise ValueError(f"{TRANSPORT_ENV}=direct: the direct client refuses: {why}")
-    return lambda: _litellm_acompletion(kwargs)
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool (the client can be opened again)."""
+        self._open = False
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close()
+
+    async def complete(self, *, transport: str | None = None, **kwargs: Any) -> Any:
+        """``litellm.acompletion(**kwargs)`` or its direct equivalent (see the module
+        doc), waiting first for the run's limits on ``kwargs["model"]`` and holding its
+        concurrency slots until the reply is in."""
+        model = kwargs.get("model")
+        if not isinstance(model, str) or not model:
+            raise ValueError(f"a model call needs model= as a non-empty string, got {model!r}")
+        chosen = resolve_transport(transport)
+        if self.rate_limiter is None:
+            return await self._send(chosen, kwargs)
+        async with self.rate_limiter.slot(model):
+            return await self._send(chosen, kwargs)
+
+    async def _send(self, transport: Transport, kwargs: dict[str, Any]) -> Any:
+        if transport != "litellm":
+            request = openai_direct.direct_request(kwargs, include_openai=transport == "direct")
+            if request is not None:
+                return await openai_direct.chat_completion(request, self._pool())
+            if transport == "direct":
+                why = openai_direct.refusal(kwargs, include_openai=True)
+                raise ValueError(f"{TRANSPORT_ENV}=direct: the direct client refuses: {why}")
+        return await _litellm_acompletion(kwargs)
+
+    def _pool(self) -> aiohttp.ClientSession | None:
+        """The shared session while open, made on first use (a run whose calls all go
+        through LiteLLM never opens one)."""
+        if not self._open:
+            return None
+        if self._session is None or self._session.closed:
+            self._session = openai_direct.new_session()
+        return self._session
 
 
 async def _litellm_acompletion(kwargs: dict[str, Any]) -> Any:
@@ -94,36 +132,23 @@ async def _litellm_acompletion(kwargs: dict[str, Any]) -> Any:
     return await litellm.acompletion(**kwargs)
 
 
-@asynccontextmanager
-async def model_clients() -> AsyncIterator[None]:
-    """Keep HTTP connections to model endpoints open for the calls made inside the block
-    (one run's trials, its judges) instead of opening one per call."""
-    from agentflow_eval.llm.openai_direct import pooled_sessions
-
-    async with pooled_sessions():
-        yield
-
-
 def response_cost(response: Any, model: str) -> float:
     """What a reply cost in USD; 0.0 when unknown (a self-hosted endpoint, the demo model,
     a model LiteLLM has no price for)."""
-    from agentflow_eval.llm.openai_direct import ChatCompletion
-
-    if isinstance(response, ChatCompletion):
+    if isinstance(response, openai_direct.ChatCompletion):
         return float(response.cost_usd or 0.0)
-    hidden = getattr(response, "_hidden_params", None) or {}
-    cost = hidden.get("response_cost")
-    if isinstance(cost, int | float):
-        return float(cost)
-    if "response_cost" in hidden or is_demo_model(model):
-        # LiteLLM already priced this reply and found no price (asking again costs ~1 ms
-        # of CPU per call for nothing), or it is the demo model, which has none.
+    known, cost = litellm_compat.computed_cost(response)
+    if cost is not None:
+        return cost
+    if known or is_demo_model(model):
+        # LiteLLM already priced this reply and found no price, or it is the demo model,
+        # which has none: asking again would only repeat the lookup.
         return 0.0
-    litellm = sys.modules.get("litellm")
+    litellm = litellm_compat.loaded_litellm()
     if litellm is None:  # not a LiteLLM reply: nothing to price it with
         return 0.0
     provider = model.split("/", 1)[0]
-    if any(item.get("provider") == provider for item in litellm.custom_provider_map):
+    if provider == DEMO_PROVIDER or litellm_compat.has_custom_provider(provider):
         return 0.0  # a custom provider has no price, and asking makes LiteLLM print noise
     try:
         return float(litellm.completion_cost(completion_response=response, model=model) or 0.0)

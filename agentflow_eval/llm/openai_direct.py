@@ -2,9 +2,10 @@
 
 vLLM, llama.cpp, Ollama's ``/v1``, LM Studio, TGI, in-house gateways and the tests'
 scripted server all speak the OpenAI chat-completions wire format. For them LiteLLM adds
-nothing the evaluator uses (there is no price to look up, no format to translate) and costs
-~10 ms of CPU per call on a slow core (``benchmarks/RESULTS.md``): at 2,000 calls that is
-the whole run. This module speaks the format itself over one pooled aiohttp session.
+nothing the evaluator uses (there is no price to look up, no format to translate) and its
+per-call CPU cost is many times the HTTP call's own (figures in ``benchmarks/RESULTS.md``):
+over thousands of calls it dominates a run. This module speaks the format itself over one
+pooled aiohttp session.
 
 :func:`direct_request` decides whether a ``litellm.acompletion``-style call can go direct:
 an ``openai/<name>`` model that has no list price in LiteLLM's price map (a price means a
@@ -26,19 +27,16 @@ which path served them. Failures are typed like LiteLLM's where callers look:
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import functools
-import importlib.util
 import json
 import os
-import sys
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
+
+from agentflow_eval.llm import litellm_compat
 
 __all__ = [
     "OPENAI_PREFIX",
@@ -55,8 +53,8 @@ __all__ = [
     "chat_completion",
     "direct_request",
     "has_list_price",
+    "new_session",
     "parse_completion",
-    "pooled_sessions",
     "refusal",
     "unsupported_options",
 ]
@@ -64,7 +62,6 @@ __all__ = [
 OPENAI_PREFIX = "openai/"
 OPENAI_HOSTS = frozenset({"api.openai.com"})
 DEFAULT_TIMEOUT_S = 600.0  # LiteLLM's default request timeout
-PRICE_MAP_FILE = "model_prices_and_context_window_backup.json"  # inside the litellm package
 
 # Request-body fields of the chat-completions API that are sent as given.
 BODY_OPTIONS = frozenset(
@@ -102,7 +99,7 @@ TRANSPORT_OPTIONS = frozenset(
         "model",
         "num_retries",
         "timeout",
-        "_skip_mcp_handler",  # LiteLLM's MCP gateway; plain function tools never need it
+        litellm_compat.SKIP_MCP_OPTION,  # LiteLLM's MCP gateway: never needed here
     }
 )
 
@@ -258,31 +255,13 @@ def direct_request(
 
 
 def has_list_price(name: str) -> bool:
-    """Whether LiteLLM's price map prices the OpenAI model ``name``: the live map when
-    LiteLLM is loaded (it holds prices registered at run time too), else the copy that
-    ships inside the LiteLLM package, read without importing LiteLLM (seconds)."""
-    litellm = sys.modules.get("litellm")
-    prices = getattr(litellm, "model_cost", None) if litellm is not None else None
-    if not isinstance(prices, Mapping):
-        prices = _packaged_prices()
+    """Whether LiteLLM's price map prices the OpenAI model ``name`` (read without
+    importing LiteLLM when it is not loaded yet)."""
+    prices = litellm_compat.price_map()
     return any(
         isinstance(prices.get(key), Mapping) and "input_cost_per_token" in prices[key]
         for key in (name, f"{OPENAI_PREFIX}{name}")
     )
-
-
-@functools.cache
-def _packaged_prices() -> Mapping[str, Any]:
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or spec.origin is None:
-        return {}
-    path = os.path.join(os.path.dirname(spec.origin), PRICE_MAP_FILE)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            prices = json.load(handle)
-    except (OSError, ValueError):
-        return {}
-    return prices if isinstance(prices, dict) else {}
 
 
 def unsupported_options(kwargs: Mapping[str, Any]) -> list[str]:
@@ -293,53 +272,19 @@ def unsupported_options(kwargs: Mapping[str, Any]) -> list[str]:
 # ---------------------------------------------------------------------------- sending
 
 
-class _SessionPool:
-    """The HTTP session of one :func:`pooled_sessions` block, opened on first use (a run
-    whose model calls all go through LiteLLM, or that makes none, never opens one)."""
-
-    def __init__(self) -> None:
-        self._session: aiohttp.ClientSession | None = None
-
-    def session(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            # No per-host cap: the run's max_concurrency and rate limits bound what is in
-            # flight.
-            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
-            self._session = aiohttp.ClientSession(connector=connector)
-        return self._session
-
-    async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
+def new_session() -> aiohttp.ClientSession:
+    """A pooled HTTP session for many direct calls. No per-host cap: the run's
+    concurrency and rate limits bound what is in flight."""
+    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300))
 
 
-_pool: contextvars.ContextVar[_SessionPool | None] = contextvars.ContextVar(
-    "agentflow_direct_http_pool", default=None
-)
-
-
-@asynccontextmanager
-async def pooled_sessions() -> AsyncIterator[None]:
-    """Share one HTTP connection pool among the direct calls made inside the block (a
-    run's trials, its judges). Outside such a block each call opens and closes its own
-    connection: correct, only slower. Nested blocks reuse the outer pool."""
-    if _pool.get() is not None:
-        yield
-        return
-    pool = _SessionPool()
-    token = _pool.set(pool)
-    try:
-        yield
-    finally:
-        _pool.reset(token)
-        await pool.aclose()
-
-
-async def chat_completion(request: DirectRequest) -> ChatCompletion:
-    """POST ``request`` and parse the reply."""
-    pool = _pool.get()
-    if pool is not None:
-        return await _post(pool.session(), request)
+async def chat_completion(
+    request: DirectRequest, session: aiohttp.ClientSession | None = None
+) -> ChatCompletion:
+    """POST ``request`` and parse the reply, over ``session`` (a pool shared by many
+    calls) or, without one, over a connection of its own."""
+    if session is not None and not session.closed:
+        return await _post(session, request)
     async with aiohttp.ClientSession() as own:
         return await _post(own, request)
 

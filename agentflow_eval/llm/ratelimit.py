@@ -21,15 +21,14 @@ user and the judges. A call takes part in every budget whose pattern matches its
   by several runs (Prefect global concurrency limits). The core only defines the
   :class:`SharedLimits` interface; ``tasks/support/rate_limits.py`` implements it with Prefect.
 
-The limiter of the running run is held in a context variable (:func:`use_rate_limiter`),
-so concurrent runs in one process never share state by accident; :mod:`agentflow_eval.llm.client`
-applies it to every model call.
+A run's limiter is handed to its :class:`~agentflow_eval.llm.client.ModelClient`, which
+applies it to every model call of the run; concurrent runs in one process each have their
+own.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import math
 import time
@@ -53,8 +52,6 @@ __all__ = [
     "SharedLimits",
     "SystemClock",
     "TokenBucket",
-    "current_rate_limiter",
-    "use_rate_limiter",
 ]
 
 log = logging.getLogger(__name__)
@@ -238,27 +235,3 @@ def _counted(budgets: tuple[ModelBudget, ...]) -> Iterator[None]:
     finally:
         for budget in budgets:
             budget.in_flight -= 1
-
-
-_current: contextvars.ContextVar[RateLimiter | None] = contextvars.ContextVar(
-    "agentflow_eval_rate_limiter", default=None
-)
-
-
-def current_rate_limiter() -> RateLimiter | None:
-    """The limiter of the run this code runs in, if any."""
-    return _current.get()
-
-
-@contextmanager
-def use_rate_limiter(limiter: RateLimiter | None) -> Iterator[RateLimiter | None]:
-    """Make ``limiter`` the current run's limiter inside the block (tasks created inside
-    inherit it). ``None`` leaves the current one in place."""
-    if limiter is None:
-        yield _current.get()
-        return
-    token = _current.set(limiter)
-    try:
-        yield limiter
-    finally:
-        _current.reset(token)

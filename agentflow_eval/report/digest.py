@@ -3,7 +3,7 @@
 The page's head shows facts that span every trial — each criterion's score histogram,
 and the settings its verdicts all repeat — before the first case is drawn. The report
 stage folds them while it aggregates ``judged.jsonl`` (:class:`TrialDigest` is the
-``on_trial`` hook of :func:`~agentflow_eval.run.stages.aggregate_judged`), so no trial has to
+``on_trial`` hook of :func:`~agentflow_eval.run.aggregate.aggregate_judged`), so no trial has to
 stay in memory for them. Trials may arrive in any order (``judged.jsonl`` holds them as
 they finished): the result is what the trials sorted by (case id, trial index) give.
 """

@@ -1,4 +1,4 @@
-"""The console scorecard (seed 003): one line per case, ``name  passed/runs  label``,
+"""The console scorecard: one line per case, ``name  passed/runs  label``,
 then ``overall: P/T``. Boring on purpose: the numbers are the point."""
 
 from __future__ import annotations

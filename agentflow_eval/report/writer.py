@@ -1,7 +1,7 @@
 """The report stage without Prefect: ``judged.jsonl`` → results.json, report.html and
 junit.xml, in memory that grows with the number of cases, not trials.
 
-1. One pass over ``judged.jsonl`` (:func:`~agentflow_eval.run.stages.aggregate_judged`)
+1. One pass over ``judged.jsonl`` (:func:`~agentflow_eval.run.aggregate.aggregate_judged`)
    folds the case and run summaries, the report's chart data (:class:`TrialDigest`) and
    the byte offset of every trial's line.
 2. ``results.json`` is written trial by trial from those lines, in (case id, trial
@@ -28,7 +28,8 @@ from agentflow_eval.report.case_trials import CaseTrials, CaseWithTrials, each_c
 from agentflow_eval.report.digest import TrialDigest
 from agentflow_eval.report.html import html_chunks
 from agentflow_eval.report.junit import JUnitDocument
-from agentflow_eval.run.stages import RunMeta, RunPaths, aggregate_judged
+from agentflow_eval.run.aggregate import aggregate_judged
+from agentflow_eval.run.plan import RunMeta, RunPaths
 
 __all__ = ["HTML_NAME", "JUNIT_NAME", "write_run_reports"]
 

@@ -29,39 +29,22 @@ from agentflow_eval.agents.base import (
     TrajectoryRecorder,
     bind_session,
 )
-from agentflow_eval.models.evalset import EvalCase, Invocation, Message, SessionInput
+from agentflow_eval.llm.client import ModelClient
+from agentflow_eval.models.evalset import EvalCase, SessionInput
 from agentflow_eval.models.results import Trial, TrialError, Turn
+from agentflow_eval.run import defaults
+from agentflow_eval.run.user_turns import UserTurnSource
 
-__all__ = ["TrialSettings", "UserTurnSource", "run_trial"]
+__all__ = ["TrialSettings", "run_trial"]
 
 
 @dataclass(frozen=True)
 class TrialSettings:
     """How each trial runs."""
 
-    timeout_s: float = 120.0
+    timeout_s: float = defaults.TRIAL_TIMEOUT_S
     workroot: Path | None = None
     keep_workdirs: bool = False
-
-
-class UserTurnSource:
-    """Where a trial's user turns come from: the case's fixed conversation.
-
-    A simulated user (for ``conversation_scenario`` cases) is another source with the same
-    two methods; see :mod:`agentflow_eval.run.simulated_user`.
-    """
-
-    def __init__(self, case: EvalCase) -> None:
-        self._turns = list(case.conversation)
-        self._index = 0
-
-    async def next_turn(self, transcript: list[Turn]) -> tuple[str, Message] | None:
-        """The next (invocation id, user message), or None when the conversation is over."""
-        if self._index >= len(self._turns):
-            return None
-        invocation: Invocation = self._turns[self._index]
-        self._index += 1
-        return invocation.invocation_id, invocation.user_content
 
 
 async def run_trial(
@@ -69,9 +52,12 @@ async def run_trial(
     case: EvalCase,
     trial_index: int,
     settings: TrialSettings,
-    turn_source: UserTurnSource | None = None,
+    turn_source: UserTurnSource,
+    models: ModelClient,
 ) -> Trial:
-    """Run ``case`` once against a fresh session of ``agent``; return what happened."""
+    """Run ``case`` once against a fresh session of ``agent``, taking user turns from
+    ``turn_source`` and giving the session ``models`` for its model calls; return what
+    happened."""
     started_at = datetime.now(UTC)
     start = time.perf_counter()
     workroot = settings.workroot or Path(tempfile.gettempdir())
@@ -83,8 +69,8 @@ async def run_trial(
         session_id=f"{case.eval_id}#{trial_index}",
         session_input=case.session_input or SessionInput(),
         workdir_path=workdir,
+        models=models,
     )
-    source = turn_source or UserTurnSource(case)
     turns: list[Turn] = []
     error: TrialError | None = None
     session: AgentSession | None = None
@@ -93,7 +79,7 @@ async def run_trial(
         with bind_session(context):
             async with asyncio.timeout(settings.timeout_s):
                 session = await agent.start_session(context)
-                await _converse(session, source, turns)
+                await _converse(session, turn_source, turns)
     except TimeoutError:
         error = TrialError(
             kind="timeout",

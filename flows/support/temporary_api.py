@@ -1,20 +1,17 @@
-"""Prefect's temporary API server for one CLI run, started before the CLI's heavy imports.
+"""Prefect's temporary API server for one CLI run, launched before the CLI's heavy imports.
 
 Without a configured Prefect API, a flow run starts a temporary server itself — but only
-when the flow starts, after the CLI has imported Prefect and the agent, and it then waits
-for the server to boot (~5–7 s on a 2-core machine, most of a short run). This module
-launches the same server (Prefect's own app factory under uvicorn, as Prefect's
-``SubprocessASGIServer`` does) as the very first thing, needing nothing but the standard
-library, so it boots on the other core while this process imports and runs trials
-(:mod:`agentflow_eval.flows.support.local_run`). The flow then uses it through
-``PREFECT_API_URL``, and the CLI process never imports Prefect's server package.
+once the flow starts, after the CLI has imported Prefect and the agent, and then waits for
+it to boot. This module launches the same server (Prefect's own app factory under
+uvicorn, as Prefect's ``SubprocessASGIServer`` does) as the CLI's first step, needing
+nothing but the standard library, so it boots on the other core while the CLI imports and
+checks its inputs. The flow then runs against it through ``PREFECT_API_URL``, and the CLI
+process never imports Prefect's server package. No work of the run happens before the flow
+run starts: every stage runs inside the task run Prefect shows for it.
 
-    api = LocalPrefectAPI.launch()           # first thing: before the heavy imports
-    ...                                      # parse, import, load the agent
-    if api.wanted():                         # False: Prefect has an API; server stopped
-        await api.ready()                    # waits until it answers its health check
-        with api.serving():                  # PREFECT_API_URL points at it
-            await evaluate(params)
+    api = TemporaryPrefectAPI.launch()       # first thing: before the heavy imports
+    ...                                      # parse, import, check the inputs
+    outcome = await run_on(api, lambda: evaluate(params), flow_name=evaluate.name)
 
 The server lives until the interpreter exits, as Prefect's own temporary server does:
 Prefect's background workers (events, logs) drain at thread shutdown, before ``atexit``
@@ -26,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import importlib
 import importlib.util
 import json
 import os
@@ -35,32 +33,44 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
-__all__ = ["LocalPrefectAPI"]
+from agentflow_eval.flows.support.prefect_internals import (
+    APP_FACTORY,
+    TEMPORARY_SERVER_ENV,
+    temporary_server_allowed,
+)
+
+__all__ = ["TemporaryAPIError", "TemporaryPrefectAPI", "run_on"]
 
 STARTUP_TIMEOUT_S = 90.0
 _POLL_S = 0.05
+T = TypeVar("T")
 
-
-# The child process: Prefect's app factory under uvicorn, as ``uvicorn --factory
-# prefect.server.api.server:create_app`` would run it, with the cyclic garbage collector
-# paused while Prefect imports and builds its app: that start allocates many objects and
-# frees few, and collecting meanwhile is ~20% of the import (0.6-0.9 s here; from launch
-# to the first answer, median of 10 boots: 4.86 s -> 4.48 s). The start's objects are then
-# frozen (``gc.freeze``), so later collections in the serving process skip them.
+# The child process: Prefect's app factory under uvicorn, with the cyclic garbage collector
+# paused while Prefect imports and builds its app (that start allocates many objects and
+# frees few, so collecting meanwhile is wasted work), and the start's objects then frozen
+# (``gc.freeze``) so later collections in the serving process skip them.
 _SERVE = """
-import gc, sys
+import gc, importlib, sys
 gc.disable()
 sys.path.insert(0, sys.argv[1])
 import uvicorn
-from prefect.server.api.server import create_app
-app = create_app()
+factory = getattr(importlib.import_module(sys.argv[3]), sys.argv[4])
+app = factory()
 gc.enable()
 gc.freeze()
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="error", lifespan="on")
 """
+
+_RUN_ENGINES = ("prefect.flow_engine", "prefect.task_engine")
+"""What Prefect imports at a process's first flow run: imported while the server boots."""
+
+
+class TemporaryAPIError(RuntimeError):
+    """Prefect's temporary server did not start."""
 
 
 def _free_port() -> int:
@@ -76,7 +86,7 @@ def _prefect_dir() -> Path:
     return Path(spec.origin).parent.parent
 
 
-class LocalPrefectAPI:
+class TemporaryPrefectAPI:
     """A temporary Prefect API server in a child process."""
 
     def __init__(self, process: subprocess.Popen[bytes], port: int) -> None:
@@ -88,20 +98,15 @@ class LocalPrefectAPI:
         return f"http://127.0.0.1:{self.port}/api"
 
     @classmethod
-    def launch(cls) -> LocalPrefectAPI | None:
+    def launch(cls) -> TemporaryPrefectAPI | None:
         """Start the server now, unless ``PREFECT_API_URL`` is set in the environment
         (the run then uses that API, as Prefect would)."""
         if os.environ.get("PREFECT_API_URL"):
             return None
         port = _free_port()
-        env = {
-            **os.environ,
-            "PREFECT_UI_ENABLED": "0",
-            "PREFECT__SERVER_EPHEMERAL": "1",
-            "PREFECT__SERVER_FINAL": "1",
-        }
-        command = [sys.executable, "-c", _SERVE, str(_prefect_dir()), str(port)]
-        api = cls(subprocess.Popen(command, env=env), port)
+        module, factory = APP_FACTORY
+        command = [sys.executable, "-c", _SERVE, str(_prefect_dir()), str(port), module, factory]
+        api = cls(subprocess.Popen(command, env={**os.environ, **TEMPORARY_SERVER_ENV}), port)
         atexit.register(api.stop)
         return api
 
@@ -117,25 +122,25 @@ class LocalPrefectAPI:
 
     async def ready(self, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
         """Wait, without blocking the event loop, until the server answers its health
-        check; raise ``RuntimeError`` if it exits or does not answer within
+        check; raise :class:`TemporaryAPIError` if it exits or does not answer within
         ``timeout_s``."""
         deadline = time.monotonic() + timeout_s
         while not await asyncio.to_thread(self.healthy):
             code = self.process.poll()
             if code is not None:
-                raise RuntimeError(f"the temporary Prefect server exited with code {code}")
+                raise TemporaryAPIError(f"the temporary Prefect server exited with code {code}")
             if time.monotonic() >= deadline:
-                raise RuntimeError(
+                raise TemporaryAPIError(
                     f"the temporary Prefect server on port {self.port} did not answer "
                     f"within {timeout_s:.0f} s"
                 )
             await asyncio.sleep(_POLL_S)
 
     def warm_up(self, flow_name: str) -> None:
-        """Make the requests a flow run's start makes first, so the server does its
-        lazy first-request work now (FastAPI builds its route table on the first
-        request, ~0.6 s; the first flow-run query compiles): best effort, errors are
-        left to the flow. Creating the flow by name is what the flow run does anyway."""
+        """Make the requests a flow run's start makes first, so the server does its lazy
+        first-request work now (FastAPI builds its route table on the first request; the
+        first flow-run query compiles): best effort, errors are left to the flow. Creating
+        the flow by name is what the flow run does anyway."""
         requests = [
             ("GET", "/admin/version", None),
             ("POST", "/flows/", {"name": flow_name}),
@@ -168,14 +173,11 @@ class LocalPrefectAPI:
 
     def wanted(self) -> bool:
         """False when Prefect's settings already name an API or forbid a temporary
-        server: the server is stopped at once and the run goes on as without it."""
-        from prefect.settings import get_current_settings
-
-        settings = get_current_settings()
-        if settings.api.url or not settings.server.ephemeral.enabled:
-            self.stop()
-            return False
-        return True
+        server: the server is stopped at once and the run goes on without it."""
+        if temporary_server_allowed():
+            return True
+        self.stop()
+        return False
 
     @contextlib.contextmanager
     def serving(self) -> Iterator[str]:
@@ -184,3 +186,22 @@ class LocalPrefectAPI:
 
         with temporary_settings(updates={PREFECT_API_URL: self.url}):
             yield self.url
+
+
+async def run_on(
+    api: TemporaryPrefectAPI | None, call: Callable[[], Awaitable[T]], *, flow_name: str
+) -> T:
+    """``await call()`` (a run of the flow ``flow_name``) against ``api`` once it answers,
+    or as Prefect would without it when Prefect already has an API (``api`` is ``None`` or
+    not wanted). Raises :class:`TemporaryAPIError` when the server does not start."""
+    if api is None or not api.wanted():
+        return await call()
+    await asyncio.gather(api.ready(), _import_engines())
+    await asyncio.to_thread(api.warm_up, flow_name)
+    with api.serving():
+        return await call()
+
+
+async def _import_engines() -> None:
+    for name in _RUN_ENGINES:
+        importlib.import_module(name)

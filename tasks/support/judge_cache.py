@@ -11,9 +11,9 @@ sample index). Expiration is the record's own ``expiration``, as for Prefect's t
 ``cache_expiration``; the refresh switch is the runtime's (``JudgeSettings.refresh_cache``).
 Records are JSON, so a shared bucket never unpickles code.
 
-Why not one Prefect task per judge call with a cache policy: each task run costs ~4 ms
-of orchestration and API traffic, more than a cached reply is worth, and a run makes
-thousands of judge calls. A task per batch would cache the batch as a whole, so one
+Why not one Prefect task per judge call with a cache policy: each task run costs
+orchestration and API traffic of its own, more than a cached reply is worth, and a run
+makes thousands of judge calls. A task per batch would cache the batch as a whole, so one
 changed prompt would re-pay every call in it. Reading and writing result records
 directly keeps Prefect's storage, expiration and block configuration with per-call keys
 and no per-call orchestration.
@@ -36,10 +36,9 @@ from prefect.serializers import JSONSerializer
 from pydantic import ValidationError
 
 from agentflow_eval.criteria.judges.cache import CachedJudgeReply
-from agentflow_eval.criteria.judges.runtime import JudgeRuntime
 from agentflow_eval.models.config import JudgeSettings
 
-__all__ = ["DEFAULT_PREFIX", "PrefectJudgeCache", "prefect_judge_runtime"]
+__all__ = ["DEFAULT_PREFIX", "PrefectJudgeCache", "prefect_judge_cache"]
 
 log = logging.getLogger(__name__)
 
@@ -85,12 +84,21 @@ class PrefectJudgeCache:
     def _path(self, key: str) -> str:
         return f"{self._prefix}/{key}"
 
+    @property
+    def location(self) -> str:
+        """Where the entries are, for messages: the storage and the prefix."""
+        storage = self.storage
+        where = getattr(storage, "basepath", None) or getattr(storage, "bucket_name", None)
+        return f"{type(storage).__name__}({where or '?'})/{self._prefix}"
+
     async def get(self, key: str) -> CachedJudgeReply | None:
+        """The stored reply, ``None`` for a miss; a store that cannot be read raises."""
         try:
             record = await self._store.aread(self._path(key))
-        except Exception as exc:  # a missing entry; storages differ in how they say so
-            log.debug("judge cache miss for %s: %s", key, exc)
-            return None
+        except Exception as exc:
+            if is_missing_entry(exc):
+                return None
+            raise
         expiration = record.metadata.expiration
         if expiration is not None and expiration <= datetime.now(UTC):
             return None
@@ -111,8 +119,22 @@ class PrefectJudgeCache:
         )
 
 
-async def prefect_judge_runtime(settings: JudgeSettings) -> JudgeRuntime:
-    """The judge runtime of a flow run: ``settings``' limits and retries, with the
-    Prefect-backed cache when ``settings.cache`` is on."""
-    cache = await PrefectJudgeCache.create() if settings.cache else None
-    return JudgeRuntime(settings, cache=cache)
+def is_missing_entry(exc: BaseException) -> bool:
+    """Whether a failed read means the entry is not there (a cache miss) rather than a
+    store that cannot be read. Prefect's storages say so differently: its local file
+    system raises ``ValueError("Path ... does not exist.")``, remote file systems raise
+    ``FileNotFoundError``, and S3 a botocore ``ClientError`` with code ``NoSuchKey`` or
+    ``404`` (tests/flows/test_judge_cache_flow.py checks the local one)."""
+    if isinstance(exc, FileNotFoundError):
+        return True
+    if isinstance(exc, ValueError) and str(exc).endswith("does not exist."):
+        return True
+    error = getattr(exc, "response", None)
+    code = error.get("Error", {}).get("Code") if isinstance(error, dict) else None
+    return code in ("NoSuchKey", "404")
+
+
+async def prefect_judge_cache(settings: JudgeSettings) -> PrefectJudgeCache | None:
+    """The judge cache of a flow run on Prefect's result storage, or ``None`` when
+    ``settings.cache`` is off."""
+    return await PrefectJudgeCache.create() if settings.cache else None

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agentflow_eval.flows.evaluate import evaluate
 from prefect.client.orchestration import get_client
 
+from agentflow_eval.flows.evaluate import evaluate
 from agentflow_eval.models.params import EvaluateParams
 from agentflow_eval.report import read_results_json
 
@@ -85,7 +85,7 @@ def test_prefect_leaves_the_flow_result_unwalked():
     from prefect.utilities.collections import visit_collection
     from support.sample_results import sample_run
 
-    from agentflow_eval.run.plan import RunOutcome
+    from agentflow_eval.run.outcome import RunOutcome
 
     run, _ = sample_run()
     outcome = RunOutcome(run=run, run_dir=Path("/tmp/run"), notes=["published"])

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from agentflow_eval.flows.evaluate import evaluate
 from prefect.blocks.system import Secret
 from prefect.client.orchestration import get_client
 from support.seaweed import SeaweedFS
 
+from agentflow_eval.flows.evaluate import evaluate
 from agentflow_eval.models.params import EvaluateParams, S3Options
 
 pytestmark = pytest.mark.e2e

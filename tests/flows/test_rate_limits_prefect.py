@@ -10,17 +10,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
+
+from agentflow_eval.llm.client import ModelClient
+from agentflow_eval.models.config import EvalConfig, ModelRateLimit
 from agentflow_eval.tasks.support.rate_limits import (
     PrefectLimitError,
     PrefectSharedLimits,
     prefect_rate_limiter,
 )
-from prefect.client.orchestration import get_client
-from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
-
-from agentflow_eval.llm.client import acompletion
-from agentflow_eval.llm.ratelimit import use_rate_limiter
-from agentflow_eval.models.config import EvalConfig, ModelRateLimit
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 
@@ -89,16 +88,16 @@ async def test_two_runs_share_one_prefect_quota(server: ScriptedOpenAIServer) ->
     assert all(isinstance(lim.shared, PrefectSharedLimits) for lim in limiters)
 
     async def run(limiter_index: int) -> None:
-        async def call() -> None:
-            await acompletion(
+        async def call(models: ModelClient) -> None:
+            await models.complete(
                 model="openai/quota-model",
                 messages=[{"role": "user", "content": "hi"}],
                 api_base=server.url,
                 api_key="test",
             )
 
-        with use_rate_limiter(limiters[limiter_index]):
-            await asyncio.gather(*(call() for _ in range(5)))
+        async with ModelClient(limiters[limiter_index]) as models:
+            await asyncio.gather(*(call(models) for _ in range(5)))
 
     await asyncio.gather(run(0), run(1))
     assert counter.total == 10

@@ -16,7 +16,7 @@ from pathlib import Path
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import TrialResult
-from agentflow_eval.run.stages import RunMeta, RunPaths
+from agentflow_eval.run.plan import RunMeta, RunPaths
 from support.sample_results import sample_run
 
 __all__ = ["JudgedFile", "write_judged_file"]

@@ -33,7 +33,9 @@ from agentflow_eval.models.results import (
     Usage,
 )
 from agentflow_eval.report import expected_turns, write_html, write_junit, write_results_json
-from agentflow_eval.run.stages import RunMeta, aggregate, judge_trial
+from agentflow_eval.run.aggregate import aggregate
+from agentflow_eval.run.judging import judge_trial
+from agentflow_eval.run.plan import RunMeta
 
 __all__ = ["XSS_ANSWER", "ScriptedJudge", "sample_eval_set", "sample_run", "write_run_dir"]
 
@@ -429,7 +431,7 @@ def sample_run(
                     started_at=started,
                     duration_ms=round(sum(t.latency_ms for t in turns) + rng.uniform(5, 50), 1),
                 )
-                results.append(await judge_trial(case, trial, criteria, config))
+                results.append(await judge_trial(case, trial, criteria, config, judge=None))
         return results
 
     judged = _run_sync(judge_all())

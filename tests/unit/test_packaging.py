@@ -4,6 +4,7 @@ repository's flows/ and tasks/ folders install as ``agentflow_eval.flows`` and
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE_FOLDERS = {"agentflow_eval": ROOT / "agentflow_eval", "flows": ROOT, "tasks": ROOT}
+_NOT_SOURCES = (".git", ".venv", "build", "eval-results", "*.egg-info", "__pycache__", ".*cache")
 
 
 def _setuptools() -> dict:
@@ -46,8 +47,11 @@ def test_flows_and_tasks_map_under_the_project_namespace() -> None:
 
 @pytest.mark.e2e
 def test_the_wheel_has_one_top_level_name(tmp_path: Path) -> None:
+    # built from a copy: a build leaves a build/ folder beside the sources
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*_NOT_SOURCES))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
         check=True,
         capture_output=True,
     )

@@ -76,7 +76,15 @@ class CachedJudgeReply(BaseModel):
 
 @runtime_checkable
 class JudgeCache(Protocol):
-    """Where judge replies are kept between calls (and, for persistent caches, runs)."""
+    """Where judge replies are kept between calls (and, for persistent caches, runs).
+
+    ``get`` returns ``None`` for a miss and raises when the store cannot be read; the
+    judge runtime then warns, naming :attr:`location`, and asks the judge."""
+
+    @property
+    def location(self) -> str:
+        """Where the entries are kept, for messages."""
+        ...
 
     async def get(self, key: str) -> CachedJudgeReply | None:
         """The unexpired reply stored under ``key``, or ``None``."""
@@ -100,6 +108,10 @@ class InMemoryJudgeCache:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    @property
+    def location(self) -> str:
+        return "memory"
 
     async def get(self, key: str) -> CachedJudgeReply | None:
         self.gets += 1

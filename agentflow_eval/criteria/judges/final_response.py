@@ -1,5 +1,5 @@
 """``final_response_match_v2``: does the agent's final answer say what the reference
-answer says, in any words? (seed 001 §3.3, Google ADK's criterion of the same name.)
+answer says, in any words? (Google ADK's criterion of the same name.)
 
 For each invocation with an expected final response, the judge is asked ``num_samples``
 times (default 5, as ADK) whether the answer is "valid" against the reference; the

@@ -8,10 +8,10 @@ pydantic model (:func:`parse_json_reply`). The runtime:
 - answers from its cache when it can (the key is :func:`judge_cache_key` over everything
   that shapes the reply), and shares one call between concurrent askers of the same key,
   so a reply is never paid for twice;
-- otherwise calls the model (:func:`agentflow_eval.llm.client.acompletion`: LiteLLM, or the
-  direct OpenAI-compatible client) under its semaphore, the judge concurrency limit
-  (separate from the agent's), with the transports' own retries turned off so every
-  request is one counted call;
+- otherwise calls the model through the run's :class:`~agentflow_eval.llm.client.ModelClient`
+  (LiteLLM, or the direct OpenAI-compatible client) under its semaphore, the judge
+  concurrency limit (separate from the agent's), with the transports' own retries turned
+  off so every request is one counted call;
 - retries transient failures — HTTP 408/409/429/5xx, timeouts, connection errors, and
   output that is not the JSON asked for — with exponential backoff and jitter, waiting
   what a ``Retry-After``/``retry-after-ms`` header asks instead (up to
@@ -22,7 +22,7 @@ pydantic model (:func:`parse_json_reply`). The runtime:
 
 Create one runtime per evaluation run, inside the event loop that runs the judging::
 
-    runtime = JudgeRuntime(config.judge, cache=cache)  # cache: a JudgeCache, or None
+    runtime = JudgeRuntime(config.judge, models=models, cache=cache)  # cache may be None
     ctx = CriterionContext(case=case, trial=trial, config=config, judge=runtime)
 
 ``runtime.stats`` then holds the run's judge calls, cache hits, retries and failures.
@@ -48,7 +48,7 @@ from pydantic import BaseModel, ValidationError
 
 from agentflow_eval.criteria.judges.cache import CachedJudgeReply, JudgeCache, judge_cache_key
 from agentflow_eval.criteria.judges.prompt import PromptTemplate
-from agentflow_eval.llm import client as llm
+from agentflow_eval.llm.client import ModelClient, response_cost
 from agentflow_eval.models.config import CriterionConfig, JudgeSettings
 from agentflow_eval.models.results import Usage
 
@@ -176,6 +176,8 @@ class JudgeStats:
     cache_hits: int = 0
     retries: int = 0
     failures: int = 0
+    cache_errors: int = 0
+    """Reads or writes of the cache that failed (the first one is logged as a warning)."""
 
 
 _JSON_FENCE = re.compile(r"^```(?:json)?\s*\n?(?P<body>.*?)\n?```$", re.DOTALL | re.IGNORECASE)
@@ -229,13 +231,15 @@ class _SetupError(Exception):
 
 @dataclass
 class JudgeRuntime:
-    """The judge side of one run: the concurrency limit, the cache and the counters.
+    """The judge side of one run: the model client it calls through (the run's, so judges
+    share the run's rate limits), the judge concurrency limit, the cache and the counters.
 
     ``cache`` is consulted only when ``settings.cache`` is on; ``settings.refresh_cache``
     skips reading it (replies are still written, replacing old entries).
     """
 
     settings: JudgeSettings = field(default_factory=JudgeSettings)
+    models: ModelClient = field(default_factory=ModelClient)
     cache: JudgeCache | None = None
     stats: JudgeStats = field(default_factory=JudgeStats)
     semaphore: asyncio.Semaphore = field(init=False, repr=False)
@@ -371,7 +375,7 @@ class JudgeRuntime:
             kwargs["api_key"] = api_key
         async with self.semaphore:
             self.stats.calls += 1
-            return await llm.acompletion(**kwargs)
+            return await self.models.complete(**kwargs)
 
     def _delay(self, attempt: int, retry_after_s: float | None, options: JudgeOptions) -> float:
         """Seconds to wait before the next attempt: what the server asked, or
@@ -385,16 +389,32 @@ class JudgeRuntime:
         assert self.cache is not None
         try:
             return await self.cache.get(key)
-        except Exception:  # a broken cache costs money, not the verdict
-            log.warning("judge cache read failed for %s; asking the judge", key, exc_info=True)
+        except Exception as exc:  # a broken cache costs money, not the verdict
+            self.stats.cache_errors += 1
+            if self.stats.cache_errors == 1:
+                log.warning(
+                    "judge cache %s cannot be read (%s: %s); judges are asked, and paid, "
+                    "until it can",
+                    self.cache.location,
+                    type(exc).__name__,
+                    exc,
+                )
             return None
 
     async def _cache_put(self, key: str, reply: CachedJudgeReply) -> None:
         assert self.cache is not None
         try:
             await self.cache.put(key, reply, expires_in_s=self.settings.cache_expiration_s)
-        except Exception:
-            log.warning("judge cache write failed for %s", key, exc_info=True)
+        except Exception as exc:
+            self.stats.cache_errors += 1
+            if self.stats.cache_errors == 1:
+                log.warning(
+                    "judge cache %s cannot be written (%s: %s); verdicts of this run will be "
+                    "paid for again next time",
+                    self.cache.location,
+                    type(exc).__name__,
+                    exc,
+                )
 
 
 def _to_store(reply: JudgeReply[Any]) -> CachedJudgeReply:
@@ -501,7 +521,7 @@ def _usage_of(response: Any, model: str) -> Usage:
     prompt = int(getattr(raw, "prompt_tokens", 0) or 0)
     completion = int(getattr(raw, "completion_tokens", 0) or 0)
     total = int(getattr(raw, "total_tokens", 0) or 0) or prompt + completion
-    cost = llm.response_cost(response, model)
+    cost = response_cost(response, model)
     return Usage(
         prompt_tokens=prompt,
         completion_tokens=completion,

@@ -1,4 +1,4 @@
-"""Seed 003's expectations: completes, calls_tool, final_contains."""
+"""Case expectations: completes, calls_tool, final_contains."""
 
 from __future__ import annotations
 
@@ -76,7 +76,6 @@ def test_calls_tool_needs_a_name():
 
 
 async def test_final_contains_reads_the_answer():
-    # seed 003's judge_final_contains_reads_the_answer
     seven = final_contains("7")
     assert (await judge(seven, trial(turn(final="the answer is 7")))).status == "passed"
     six = await judge(seven, trial(turn(final="the answer is six")))

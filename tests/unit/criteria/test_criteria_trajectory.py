@@ -16,7 +16,7 @@ from agentflow_eval.criteria.trajectory import (
 )
 from agentflow_eval.models.config import CriterionConfig, EvalConfig
 
-# Seed 001 §8's second case: "Compare the weather in Tokyo and London".
+# The weather example's second case: "Compare the weather in Tokyo and London".
 TOKYO_LONDON = [expect("get_weather", location="Tokyo"), expect("get_weather", location="London")]
 
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from agentflow_eval.files.loading import unjudged_warnings
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
-from agentflow_eval.models.params import EvaluateParams
 from agentflow_eval.run.plan import load_inputs
 
 EVALSET = {
@@ -86,9 +85,6 @@ def test_the_run_plan_shows_file_config_and_judging_warnings(tmp_path: Path):
         json.dumps({"criteria": {"response_match_score": 0.8}, "evaluation_settings": {}}),
         encoding="utf-8",
     )
-    _, _, warnings = load_inputs(
-        EvaluateParams(agent="x:y", evalset=str(evalset), config=str(config))
-    )
-    text = "\n".join(warnings)
+    text = "\n".join(load_inputs(evalset, config).warnings)
     assert f"{config}: unknown key 'evaluation_settings' is ignored" in text
     assert "final_session_state is given by 1 case(s)" in text

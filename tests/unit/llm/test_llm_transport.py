@@ -104,9 +104,11 @@ def test_an_unknown_transport_name_is_a_clear_error(monkeypatch: pytest.MonkeyPa
 
 async def test_forced_direct_refuses_a_call_it_cannot_make() -> None:
     with pytest.raises(ValueError, match="does not know mock_response"):
-        await llm.acompletion(transport="direct", **call(api_base="http://h/v1", mock_response="x"))
+        await llm.ModelClient().complete(
+            transport="direct", **call(api_base="http://h/v1", mock_response="x")
+        )
     with pytest.raises(ValueError, match="openai/<name> models only"):
-        await llm.acompletion(transport="direct", model="anthropic/x", messages=MESSAGES)
+        await llm.ModelClient().complete(transport="direct", model="anthropic/x", messages=MESSAGES)
 
 
 # ---------------------------------------------------------------------------- the client
@@ -121,7 +123,7 @@ async def test_auto_answers_over_the_direct_client(server: ScriptedOpenAIServer)
             completion_tokens=4,
         )
     )
-    reply = await llm.acompletion(**call(api_base=server.url, api_key="secret"))
+    reply = await llm.ModelClient().complete(**call(api_base=server.url, api_key="secret"))
 
     assert isinstance(reply, ChatCompletion)
     message = reply.choices[0].message
@@ -141,7 +143,9 @@ async def test_auto_answers_over_the_direct_client(server: ScriptedOpenAIServer)
 
 async def test_the_litellm_transport_answers_the_same_call(server: ScriptedOpenAIServer) -> None:
     server.push(Reply.text("hello"))
-    reply = await llm.acompletion(transport="litellm", **call(api_base=server.url, api_key="k"))
+    reply = await llm.ModelClient().complete(
+        transport="litellm", **call(api_base=server.url, api_key="k")
+    )
     assert not isinstance(reply, ChatCompletion)
     assert type(reply).__name__ == "ModelResponse"
     assert reply.choices[0].message.content == "hello"
@@ -152,7 +156,7 @@ async def test_an_error_status_keeps_its_code_message_and_headers(
 ) -> None:
     server.push(Reply.error(429, "slow down", headers={"Retry-After": "7"}))
     with pytest.raises(ModelHTTPError) as info:
-        await llm.acompletion(**call(api_base=server.url))
+        await llm.ModelClient().complete(**call(api_base=server.url))
     assert info.value.status_code == 429
     assert info.value.message == "slow down"
     assert info.value.headers["Retry-After"] == "7"
@@ -161,13 +165,13 @@ async def test_an_error_status_keeps_its_code_message_and_headers(
 async def test_a_reply_that_is_not_a_completion_says_so(server: ScriptedOpenAIServer) -> None:
     server.push(Reply(raw_body='{"choices": "nope"}'))
     with pytest.raises(ValueError, match="no 'choices' list"):
-        await llm.acompletion(**call(api_base=server.url))
+        await llm.ModelClient().complete(**call(api_base=server.url))
 
 
 async def test_a_slow_reply_times_out(server: ScriptedOpenAIServer) -> None:
     server.push(Reply.text("late", delay_s=1.0))
     with pytest.raises(ModelTimeout, match=r"within 0\.2 s"):
-        await llm.acompletion(**call(api_base=server.url, timeout=0.2))
+        await llm.ModelClient().complete(**call(api_base=server.url, timeout=0.2))
 
 
 async def test_a_closed_port_is_a_connection_error() -> None:
@@ -175,22 +179,22 @@ async def test_a_closed_port_is_a_connection_error() -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     with pytest.raises(ModelConnectionError) as info:
-        await llm.acompletion(**call(api_base=f"http://127.0.0.1:{port}/v1"))
+        await llm.ModelClient().complete(**call(api_base=f"http://127.0.0.1:{port}/v1"))
     assert isinstance(info.value, ConnectionError)
 
 
-async def test_calls_inside_model_clients_share_one_connection(
+async def test_calls_of_an_open_model_client_share_one_connection(
     server: ScriptedOpenAIServer,
 ) -> None:
     server.handler = lambda body: Reply.text("ok")
     before = server.connections
-    async with llm.model_clients():
+    async with llm.ModelClient() as models:
         for _ in range(4):
-            await llm.acompletion(**call(api_base=server.url))
+            await models.complete(**call(api_base=server.url))
     pooled = server.connections - before
     before = server.connections
     for _ in range(4):
-        await llm.acompletion(**call(api_base=server.url))
+        await llm.ModelClient().complete(**call(api_base=server.url))
     unpooled = server.connections - before
     assert (pooled, unpooled) == (1, 4)
 
@@ -204,7 +208,8 @@ def test_a_direct_run_never_imports_litellm(tmp_path: Path) -> None:
         from pathlib import Path
         from agentflow_eval.models.config import EvalConfig
         from agentflow_eval.models.evalset import EvalSet
-        from agentflow_eval.run.stages import evaluate
+        from agentflow_eval.run.pipeline import evaluate
+        from agentflow_eval.run.plan import RunOptions
         from agentflow_eval.testing import ScriptedOpenAIServer, Reply
         from examples.weather.agent import agent
 
@@ -224,7 +229,7 @@ def test_a_direct_run_never_imports_litellm(tmp_path: Path) -> None:
         with ScriptedOpenAIServer(handler=model) as server:
             run = asyncio.run(evaluate(
                 agent.with_model("openai/local-llama", api_base=server.url),
-                evalset, config, output_dir=Path(sys.argv[1]), runs=2))
+                evalset, config, output_dir=Path(sys.argv[1]), options=RunOptions(runs=2)))
         print(json.dumps({"passed": run.totals.passed,
                           "litellm": "litellm" in sys.modules}))
         """

@@ -16,17 +16,15 @@ import pytest
 from agentflow_eval.agents.litellm_agent import LiteLLMAgent
 from agentflow_eval.criteria.base import CriterionContext, scored
 from agentflow_eval.criteria.registry import register
-from agentflow_eval.llm.client import acompletion
-from agentflow_eval.llm.ratelimit import (
-    RateLimiter,
-    TokenBucket,
-    current_rate_limiter,
-    use_rate_limiter,
-)
+from agentflow_eval.llm.client import ModelClient
+from agentflow_eval.llm.ratelimit import RateLimiter, TokenBucket
 from agentflow_eval.models.config import CriterionConfig, EvalConfig, ModelRateLimit
 from agentflow_eval.models.evalset import EvalSet
-from agentflow_eval.run.stages import evaluate, run_trials
+from agentflow_eval.run.pipeline import evaluate
+from agentflow_eval.run.plan import RunOptions
+from agentflow_eval.run.trials import run_trials
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
+from tests.support.plans import make_plan
 
 T = TypeVar("T")
 
@@ -248,14 +246,9 @@ async def test_max_concurrency_caps_requests_in_flight_at_the_server(
 ) -> None:
     agent = LiteLLMAgent("openai/capped", api_base=shared_server.url, api_key="test")
     limiter = RateLimiter({"openai/cap*": ModelRateLimit(max_concurrency=3)})
-    counts = await run_trials(
-        agent,
-        evalset(6),
-        tmp_path / "trials.jsonl",
-        runs=2,
-        max_concurrency=12,
-        rate_limiter=limiter,
-    )
+    plan = make_plan(evalset(6), agent, tmp_path, runs=2, max_concurrency=12)
+    async with ModelClient(limiter) as models:
+        counts = await run_trials(plan, agent, models)
     assert counts.written == 12 and counts.errored == 0
     assert counter.by_model == {"capped": 12}
     assert counter.peak == 3  # capped, and not serialised to one either
@@ -266,33 +259,36 @@ async def test_without_limits_the_same_run_is_not_capped(
     shared_server: ScriptedOpenAIServer, counter: InFlightCounter, tmp_path: Path
 ) -> None:
     agent = LiteLLMAgent("openai/capped", api_base=shared_server.url, api_key="test")
-    await run_trials(agent, evalset(6), tmp_path / "trials.jsonl", runs=2, max_concurrency=12)
+    plan = make_plan(evalset(6), agent, tmp_path, runs=2, max_concurrency=12)
+    async with ModelClient() as models:
+        await run_trials(plan, agent, models)
     assert counter.peak > 3  # the cap above came from the limiter
 
 
-async def test_llm_acompletion_uses_the_limiter_of_the_current_run(
+async def test_a_model_client_applies_its_limiter_to_every_call(
     shared_server: ScriptedOpenAIServer, counter: InFlightCounter
 ) -> None:
     limiter = RateLimiter({"openai/*": ModelRateLimit(max_concurrency=2)})
 
-    async def ask() -> None:
-        await acompletion(
+    async def ask(models: ModelClient) -> None:
+        await models.complete(
             model="openai/direct",
             messages=[{"role": "user", "content": "hi"}],
             api_base=shared_server.url,
             api_key="test",
         )
 
-    with use_rate_limiter(limiter):
-        assert current_rate_limiter() is limiter
-        await asyncio.gather(*(ask() for _ in range(8)))
-    assert current_rate_limiter() is None
+    async with ModelClient(limiter) as models:
+        await asyncio.gather(*(ask(models) for _ in range(8)))
     assert counter.peak == 2 and counter.by_model == {"direct": 8}
+    async with ModelClient() as unlimited:  # another client: the first one's limits stay its own
+        await asyncio.gather(*(ask(unlimited) for _ in range(8)))
+    assert counter.peak > 2
 
 
-async def test_acompletion_needs_a_model() -> None:
-    with pytest.raises(ValueError, match="acompletion needs model= as a non-empty string"):
-        await acompletion(messages=[])
+async def test_a_model_call_needs_a_model() -> None:
+    with pytest.raises(ValueError, match="a model call needs model= as a non-empty string"):
+        await ModelClient().complete(messages=[])
 
 
 # ---------------------------------------------------------------- shared by a run's callers
@@ -300,8 +296,8 @@ async def test_acompletion_needs_a_model() -> None:
 
 @dataclass
 class AsksTheModel:
-    """Test criterion standing in for an LLM judge: one model call per trial through
-    :func:`agentflow_eval.llm.client.acompletion`, as judges make theirs."""
+    """Test criterion standing in for an LLM judge: one model call per trial through the
+    judge runtime's model client, as judges make theirs."""
 
     name: str
     label: str
@@ -309,7 +305,8 @@ class AsksTheModel:
     api_base: str
 
     async def evaluate(self, ctx: CriterionContext):
-        await acompletion(
+        assert ctx.judge is not None
+        await ctx.judge.models.complete(
             model="openai/judge",
             messages=[{"role": "user", "content": "verdict?"}],
             api_base=self.api_base,
@@ -333,16 +330,22 @@ async def test_one_budget_is_shared_by_the_agent_and_the_judges_of_a_run(
     )
     limiter = RateLimiter.from_config(config, clock=clock)
     agent = LiteLLMAgent("openai/agent", api_base=shared_server.url, api_key="test")
-    run = await evaluate(
-        agent, evalset(2), config, output_dir=tmp_path, runs=2, rate_limiter=limiter
-    )
+    async with ModelClient(limiter) as models:
+        run = await evaluate(
+            agent,
+            evalset(2),
+            config,
+            options=RunOptions(runs=2),
+            output_dir=tmp_path,
+            models=models,
+        )
     assert run.totals.trials == 4 and run.totals.passed == 4
     assert counter.by_model == {"agent": 4, "judge": 4}
     # eight calls, one bucket: the k-th call was told to wait k-1 seconds, judges included
     assert sorted(clock.waits) == [float(k) for k in range(1, 8)]
 
 
-async def test_without_a_limiter_given_evaluate_builds_one_from_the_config(
+async def test_without_a_client_given_evaluate_makes_one_under_the_configs_limits(
     shared_server: ScriptedOpenAIServer, counter: InFlightCounter, tmp_path: Path
 ) -> None:
     config = EvalConfig(
@@ -350,6 +353,12 @@ async def test_without_a_limiter_given_evaluate_builds_one_from_the_config(
         rate_limits={"openai/*": ModelRateLimit(max_concurrency=1)},
     )
     agent = LiteLLMAgent("openai/agent", api_base=shared_server.url, api_key="test")
-    run = await evaluate(agent, evalset(4), config, output_dir=tmp_path, runs=2, max_concurrency=8)
+    run = await evaluate(
+        agent,
+        evalset(4),
+        config,
+        options=RunOptions(runs=2, max_concurrency=8),
+        output_dir=tmp_path,
+    )
     assert run.totals.passed == 8
     assert counter.peak == 1 and counter.by_model == {"agent": 8, "judge": 8}

@@ -8,13 +8,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from agentflow_eval.tasks.support.artifacts import (
-    ProgressReporter,
-    artifact_keys,
-    cases_table,
-    publish_run_artifacts,
-    summary_markdown,
-)
 from prefect import flow
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
@@ -23,6 +16,13 @@ from prefect.testing.utilities import prefect_test_harness
 from support.sample_results import sample_run
 
 from agentflow_eval.models.results import RunResult
+from agentflow_eval.tasks.support.artifacts import (
+    ProgressReporter,
+    artifact_keys,
+    cases_table,
+    publish_run_artifacts,
+    summary_markdown,
+)
 
 KEY = re.compile(r"^[a-z0-9-]+$")
 

@@ -25,7 +25,7 @@ from agentflow_eval.report.html import render_html
 from agentflow_eval.report.junit import JUnitDocument, junit_xml
 from agentflow_eval.report.templating import compact, compact_chunks
 from agentflow_eval.report.writer import write_case_reports, write_run_reports
-from agentflow_eval.run.stages import aggregate, aggregate_judged
+from agentflow_eval.run.aggregate import aggregate, aggregate_judged
 
 REPO = Path(__file__).resolve().parents[3]
 FILES = ("results.json", "report.html", "junit.xml")

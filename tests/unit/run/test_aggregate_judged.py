@@ -9,7 +9,7 @@ from support.judged_file import write_judged_file
 
 from agentflow_eval.files.jsonl import iter_lines_with_offsets, iter_records, read_line_at
 from agentflow_eval.models.results import TrialResult
-from agentflow_eval.run.stages import aggregate, aggregate_judged
+from agentflow_eval.run.aggregate import aggregate, aggregate_judged
 
 
 def test_offsets_find_the_lines_iter_records_reads(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""AgentEvaluator: seed 001's pytest front door, on the same core pipeline."""
+"""AgentEvaluator: the pytest front door, on the same stages as the CLI and the flow."""
 
 from __future__ import annotations
 
@@ -26,7 +26,9 @@ async def test_evaluate_file_passes_when_the_rate_is_met(tmp_path):
     assert run.totals.trials == 8
     assert run.totals.pass_rate >= 0.5
     assert run.simulated and run.agent_model == "agentflow-demo/weather"
-    assert (tmp_path / "results.json").exists()
+    # the run folder is made under output_dir as the CLI makes it: <eval set>/<time>-<run id>
+    (folder,) = tmp_path.glob(f"weather_agent_basic_tests/*-{run.run_id}")
+    assert {p.name for p in folder.iterdir()} >= {"results.json", "report.html", "junit.xml"}
 
 
 async def test_evaluate_file_raises_with_the_scorecard_below_the_rate(tmp_path):

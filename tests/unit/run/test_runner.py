@@ -18,20 +18,19 @@ from agentflow_eval.agents.base import (
     trial_workdir,
 )
 from agentflow_eval.criteria.base import CriterionContext, scored
+from agentflow_eval.criteria.judges.runtime import JudgeRuntime
 from agentflow_eval.criteria.registry import register
 from agentflow_eval.files.jsonl import iter_records
+from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.config import CriterionConfig, EvalConfig
 from agentflow_eval.models.evalset import EvalSet, Message
 from agentflow_eval.models.results import Trial, TrialResult
-from agentflow_eval.run.stages import (
-    RunMeta,
-    RunPaths,
-    aggregate,
-    evaluate,
-    judge_trials,
-    run_trials,
-)
-from agentflow_eval.run.trial import TrialSettings
+from agentflow_eval.run.aggregate import aggregate
+from agentflow_eval.run.judging import judge_trials
+from agentflow_eval.run.pipeline import evaluate
+from agentflow_eval.run.plan import RunMeta, RunOptions
+from agentflow_eval.run.trials import run_trials
+from tests.support.plans import make_plan
 
 
 @dataclass
@@ -53,7 +52,8 @@ def _answer_is(name: str, options: CriterionConfig, config: EvalConfig) -> Answe
 
 
 class ScriptedAgent:
-    """Answers from a shared script; an exhausted script raises (like seed 003's mock)."""
+    """Answers from a shared script; an exhausted script raises, as a mock model with too
+    few replies would."""
 
     name = "scripted"
 
@@ -95,14 +95,18 @@ async def answer(text):
     return behave
 
 
-async def _run(tmp_path: Path, agent, runs: int, es: EvalSet | None = None, **kw):
+async def _run(tmp_path: Path, agent, runs: int, es: EvalSet | None = None, **options):
     return await evaluate(
-        agent, es or evalset(), CONFIG, output_dir=tmp_path / "run", runs=runs, **kw
+        agent,
+        es or evalset(),
+        CONFIG,
+        options=RunOptions(runs=runs, **options),
+        output_dir=tmp_path,
     )
 
 
 async def test_tally_all_pass(tmp_path):
-    """Seed 003: two scripted final answers, two runs → 2/2."""
+    """Two scripted final answers, two runs → 2/2."""
     agent = ScriptedAgent([await answer("a"), await answer("a")])
     run = await _run(tmp_path, agent, runs=2)
     (case,) = run.cases
@@ -111,7 +115,7 @@ async def test_tally_all_pass(tmp_path):
 
 
 async def test_tally_counts_failures_in_the_rate(tmp_path):
-    """Seed 003: one scripted answer, two runs → the exhausted run counts: 1/2."""
+    """One scripted answer, two runs → the run that found the script exhausted counts: 1/2."""
     agent = ScriptedAgent([await answer("a")])
     run = await _run(tmp_path, agent, runs=2, max_concurrency=1)
     (case,) = run.cases
@@ -130,9 +134,7 @@ async def test_a_raising_and_a_hanging_trial_fail_alone(tmp_path):
         raise MaxStepsExceeded(4)
 
     agent = ScriptedAgent([hang, steps, await answer("a")])
-    run = await _run(
-        tmp_path, agent, runs=3, max_concurrency=1, settings=TrialSettings(timeout_s=0.2)
-    )
+    run = await _run(tmp_path, agent, runs=3, max_concurrency=1, trial_timeout_s=0.2)
     by_index = {t.trial.trial_index: t for t in run.trials}
     assert by_index[0].trial.error.kind == "timeout"
     # what the agent did before hanging is kept
@@ -190,12 +192,12 @@ async def test_a_workdir_exists_only_once_a_trial_asks_for_it(tmp_path):
         async def aclose(self):
             pass
 
-    settings = TrialSettings(workroot=workroot, keep_workdirs=True)
-    await _run(tmp_path, MaybeWrites(), runs=2, max_concurrency=1, settings=settings)
+    run = await _run(
+        tmp_path, MaybeWrites(), runs=2, max_concurrency=1, workroot=workroot, keep_workdirs=True
+    )
     [wrote] = list(workroot.iterdir())
     assert (wrote / "out.txt").read_text() == "x"
-    trials = iter_records(RunPaths(tmp_path / "run").trials, Trial)
-    by_index = {t.trial_index: t.workdir for t in trials}
+    by_index = {t.trial.trial_index: t.trial.workdir for t in run.trials}
     assert by_index == {0: None, 1: str(wrote)}
 
 
@@ -216,15 +218,15 @@ async def test_trials_stream_to_disk_and_resume_skips_finished_ones(tmp_path):
         async def aclose(self):
             pass
 
-    es = evalset(2)
-    path = tmp_path / "trials.jsonl"
-    await run_trials(Counting(), es, path, runs=2)
+    plan = make_plan(evalset(2), Counting(), tmp_path, runs=2)
+    path = plan.paths.trials
+    await run_trials(plan, Counting(), ModelClient())
     assert calls == 4
     lines = path.read_text().splitlines()
     assert len(lines) == 4 and all(json.loads(line)["case_id"] for line in lines)
     # drop one finished trial as if the process died before writing it
     path.write_text("\n".join(lines[:3]) + "\n")
-    counts = await run_trials(Counting(), es, path, runs=2)
+    counts = await run_trials(plan, Counting(), ModelClient())
     assert (counts.skipped, counts.written, calls) == (3, 1, 5)
     keys = sorted(t.key for t in iter_records(path, Trial))
     assert keys == [("case0", 0), ("case0", 1), ("case1", 0), ("case1", 1)]
@@ -250,7 +252,8 @@ async def test_concurrency_is_bounded(tmp_path):
         async def aclose(self):
             pass
 
-    await run_trials(Slow(), evalset(10), tmp_path / "t.jsonl", runs=5, max_concurrency=7)
+    plan = make_plan(evalset(10), Slow(), tmp_path, runs=5, max_concurrency=7)
+    await run_trials(plan, Slow(), ModelClient())
     assert peak == 7
 
 
@@ -267,10 +270,10 @@ async def test_a_criterion_that_raises_is_not_evaluated_and_the_run_completes(tm
     register("test_broken")(lambda n, o, c: Broken())
     agent = ScriptedAgent([await answer("a")])
     config = EvalConfig(criteria={"test_broken": CriterionConfig()})
-    paths = tmp_path / "t.jsonl", tmp_path / "j.jsonl"
-    await run_trials(agent, evalset(), paths[0], runs=1)
-    await judge_trials(evalset(), config, *paths)
-    (result,) = list(iter_records(paths[1], TrialResult))
+    plan = make_plan(evalset(), agent, tmp_path, config, runs=1)
+    await run_trials(plan, agent, ModelClient())
+    await judge_trials(plan, JudgeRuntime())
+    (result,) = list(iter_records(plan.paths.judged, TrialResult))
     assert result.status == "not_evaluated"
     assert "KeyError" in result.criteria[0].reason
 

@@ -7,8 +7,9 @@ import pytest
 
 from agentflow_eval.models.config import EvalConfig, UserSimulatorConfig
 from agentflow_eval.models.evalset import EvalSet
-from agentflow_eval.run.simulated_user import FINISHED
-from agentflow_eval.run.stages import evaluate
+from agentflow_eval.run.pipeline import evaluate
+from agentflow_eval.run.plan import RunOptions
+from agentflow_eval.run.user_turns import FINISHED
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 pytestmark = pytest.mark.usefixtures("llm_transport")  # both model transports
@@ -52,7 +53,9 @@ async def test_the_simulated_user_follows_the_plan_until_it_is_finished(tmp_path
                 {"model": "openai/simulator", "api_base": server.url, "api_key": "test"}
             )
         )
-        run = await evaluate(EchoAgent(), scenario_set(), config, output_dir=tmp_path, runs=1)
+        run = await evaluate(
+            EchoAgent(), scenario_set(), config, output_dir=tmp_path, options=RunOptions(runs=1)
+        )
         requests = list(server.requests)
     (trial,) = run.trials
     assert trial.status == "passed"
@@ -78,11 +81,15 @@ async def test_the_turn_limit_ends_a_conversation_that_never_finishes(tmp_path):
                 }
             )
         )
-        run = await evaluate(EchoAgent(), scenario_set(), config, output_dir=tmp_path, runs=1)
+        run = await evaluate(
+            EchoAgent(), scenario_set(), config, output_dir=tmp_path, options=RunOptions(runs=1)
+        )
     assert len(run.trials[0].trial.turns) == 3
 
 
 async def test_a_scenario_without_a_simulator_fails_its_trials_with_a_clear_reason(tmp_path):
-    run = await evaluate(EchoAgent(), scenario_set(), EvalConfig(), output_dir=tmp_path, runs=2)
+    run = await evaluate(
+        EchoAgent(), scenario_set(), EvalConfig(), output_dir=tmp_path, options=RunOptions(runs=2)
+    )
     assert run.cases[0].errored == 2
     assert "set user_simulator_config" in run.trials[0].trial.error.message

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.agents.python import PythonAgent
+from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.evalset import EvalCase
+from agentflow_eval.models.results import Trial
 from agentflow_eval.run.trial import TrialSettings, run_trial
+from agentflow_eval.run.user_turns import ScriptedTurns
 
 
 def notes_case() -> EvalCase:
@@ -21,6 +25,11 @@ def notes_case() -> EvalCase:
     )
 
 
+async def trial_of(agent: AgentUnderTest, case: EvalCase, workroot: Path) -> Trial:
+    settings = TrialSettings(workroot=workroot)
+    return await run_trial(agent, case, 0, settings, ScriptedTurns(case), ModelClient())
+
+
 def remember(message: str, state: dict) -> str:
     state["notes"].append(message.split()[-1])
     return "noted"
@@ -28,7 +37,7 @@ def remember(message: str, state: dict) -> str:
 
 async def test_the_final_state_of_a_python_agent_is_recorded(tmp_path: Path):
     case = notes_case()
-    trial = await run_trial(PythonAgent(remember), case, 0, TrialSettings(workroot=tmp_path))
+    trial = await trial_of(PythonAgent(remember), case, tmp_path)
     assert trial.error is None
     assert trial.final_session_state == {"notes": ["milk", "eggs"]}
     # each trial starts from the case's own state, which the agent never touches
@@ -43,9 +52,7 @@ async def test_the_state_is_recorded_when_the_agent_fails_and_kept_json_ready(tm
             raise RuntimeError("boom")
         return "ok"
 
-    trial = await run_trial(
-        PythonAgent(fails_on_second_turn), notes_case(), 0, TrialSettings(workroot=tmp_path)
-    )
+    trial = await trial_of(PythonAgent(fails_on_second_turn), notes_case(), tmp_path)
     assert trial.error is not None and trial.error.kind == "exception"
     assert trial.final_session_state is not None
     assert trial.final_session_state["seen"] == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 
 import pytest
 from judge_helpers import runtime, verdict
@@ -166,6 +167,8 @@ async def test_an_unparseable_entry_is_asked_again(server: ScriptedOpenAIServer)
 
 
 class BrokenCache:
+    location = "LocalFileSystem(/mnt/judge-cache)"
+
     async def get(self, key: str) -> CachedJudgeReply | None:
         raise OSError("disk on fire")
 
@@ -173,10 +176,21 @@ class BrokenCache:
         raise OSError("disk on fire")
 
 
-async def test_a_broken_cache_costs_calls_not_verdicts(server: ScriptedOpenAIServer):
-    server.push(verdict("valid"))
-    reply = await ask(runtime(server, BrokenCache()))
-    assert reply.value.verdict == "valid" and server.request_count == 1
+async def test_a_broken_cache_costs_calls_not_verdicts_and_says_so_once(
+    server: ScriptedOpenAIServer, caplog: pytest.LogCaptureFixture
+):
+    server.push(verdict("valid"), verdict("valid"))
+    rt = runtime(server, BrokenCache())
+    with caplog.at_level(logging.WARNING, logger="agentflow_eval.criteria.judges.runtime"):
+        reply = await ask(rt)
+        await ask(rt, sample=1)
+    assert reply.value.verdict == "valid" and server.request_count == 2
+    assert rt.stats.cache_errors == 4  # two reads, two writes
+    ours = "agentflow_eval.criteria.judges.runtime"
+    warnings = [r.getMessage() for r in caplog.records if r.name == ours]
+    assert len(warnings) == 1
+    assert "judge cache LocalFileSystem(/mnt/judge-cache) cannot be read" in warnings[0]
+    assert "OSError: disk on fire" in warnings[0]
 
 
 async def test_a_shared_failure_is_paid_for_once(server: ScriptedOpenAIServer):

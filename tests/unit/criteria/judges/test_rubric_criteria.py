@@ -119,7 +119,7 @@ async def test_tool_use_rubrics_see_the_tool_calls(server: ScriptedOpenAIServer)
         "args": {"city": "Tokyo"},
         "result": {"temp_f": 75},
     }
-    assert "agentflow-judge-subject: tool_use" in prompt
+    assert "Judge the tool calls" in prompt
     assert result.status == "passed" and result.label.startswith("tool use meets rubrics")
 
 

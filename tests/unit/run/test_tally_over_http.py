@@ -1,4 +1,4 @@
-"""Seed 003's tally tests through the real path: the LiteLLM agent, litellm, HTTP to a
+"""Pass-rate tallies through the real path: the LiteLLM agent, litellm, HTTP to a
 scripted OpenAI-compatible server on 127.0.0.1. A scripted model that runs out of replies
 fails that trial, and the failure counts in the denominator."""
 
@@ -9,7 +9,8 @@ import pytest
 from agentflow_eval.agents import LiteLLMAgent
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
-from agentflow_eval.run.stages import evaluate
+from agentflow_eval.run.pipeline import evaluate
+from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 pytestmark = pytest.mark.usefixtures("llm_transport")  # both model transports
@@ -44,8 +45,7 @@ async def _run(server, runs, tmp_path):
         EVALSET,
         EvalConfig(),
         output_dir=tmp_path,
-        runs=runs,
-        max_concurrency=1,
+        options=RunOptions(runs=runs, max_concurrency=1),
     )
 
 

@@ -1,21 +1,59 @@
-"""The simulated user: for ``conversation_scenario`` cases an LLM plays the user, opening
-with the scenario's starting prompt and following its conversation plan until the plan is
-done or ``max_allowed_invocations`` turns have been taken."""
+"""Where a trial's user turns come from: the case's scripted conversation, or, for a
+``conversation_scenario`` case, a simulated user — an LLM that opens with the scenario's
+starting prompt and follows its conversation plan until the plan is done or
+``max_allowed_invocations`` turns have been taken."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
+from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.config import EvalConfig, UserSimulatorConfig
 from agentflow_eval.models.evalset import ConversationScenario, EvalCase, Message
 from agentflow_eval.models.results import Turn
-from agentflow_eval.run.trial import UserTurnSource
 
-__all__ = ["FINISHED", "SimulatedUser", "turn_source_factory"]
+__all__ = [
+    "FINISHED",
+    "ScenarioNotRunnable",
+    "ScriptedTurns",
+    "SimulatedUser",
+    "TurnSourceFor",
+    "UserTurnSource",
+    "turn_sources",
+]
 
 FINISHED = "</finished>"
 """What the simulated user says when the conversation plan is complete."""
+
+
+class UserTurnSource(Protocol):
+    """Gives a trial its user turns, one at a time."""
+
+    async def next_turn(self, transcript: list[Turn]) -> tuple[str, Message] | None:
+        """The next (invocation id, user message), or None when the conversation is over;
+        ``transcript`` is what the agent did with the turns so far."""
+        ...
+
+
+TurnSourceFor = Callable[[EvalCase], UserTurnSource]
+"""A fresh turn source for each trial of a case."""
+
+
+class ScriptedTurns:
+    """The case's fixed conversation, turn by turn."""
+
+    def __init__(self, case: EvalCase) -> None:
+        self._turns = list(case.conversation)
+        self._index = 0
+
+    async def next_turn(self, transcript: list[Turn]) -> tuple[str, Message] | None:
+        if self._index >= len(self._turns):
+            return None
+        invocation = self._turns[self._index]
+        self._index += 1
+        return invocation.invocation_id, invocation.user_content
+
 
 _INSTRUCTIONS = """You are role-playing a USER talking to an AI assistant, to test it.
 Follow this conversation plan, one message at a time:
@@ -33,24 +71,25 @@ class ScenarioNotRunnable(RuntimeError):
     pass
 
 
-class SimulatedUser(UserTurnSource):
-    """A user turn source backed by an LLM (any LiteLLM model)."""
+class SimulatedUser:
+    """A user turn source backed by an LLM (any LiteLLM model), called through the run's
+    model client."""
 
     def __init__(
         self,
         case: EvalCase,
         scenario: ConversationScenario,
         settings: UserSimulatorConfig,
-        completion_kwargs: dict[str, Any] | None = None,
+        models: ModelClient,
     ) -> None:
         self._case = case
         self._scenario = scenario
         self._settings = settings
-        self._kwargs = dict(completion_kwargs or {})
+        self._models = models
         extra = settings.model_extra or {}
-        for key in ("api_base", "api_key", "temperature"):
-            if key in extra:
-                self._kwargs.setdefault(key, extra[key])
+        self._kwargs: dict[str, Any] = {
+            key: extra[key] for key in ("api_base", "api_key", "temperature") if key in extra
+        }
 
     async def next_turn(self, transcript: list[Turn]) -> tuple[str, Message] | None:
         index = len(transcript)
@@ -65,8 +104,6 @@ class SimulatedUser(UserTurnSource):
         return f"{self._case.eval_id}-sim-{index + 1}", Message.of(text)
 
     async def _ask(self, transcript: list[Turn]) -> str:
-        from agentflow_eval.llm.client import acompletion
-
         persona = self._scenario.user_persona
         system = _INSTRUCTIONS.format(
             plan=self._scenario.conversation_plan,
@@ -78,13 +115,13 @@ class SimulatedUser(UserTurnSource):
         for turn in transcript:
             messages.append({"role": "assistant", "content": turn.user_text})
             messages.append({"role": "user", "content": turn.final_response or "(no answer)"})
-        response = await acompletion(
+        response = await self._models.complete(
             model=self._settings.model, messages=messages, num_retries=0, **self._kwargs
         )
         return str(response.choices[0].message.content or "")
 
 
-class _Unrunnable(UserTurnSource):
+class _Unrunnable:
     def __init__(self, case: EvalCase) -> None:
         self._case = case
 
@@ -95,14 +132,15 @@ class _Unrunnable(UserTurnSource):
         )
 
 
-def turn_source_factory(config: EvalConfig) -> Callable[[EvalCase], UserTurnSource]:
-    """Fixed conversations replay their turns; scenarios get a simulated user."""
+def turn_sources(config: EvalConfig, models: ModelClient) -> TurnSourceFor:
+    """Scripted conversations replay their turns; scenarios get a simulated user that
+    calls its model through ``models``."""
 
     def source_for(case: EvalCase) -> UserTurnSource:
         if case.conversation_scenario is None:
-            return UserTurnSource(case)
+            return ScriptedTurns(case)
         if config.user_simulator_config is None:
             return _Unrunnable(case)
-        return SimulatedUser(case, case.conversation_scenario, config.user_simulator_config)
+        return SimulatedUser(case, case.conversation_scenario, config.user_simulator_config, models)
 
     return source_for

@@ -1,0 +1,29 @@
+"""Every run default, in one place: the CLI, ``AgentEvaluator``, the evaluate flow and
+the flow's parameter form all read them from here."""
+
+from __future__ import annotations
+
+__all__ = [
+    "JUDGE_STAGE_CONCURRENCY",
+    "MAX_CONCURRENCY",
+    "OUTPUT_DIR",
+    "RUNS",
+    "TRIAL_TIMEOUT_S",
+]
+
+RUNS = 5
+"""Trials per case: a nondeterministic agent needs repetition; the pass rate over repeated
+runs is the signal, not one lucky (or unlucky) run."""
+
+MAX_CONCURRENCY = 16
+"""Trials in flight at once."""
+
+TRIAL_TIMEOUT_S = 120.0
+"""Seconds before a trial that has not finished is failed as hung."""
+
+OUTPUT_DIR = "eval-results"
+"""Where run folders are written, relative to the working directory."""
+
+JUDGE_STAGE_CONCURRENCY = 64
+"""Trials being judged at once. LLM judge calls have their own, lower limit
+(``judge.max_concurrency``); this only bounds the trials held in memory meanwhile."""

@@ -1,0 +1,54 @@
+"""What the trial and judge stages share: a bounded pool of coroutines over work read
+lazily, the (case, trial) keys a stage's output file already holds (so a resumed stage
+does only what is missing), and the counts a stage reports."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from agentflow_eval.files.jsonl import iter_raw
+
+__all__ = ["StageCounts", "TrialKey", "completed_keys", "run_pool"]
+
+TrialKey = tuple[str, int]
+T = TypeVar("T")
+
+
+@dataclass
+class StageCounts:
+    """What a stage did: how many records it wrote and how many it found already done,
+    and how long it took (wall seconds)."""
+
+    written: int = 0
+    skipped: int = 0
+    errored: int = 0
+    elapsed_s: float = 0.0
+
+
+def completed_keys(path: Path) -> set[TrialKey]:
+    """The (case, trial) keys already written to a trials or judged file."""
+    keys: set[TrialKey] = set()
+    for raw in iter_raw(path):
+        trial = raw.get("trial", raw)
+        keys.add((trial["case_id"], int(trial["trial_index"])))
+    return keys
+
+
+async def run_pool(
+    items: Iterable[T], work: Callable[[T], Awaitable[None]], concurrency: int
+) -> None:
+    """Run ``work`` over ``items`` with at most ``concurrency`` in flight. Memory stays
+    O(concurrency) however many items there are: workers pull from one shared iterator."""
+    iterator = iter(items)
+
+    async def worker() -> None:
+        for item in iterator:  # single event loop: next() never races
+            await work(item)
+
+    async with asyncio.TaskGroup() as group:
+        for _ in range(concurrency):
+            group.create_task(worker())

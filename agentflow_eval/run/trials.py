@@ -1,0 +1,65 @@
+"""The trial stage: every (case × trial) of a plan as a coroutine, at most
+``max_concurrency`` at once, each finished trial appended to the run's ``trials.jsonl``
+as soon as it finishes. Trials already in the file are skipped, so a stopped run resumes
+where it stopped."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+
+from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.files.jsonl import JsonlWriter
+from agentflow_eval.llm.client import ModelClient
+from agentflow_eval.models.evalset import EvalCase, EvalSet
+from agentflow_eval.models.results import Trial
+from agentflow_eval.run.plan import RunPlan
+from agentflow_eval.run.resumable import StageCounts, completed_keys, run_pool
+from agentflow_eval.run.trial import run_trial
+from agentflow_eval.run.user_turns import turn_sources
+
+__all__ = ["run_trials", "trial_plan"]
+
+
+def trial_plan(eval_set: EvalSet, runs: int) -> Iterator[tuple[EvalCase, int]]:
+    """Every (case, trial index), case by case."""
+    for case in eval_set.eval_cases:
+        for index in range(runs):
+            yield case, index
+
+
+async def run_trials(
+    plan: RunPlan,
+    agent: AgentUnderTest,
+    models: ModelClient,
+    *,
+    on_trial: Callable[[Trial], None] | None = None,
+) -> StageCounts:
+    """Run every trial of ``plan`` not yet in its trials file, the agent's and the
+    simulated user's model calls going through ``models``; ``on_trial`` sees each trial
+    as it finishes."""
+    started = time.perf_counter()
+    done = completed_keys(plan.paths.trials)
+    counts = StageCounts(skipped=len(done))
+    pending = (
+        (case, index)
+        for case, index in trial_plan(plan.eval_set, plan.runs)
+        if (case.eval_id, index) not in done
+    )
+    source_for = turn_sources(plan.config, models)
+    settings = plan.trial_settings
+
+    with JsonlWriter[Trial](plan.paths.trials) as writer:
+
+        async def run_one(item: tuple[EvalCase, int]) -> None:
+            case, index = item
+            trial = await run_trial(agent, case, index, settings, source_for(case), models)
+            writer.write(trial)
+            counts.written += 1
+            counts.errored += trial.error is not None
+            if on_trial is not None:
+                on_trial(trial)
+
+        await run_pool(pending, run_one, plan.settings.max_concurrency)
+    counts.elapsed_s = time.perf_counter() - started
+    return counts
