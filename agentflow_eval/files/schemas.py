@@ -157,6 +157,7 @@ def config_json_schema() -> Schema:
     }
     _adk_match_type(criterion)
     _any_case_enum(criterion, "args_match", ("exact", "ignore", "subset"))
+    _any_case_enum(criterion, "state_match", ("exact", "subset"))
     defs["EvalConfig"]["properties"]["criteria"]["additionalProperties"] = {
         "anyOf": [
             {"type": "number", "minimum": 0, "maximum": 1, "description": "The threshold."},

@@ -193,7 +193,7 @@ def test_adk_2_13_fields_and_the_short_rubric_form_are_in_the_schemas(
     assert not evalset_validator.is_valid({"eval_set_id": "s", "eval_cases": [case]})
     criteria = {
         "tool_trajectory_avg_score": {"match_type": "in-order", "ignore_args": True},
-        "final_session_state_match": {"state_match": "subset"},
+        "final_session_state_match": {"state_match": "SUBSET"},
         "final_response_match_v2": {
             "include_intermediate_responses_in_final": True,
             "judge_model_options": {"judge_model": "m", "num_samples": 3, "parallelism_limit": 2},
