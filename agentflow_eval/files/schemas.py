@@ -27,6 +27,7 @@ from agentflow_eval.files import adk
 from agentflow_eval.models.config import (
     CriterionConfig,
     EvalConfig,
+    JudgeModelOptions,
     JudgeSettings,
     UserSimulatorConfig,
 )
@@ -77,6 +78,7 @@ _MODELS: dict[str, type[BaseModel]] = {
         FinalContains,
         EvalConfig,
         CriterionConfig,
+        JudgeModelOptions,
         JudgeSettings,
         UserSimulatorConfig,
     )
@@ -149,23 +151,13 @@ def config_json_schema() -> Schema:
     defs["EvalConfig"] = schema
     _describe_accepted_keys(defs)
     criterion = defs["CriterionConfig"]["properties"]
-    criterion["judge_model_options"] = criterion["judgeModelOptions"] = {
-        "description": "ADK's judge options; read into judge_model, num_samples, temperature.",
-        "type": "object",
-        "properties": {
-            "judge_model": {"type": "string"},
-            "judgeModel": {"type": "string"},
-            "num_samples": {"type": "integer", "minimum": 1},
-            "numSamples": {"type": "integer", "minimum": 1},
-            "judge_model_config": {"type": "object"},
-        },
-    }
-    criterion["stop_signal"] = {
+    criterion["stop_signal"] = criterion["stopSignal"] = {
         "description": "ADK user-simulator criterion option; kept in options.stop_signal.",
         "type": "string",
     }
-    _any_case_enum(criterion, "match_type", ("EXACT", "IN_ORDER", "ANY_ORDER"))
+    _adk_match_type(criterion)
     _any_case_enum(criterion, "args_match", ("exact", "ignore", "subset"))
+    _any_case_enum(criterion, "state_match", ("exact", "subset"))
     defs["EvalConfig"]["properties"]["criteria"]["additionalProperties"] = {
         "anyOf": [
             {"type": "number", "minimum": 0, "maximum": 1, "description": "The threshold."},
@@ -175,6 +167,20 @@ def config_json_schema() -> Schema:
     _allow_shorthands(defs)
     root = defs.pop("EvalConfig")
     root["properties"]["$schema"] = _SCHEMA_POINTER
+    for key in ("live_model_config", "liveModelConfig"):
+        root["properties"][key] = {
+            "description": "ADK's live (bidirectional streaming) mode: not supported, ignored "
+            "with a warning.",
+            "anyOf": [{"type": "object"}, {"type": "null"}],
+        }
+    for key in ("custom_metrics", "customMetrics"):
+        root["properties"][key] = {
+            "description": "ADK custom metrics are refused unless empty; give the criterion "
+            'a "function" entry instead.',
+            "anyOf": [{"type": "object", "maxProperties": 0}, {"type": "null"}],
+        }
+    # ADK ignores top-level keys it does not know, and so does the loader (with a warning)
+    root["additionalProperties"] = True
     return {
         "$schema": _DIALECT,
         "$id": f"{_ID_PREFIX}config",
@@ -274,6 +280,28 @@ def _any_case_enum(properties: Schema, field: str, values: Iterable[str]) -> Non
             properties[key]["enum"] = accepted
 
 
+_MATCH_TYPE_PATTERN = (
+    r"^\s*([Ee][Xx][Aa][Cc][Tt]|[Ii][Nn][-_ ][Oo][Rr][Dd][Ee][Rr]"
+    r"|[Aa][Nn][Yy][-_ ][Oo][Rr][Dd][Ee][Rr])\s*$"
+)
+
+
+def _adk_match_type(properties: Schema) -> None:
+    """ADK writes the match type's number (0, 1, 2) and reads its name in any case, with
+    ``-`` or a space for ``_``."""
+    for key in ("match_type", "matchType"):
+        if key in properties:
+            properties[key] = {
+                "description": properties[key].get("description", "")
+                or "EXACT, IN_ORDER or ANY_ORDER (or ADK's 0, 1, 2).",
+                "default": "EXACT",
+                "anyOf": [
+                    {"type": "string", "pattern": _MATCH_TYPE_PATTERN},
+                    {"enum": [0, 1, 2]},
+                ],
+            }
+
+
 def _allow_shorthands(defs: dict[str, Schema]) -> None:
     """The string forms the models expand: a message or a part as plain text, a rubric's
     text directly or as ADK's ``{"text_property": ...}``, seed-003 expectations as
@@ -305,6 +333,12 @@ def _allow_shorthands(defs: dict[str, Schema]) -> None:
                 prop["items"],
             ]
         }
+    if "ToolCall" in defs:
+        for key in ("partial_args", "partialArgs", "will_continue", "willContinue"):
+            defs["ToolCall"]["properties"][key] = {
+                "type": "null",
+                "description": "Written as null by ADK's dumps; ignored.",
+            }
     if "Invocation" in defs:
         properties = defs["Invocation"]["properties"]
         for key in ("intermediate_data", "intermediateData"):
@@ -358,13 +392,14 @@ def _adk_intermediate_defs() -> dict[str, Schema]:
             "properties": {
                 "tool_uses": tool_calls,
                 "toolUses": tool_calls,
-                "tool_responses": {"type": "array", "description": "Not used."},
-                "toolResponses": {"type": "array", "description": "Not used."},
+                "tool_responses": {"type": "array", "description": "Kept, not judged."},
+                "toolResponses": {"type": "array", "description": "Kept, not judged."},
                 "intermediate_responses": responses,
                 "intermediateResponses": responses,
                 "invocation_events": events,
                 "invocationEvents": events,
             },
+            "additionalProperties": False,
         },
         "AdkInvocationEvent": {
             "title": "AdkInvocationEvent",

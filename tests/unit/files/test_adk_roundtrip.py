@@ -84,6 +84,7 @@ def test_written_shape_is_adk_snake_case_without_nulls():
         {
             "rubric_id": "states_new_setting",
             "rubric_content": {"text_property": "The reply states the new night-time temperature."},
+            "type": "FINAL_RESPONSE_QUALITY",
         }
     ]
     turn = case["conversation"][0]
