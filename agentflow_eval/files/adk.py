@@ -391,7 +391,7 @@ def to_adk_evalset(eval_set: EvalSet) -> dict[str, Any]:
     ``intermediate_data.tool_uses``; nulls and empty defaults left out).
 
     Roles: a native ``assistant`` message is written as ADK's ``model``. Fields ADK does
-    not define (seed 003 ``expectations``, ``metadata``, ``context``, a case's own extra
+    not define (case ``expectations``, ``metadata``, ``context``, a case's own extra
     keys) are written too: ADK's ``EvalCase`` keeps unknown keys, and so
     :func:`~agentflow_eval.files.loading.load_evalset` reads the file back to the same set.
     """

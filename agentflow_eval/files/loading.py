@@ -3,7 +3,7 @@ and which field is wrong.
 
 :func:`load_evalset` reads
 
-- a native eval set (seed 001 §8) or a Google ADK ``*.evalset.json``, snake_case or
+- a native eval set or a Google ADK ``*.evalset.json``, snake_case or
   camelCase, as JSON (``.json``) or YAML (``.yaml``/``.yml``);
 - an ADK ``*.test.json``: an eval set object, or the legacy list of turns (one
   multi-turn case per file) or list of cases (see :mod:`agentflow_eval.files.adk`);
@@ -14,7 +14,7 @@ and which field is wrong.
   suffix (``checkout/payments.evalset.json`` → ``checkout/payments/<id>``); each
   rename is reported as a warning.
 
-:func:`load_config` reads seed 001 §9 configs and ADK ``test_config.json`` files (a
+:func:`load_config` reads native configs and ADK ``test_config.json`` files (a
 criterion as a bare threshold or an object, ``judge_model_options``);
 :func:`find_config_for` applies ADK's convention of a ``test_config.json`` next to the
 eval file. Every problem is an :class:`EvalFileError`.
@@ -448,7 +448,7 @@ def unjudged_warnings(eval_set: EvalSet, config: EvalConfig) -> list[str]:
 
 
 def load_config(path: str | Path) -> EvalConfig:
-    """Read an evaluation config (seed 001 §9, or ADK ``test_config.json``) from JSON or
+    """Read an evaluation config (native, or ADK ``test_config.json``) from JSON or
     YAML. Raises :class:`EvalFileError`."""
     path = Path(path)
     raw = read_document(path)

@@ -5,7 +5,7 @@ the loaders really accept, which the models' own schemas cannot show because
 before-validators do the work: each field under its snake_case name *and* its camelCase
 alias, ADK's names (``parts``, ``final_response``, ``reference``, ``query``,
 ``intermediate_data`` with ``tool_uses`` or ``invocation_events``, ``tool_name``/
-``tool_input``), string shorthands for messages and seed-003 expectations, bare-number
+``tool_input``), string shorthands for messages and case expectations, bare-number
 criteria, nulls where ADK writes them, and the legacy ADK test-file lists. A file may
 point at its schema with a top-level ``"$schema"`` key; the loaders ignore that key.
 """
@@ -122,7 +122,7 @@ def evalset_json_schema() -> Schema:
         "title": "agentflow-eval eval set",
         "description": (
             "An eval set: cases, each a conversation (or a simulated-user scenario) and what "
-            "a good run looks like. Native files (seed 001) and Google ADK *.evalset.json / "
+            "a good run looks like. Native files and Google ADK *.evalset.json / "
             f"*.test.json files, snake_case or camelCase. agentflow-eval {__version__}."
         ),
         "anyOf": [
@@ -145,7 +145,7 @@ def evalset_json_schema() -> Schema:
 
 
 def config_json_schema() -> Schema:
-    """The JSON Schema of an evaluation config file (seed 001 §9, ADK test_config.json)."""
+    """The JSON Schema of an evaluation config file (native, or ADK test_config.json)."""
     schema = EvalConfig.model_json_schema(mode="validation", by_alias=False)
     defs: dict[str, Schema] = schema.pop("$defs", {})
     defs["EvalConfig"] = schema
@@ -187,7 +187,7 @@ def config_json_schema() -> Schema:
         "title": "agentflow-eval config",
         "description": (
             "Which criteria judge a run, with their thresholds and options, plus run-wide "
-            "defaults. Seed 001 §9 and Google ADK test_config.json files. "
+            "defaults. Native configs and Google ADK test_config.json files. "
             f"agentflow-eval {__version__}."
         ),
         **{k: v for k, v in root.items() if k not in ("title", "description")},
@@ -304,7 +304,7 @@ def _adk_match_type(properties: Schema) -> None:
 
 def _allow_shorthands(defs: dict[str, Schema]) -> None:
     """The string forms the models expand: a message or a part as plain text, a rubric's
-    text directly or as ADK's ``{"text_property": ...}``, seed-003 expectations as
+    text directly or as ADK's ``{"text_property": ...}``, case expectations as
     ``"completes"``, ``{"calls_tool": name}`` or ``{"final_contains": text}``."""
     for name, description in (
         ("Message", "A message, or its text alone (a user message)."),

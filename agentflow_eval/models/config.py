@@ -1,6 +1,6 @@
 """Evaluation config: which criteria judge a run, with what thresholds and options.
 
-Reads seed 001 §9's config and ADK's ``test_config.json`` unchanged: a criterion may be
+Reads native configs and ADK's ``test_config.json`` unchanged: a criterion may be
 a bare float (its threshold) or an object.
 """
 
@@ -75,7 +75,7 @@ class CriterionConfig(FileModel):
     """hallucinations_v1: judge the intermediate responses' sentences too (as ADK)."""
     # final_session_state_match
     state_match: StateMatch = "exact"
-    # seed 003 expectations given in the config rather than per case
+    # case expectations given in the config rather than per case
     name: str | None = None
     text: str | None = None
     case_sensitive: bool = True

@@ -77,7 +77,7 @@ class ContentPart(FileModel):
 class Message(FileModel):
     """A message: a role and its content parts.
 
-    Accepts a bare string, ``{"role", "content": str | [parts]}`` (seed 001) or ADK's
+    Accepts a bare string, ``{"role", "content": str | [parts]}`` (native) or ADK's
     ``{"role", "parts": [...]}``.
     """
 
@@ -325,7 +325,7 @@ def _read_events(events: Any) -> _IntermediateData:
 
 
 class Completes(FileModel):
-    """The agent reached a final answer: no error, no exhausted step budget (seed 003)."""
+    """The agent reached a final answer: no error, no exhausted step budget."""
 
     type: Literal["completes"] = "completes"
 
@@ -335,7 +335,7 @@ class Completes(FileModel):
 
 
 class CallsTool(FileModel):
-    """The agent called the named tool at least once (seed 003)."""
+    """The agent called the named tool at least once."""
 
     type: Literal["calls_tool"] = "calls_tool"
     name: str
@@ -346,7 +346,7 @@ class CallsTool(FileModel):
 
 
 class FinalContains(FileModel):
-    """The final answer contains this text (seed 003)."""
+    """The final answer contains this text."""
 
     type: Literal["final_contains"] = "final_contains"
     text: str

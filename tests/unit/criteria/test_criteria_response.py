@@ -41,7 +41,7 @@ def test_rouge1_stems_words():
 def test_rouge1_counts_repeated_words_and_ignores_case_and_punctuation():
     # reference has "the" twice, the answer once: overlap 2 of 3 (a set overlap would give 1.0)
     assert rouge1("the cat", "the the cat").fmeasure == pytest.approx(0.8)
-    # seed 001's New York answer: 9 answer tokens all in the 14 reference tokens -> 18/23
+    # the weather example's New York answer: 9 answer tokens all in the 14 reference tokens -> 18/23
     value = rouge1(
         "The weather in New York is sunny, 72°F.",
         "The weather in New York is currently sunny with a temperature of 72°F.",

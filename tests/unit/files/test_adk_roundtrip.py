@@ -56,7 +56,7 @@ def test_native_file_round_trips_with_adk_roles(tmp_path: Path):
     assert again == original
 
 
-def test_seed_003_fields_survive_the_round_trip(tmp_path: Path):
+def test_expectation_fields_survive_the_round_trip(tmp_path: Path):
     original = load_evalset(FIXTURES / "yaml" / "arithmetic.evalset.yml").eval_set
     data, again = _written_and_read(original, tmp_path)
 
