@@ -29,6 +29,7 @@ def prefect_env(home: Path, api_url: str | None = None) -> dict[str, str]:
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         LITELLM_LOCAL_MODEL_COST_MAP="True",
         PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS="2",
+        PREFECT_WORKER_QUERY_SECONDS="1",  # workers pick up new runs within a second
     )
     if api_url:
         env["PREFECT_API_URL"] = api_url
