@@ -54,7 +54,7 @@ def prefect_server(home: Path, timeout_s: float = 90) -> Iterator[str]:
     log = (home / "server.log").open("wb")
     process = subprocess.Popen(
         [PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-        env=prefect_env(home),
+        env={**prefect_env(home), "PREFECT_UI_API_URL": api_url},  # the UI calls this API
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
