@@ -190,7 +190,8 @@ async def _run_shards(params: EvaluateParams, plan: RunPlan) -> None:
         )
         started = await run_deployment(
             deployment.id,
-            parameters=child.model_dump(mode="json"),
+            # nulls left out: the server refuses a null for a typed parameter with a default
+            parameters=child.model_dump(mode="json", exclude_none=True),
             flow_run_name=f"{flow_run.name}-shard-{index + 1}-of-{count}",
             timeout=None,
             poll_interval=SHARD_POLL_S,

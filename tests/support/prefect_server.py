@@ -80,12 +80,15 @@ def prefect_server(home: Path, timeout_s: float = 90) -> Iterator[str]:
 
 
 @contextmanager
-def process_worker(home: Path, api_url: str, pool: str, cwd: Path) -> Iterator[Path]:
-    """Start a process worker on ``pool``; yield the path of its log."""
-    log_path = home / "worker.log"
+def process_worker(
+    home: Path, api_url: str, pool: str, cwd: Path, *options: str, name: str = "worker"
+) -> Iterator[Path]:
+    """Start a process worker on ``pool`` (``options`` go to ``prefect worker start``, e.g.
+    ``--limit 1``); yield the path of its log, ``<home>/<name>.log``."""
+    log_path = home / f"{name}.log"
     log = log_path.open("wb")
     process = subprocess.Popen(
-        [PREFECT, "worker", "start", "--pool", pool, "--type", "process"],
+        [PREFECT, "worker", "start", "--pool", pool, "--type", "process", "--name", name, *options],
         env=prefect_env(home, api_url),
         cwd=cwd,
         stdout=log,
