@@ -7,7 +7,7 @@ Prefect install on the CI machine. Parameters are the evaluate flow's, as JSON; 
 left out takes the deployment's defaults:
 
     python deployments/ci/run_evaluation.py evaluate/on-agent-deployed \\
-        '{"agent": "my_agents.support:agent", "agent_version": "'"$VERSION"'", "git_sha": "'"$GITHUB_SHA"'"}'
+        '{"agent": "my_agents.support:agent", "agent_version": "'"$VERSION"'"}'
 
 Uses ``POST /deployments/{id}/create_flow_run``, then polls ``GET /flow_runs/{id}``.
 """
@@ -49,7 +49,8 @@ def main(argv: list[str]) -> int:
     timeout_s = float(os.environ.get("AGENTFLOW_EVAL_TIMEOUT_S", "3600"))
     try:
         flow_name, deployment_name = name.split("/", 1)
-        quoted = "/".join(urllib.parse.quote(part, safe="") for part in (flow_name, deployment_name))
+        parts = (flow_name, deployment_name)
+        quoted = "/".join(urllib.parse.quote(part, safe="") for part in parts)
         deployment = _call(api, "GET", f"/deployments/name/{quoted}")
         run = _call(
             api,
