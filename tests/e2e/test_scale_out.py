@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -139,12 +138,5 @@ def test_shards_run_on_two_workers_and_merge_like_one_run_with_a_shared_judge_ca
     # the verdicts the shards paid for came from the bucket, on another worker
     assert alone["totals"]["judge_calls"] == 0
     assert alone["totals"]["judge_cache_hits"] > 0
-    single_on = {n for n, log in enumerate(worker_logs) if str(single.id) in log.read_text()}
-    assert single_on and not ran_on <= single_on
-
-
-def test_a_sharded_run_outside_a_deployment_is_refused_with_the_reason():
-    from agentflow_eval.models.params import EvaluateParams
-
-    assert EvaluateParams(agent="a:b", evalset="x", shards=2).shards == 2
-    assert os.environ.get("PREFECT__FLOW_RUN_ID") is None
+    # whichever worker ran it, that worker's own PREFECT_HOME held at most one shard's
+    # verdicts: the shards ran on two workers, so 0 calls means the bucket answered
