@@ -10,6 +10,7 @@ the run folder. Call it with ``evaluate(**params.flow_parameters())``.
 from __future__ import annotations
 
 import asyncio
+from pathlib import PurePath
 
 from prefect import flow, get_run_logger
 from prefect.utilities.annotations import quote
@@ -182,6 +183,8 @@ async def _run_shards(params: EvaluateParams, plan: RunPlan) -> None:
             update={
                 "shards": 1,
                 "resume": None,
+                # a shard's own run folder sits apart from whole runs: <output>/shard-runs/
+                "output_dir": str(PurePath(params.output_dir) / "shard-runs"),
                 "runs": plan.settings.runs,  # every shard runs the parent's decided settings
                 "max_concurrency": plan.settings.max_concurrency,
                 "trial_timeout_s": plan.settings.trial_timeout_s,
