@@ -3,7 +3,9 @@ separate machines would be), sharing one S3-compatible store (SeaweedFS) through
 prefect-aws S3Bucket block:
 
 - a run with shards=2 starts two flow runs of its deployment, which two different
-  workers run; their results merge into one run whose counts equal a single-process run;
+  workers run; one of them dies (once), which fails the parent naming it, and resuming
+  the parent runs that shard alone; the results merge into one run whose counts equal a
+  single-process run's;
 - the judge cache lives in that bucket: the single-process run, on another worker, pays
   no judge call for verdicts the shards paid for.
 
@@ -107,36 +109,60 @@ def _counts(results: dict) -> dict:
     }
 
 
-def test_shards_run_on_two_workers_and_merge_like_one_run_with_a_shared_judge_cache(pool, tmp_path):
+CRASH_ONCE = """
+import os
+from pathlib import Path
+
+MARKER = Path({marker!r})
+
+
+def agent(message):
+    if "Tokyo" in message and not MARKER.exists():  # a worker dying mid-shard, once
+        MARKER.write_text("crashed")
+        os._exit(3)
+    return "It is sunny in New York, 72°F." if "New York" in message else "Rain in Tokyo."
+"""
+
+
+def test_shards_spread_over_workers_resume_alone_and_merge_like_one_run(pool, tmp_path):
     api_url, worker_logs, _, _ = pool
-    common = {"runs": 3, "shared_storage": BLOCK}
-    sharded = asyncio.run(
-        _run(api_url, {**common, "shards": 2, "output_dir": str(tmp_path / "sharded")})
-    )
+    agent_file = tmp_path / "crash_once.py"
+    agent_file.write_text(CRASH_ONCE.format(marker=str(tmp_path / "crashed")))
+    common = {"agent": f"{agent_file}:agent", "runs": 3, "shared_storage": BLOCK}
+    sharded = {**common, "shards": 2, "output_dir": str(tmp_path / "sharded")}
+
+    # 1. one shard's worker process dies: the parent fails, naming it; the other is kept
+    first = asyncio.run(_run(api_url, sharded))
+    assert first.state.is_failed(), first.state.message
+    assert "shard 2 of 2" in first.state.message and "resume=" in first.state.message
+    (run_dir,) = [p.parent for p in (tmp_path / "sharded").glob("*/*/shards")]
+    assert (run_dir / "shards" / "shard-0" / "judged.jsonl").is_file()
+    assert not (run_dir / "shards" / "shard-1").exists()
+
+    # 2. resumed, only that shard runs again; the whole run completes
+    resumed = asyncio.run(_run(api_url, {**sharded, "resume": str(run_dir)}))
     logs = [log.read_text() for log in worker_logs]
-    assert sharded.state.is_completed(), sharded.state.message + "\n" + "\n".join(logs)[-4000:]
-
+    assert resumed.state.is_completed(), resumed.state.message + "\n".join(logs)[-4000:]
     shards = asyncio.run(_shard_runs(api_url))
-    assert len(shards) == 2 and all(r.state.is_completed() for r in shards)
-    ran_on = {n for r in shards for n, log in enumerate(logs) if str(r.id) in log}
-    assert len(ran_on) == 2, "each shard ran on its own worker"
-    parent_on = {n for n, log in enumerate(logs) if str(sharded.id) in log}
-    assert parent_on and parent_on.isdisjoint(ran_on)
-    assert all(r.parent_task_run_id for r in shards)  # shown under the parent run
-
-    # the shards' own run folders sit beside the parent's here (one machine); the
-    # parent's is the one holding the shards' results
-    (parent_dir,) = [p.parent for p in (tmp_path / "sharded").glob("*/*/shards")]
-    merged = json.loads((parent_dir / "results.json").read_text())
+    assert sorted(r.parameters["shard"]["index"] for r in shards) == [0, 1, 1]
+    finished = [r for r in shards if r.state.is_completed()]
+    ran_on = {n for r in finished for n, log in enumerate(logs) if str(r.id) in log}
+    assert len(finished) == 2 and len(ran_on) == 2, "the shards ran on two workers"
+    parents_on = {n for n, log in enumerate(logs) if str(first.id) in log}
+    assert parents_on and not parents_on & {
+        n for n, log in enumerate(logs) if str(shards[0].id) in log
+    }
+    assert all(r.parent_task_run_id for r in shards)  # shown under their parent runs
+    merged = json.loads((run_dir / "results.json").read_text())
     assert merged["totals"]["judge_calls"] > 0  # the shards paid for the verdicts
 
+    # 3. the same run in one process: the same counts, and no judge call paid again
     single = asyncio.run(_run(api_url, {**common, "output_dir": str(tmp_path / "single")}))
     assert single.state.is_completed(), single.state.message
     alone = _results(tmp_path / "single")
     assert _counts(merged) == _counts(alone)
     assert merged["runs_per_case"] == alone["runs_per_case"] == 3
-    # the verdicts the shards paid for came from the bucket, on another worker
+    # whichever worker ran it, its own PREFECT_HOME held at most one shard's verdicts
+    # (the shards ran on two workers): 0 calls means the bucket answered them all
     assert alone["totals"]["judge_calls"] == 0
     assert alone["totals"]["judge_cache_hits"] > 0
-    # whichever worker ran it, that worker's own PREFECT_HOME held at most one shard's
-    # verdicts: the shards ran on two workers, so 0 calls means the bucket answered
