@@ -419,13 +419,21 @@ def sample_run(
     with_expected: bool = True,
     run_id: str = "3f9a2c1e",
     multiline: bool = False,
+    behaviour_of: dict[str, str] | None = None,
 ) -> tuple[RunResult, EvalSet]:
     """A judged, aggregated run over :func:`sample_eval_set` and the eval set itself.
     ``with_expected`` copies each case's expectations into ``CaseResult.expected`` (as a
     runner that records them does). ``multiline`` makes every answer run over several
-    lines, with what differs from trial to trial in a real run (times, request ids)."""
+    lines, with what differs from trial to trial in a real run (times, request ids).
+    ``behaviour_of`` gives some cases another behaviour (``{"weather_lookup_simple":
+    "wrong_tool"}``: an agent that got worse there)."""
     rng = random.Random(seed)
     eval_set, behaviours = sample_eval_set(cases)
+    if behaviour_of:
+        behaviours = [
+            behaviour_of.get(case.eval_id, behaviour)
+            for case, behaviour in zip(eval_set.eval_cases, behaviours, strict=True)
+        ]
     config = EvalConfig(
         criteria={
             "tool_trajectory_avg_score": CriterionConfig(threshold=1.0, match_type="IN_ORDER"),
