@@ -148,10 +148,6 @@ def test_shards_spread_over_workers_resume_alone_and_merge_like_one_run(pool, tm
     finished = [r for r in shards if r.state.is_completed()]
     ran_on = {n for r in finished for n, log in enumerate(logs) if str(r.id) in log}
     assert len(finished) == 2 and len(ran_on) == 2, "the shards ran on two workers"
-    parents_on = {n for n, log in enumerate(logs) if str(first.id) in log}
-    assert parents_on and not parents_on & {
-        n for n, log in enumerate(logs) if str(shards[0].id) in log
-    }
     assert all(r.parent_task_run_id for r in shards)  # shown under their parent runs
     merged = json.loads((run_dir / "results.json").read_text())
     assert merged["totals"]["judge_calls"] > 0  # the shards paid for the verdicts
