@@ -60,6 +60,14 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--s3-region")
     parser.add_argument("--s3-path-style", action="store_true", help="path-style S3 addressing")
     parser.add_argument(
+        "--s3-links",
+        choices=["presigned", "public", "endpoint"],
+        help="report links: presigned (private bucket; the default), public (under "
+        "--s3-public-url; the default when it is given), endpoint (public-read bucket)",
+    )
+    parser.add_argument("--s3-public-url", help="base URL readers open published reports at")
+    parser.add_argument("--s3-link-expiry-hours", type=int, default=168, metavar="HOURS")
+    parser.add_argument(
         "--fail-under", type=_rate, metavar="RATE", help="exit 1 if the pass rate is below RATE"
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="criterion means, failures")
@@ -83,7 +91,12 @@ def _params(args: argparse.Namespace):  # -> EvaluateParams
         if value is not None
     }
     s3 = S3Options(
-        endpoint_url=args.s3_endpoint_url, region=args.s3_region, path_style=args.s3_path_style
+        endpoint_url=args.s3_endpoint_url,
+        region=args.s3_region,
+        path_style=args.s3_path_style,
+        report_links=args.s3_links or ("public" if args.s3_public_url else "presigned"),
+        public_url=args.s3_public_url,
+        link_expiry_hours=args.s3_link_expiry_hours,
     )
     if args.resume:
         params = params_from_run_dir(args.resume)
@@ -140,7 +153,9 @@ def run(args: argparse.Namespace) -> int:
     if args.verbose:
         print(f"agent {agent.name}: running {params.evalset}", file=sys.stderr)
     try:
-        outcome = asyncio.run(run_on(api, lambda: evaluate(params), flow_name=evaluate.name))
+        outcome = asyncio.run(
+            run_on(api, lambda: evaluate(**params.flow_parameters()), flow_name=evaluate.name)
+        )
     except TemporaryAPIError as exc:
         print(f"agentflow-eval: error: {exc}; no trial has run", file=sys.stderr)
         return EXIT_RUN_FAILED

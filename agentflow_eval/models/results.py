@@ -253,6 +253,12 @@ class RunResult(Record):
     eval_set_id: str
     eval_set_name: str = ""
     agent: str
+    agent_version: str | None = None
+    """The version of the agent under test, as its deploy named it."""
+    git_sha: str | None = None
+    """The commit the agent under test was built from."""
+    labels: dict[str, str] = Field(default_factory=dict)
+    """Free-form name → value pairs the run was started with (environment, team, ...)."""
     agent_model: str | None = None
     judge_model: str | None = None
     simulated: bool = False

@@ -233,6 +233,9 @@ class RunMeta:
     """Whether trials the provider failed count against the pass rate (by default they are
     reported apart and left out)."""
     notes: list[str] = field(default_factory=list)
+    agent_version: str | None = None
+    git_sha: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
 
     def label_models(self, agent_model: str | None, config: EvalConfig) -> None:
         """Record the agent's and the judges' models, and whether either is the offline
