@@ -55,4 +55,9 @@ class EvaluateParams(BaseModel):
     publish_to: str | None = Field(
         default=None, description="s3://bucket/prefix or a folder to publish the report to"
     )
+    count_infrastructure_errors: bool = Field(
+        default=False,
+        description="count trials the model provider failed (after retries) against the "
+        "pass rate; by default they are reported apart and left out of it",
+    )
     s3: S3Options = Field(default_factory=S3Options)
