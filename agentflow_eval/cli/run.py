@@ -151,11 +151,14 @@ def run(args: argparse.Namespace) -> int:
 
     from agentflow_eval.demo.names import SIMULATED_LABEL
     from agentflow_eval.flows.evaluate import evaluate
+    from agentflow_eval.flows.support.console import quiet_deliberate_stops
     from agentflow_eval.flows.support.temporary_api import TemporaryAPIError, run_on
     from agentflow_eval.report.scorecard import format_scorecard
 
+    quiet_deliberate_stops()  # a run stopped on purpose is told in one line, below
+
     if args.verbose:
-        print(f"agent {agent.name}: running {params.evalset}", file=sys.stderr)
+        print(terminal_text(f"agent {agent.name}: running {params.evalset}"), file=sys.stderr)
     try:
         outcome = asyncio.run(run_on(api, lambda: evaluate(params), flow_name=evaluate.name))
     except TemporaryAPIError as exc:

@@ -198,6 +198,7 @@ def check_criteria(
             build_criterion(name, options, config)
         except ValueError as exc:
             raise EvalFileError(config_file, str(exc), field=f"criteria.{name}") from None
+    _check_judge_key(config, config_file)
     if eval_set is None:
         return
     evalset_file = evalset_path or "(eval set)"
@@ -226,6 +227,27 @@ def check_criteria(
                 f"give the config criteria ({config_file}) or the case expectations",
                 case_id=case.eval_id,
             )
+
+
+def _check_judge_key(config: EvalConfig, config_file: str | Path) -> None:
+    """A judge key variable that is not set would fail every judge call of the run, each
+    one "not evaluated": say so before anything runs."""
+    import os
+
+    from agentflow_eval.criteria.registry import known_llm_criteria
+    from agentflow_eval.files.errors import EvalFileError
+
+    name = config.judge.api_key_env
+    judged = any(
+        criterion in known_llm_criteria() and not options.function
+        for criterion, options in config.criteria.items()
+    )
+    if judged and name and not os.environ.get(name, "").strip():
+        raise EvalFileError(
+            config_file,
+            f"the judge's API key variable {name!r} is not set (or empty) in the environment",
+            field="judge.api_key_env",
+        )
 
 
 def _has_rubrics(case: Any) -> bool:

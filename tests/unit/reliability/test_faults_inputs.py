@@ -117,6 +117,22 @@ def test_rubrics_anywhere_make_a_rubric_criterion_usable(tmp_path: Path) -> None
     assert len(inputs.eval_set.eval_cases) == 2
 
 
+def test_a_judge_key_variable_that_is_not_set_is_named_before_anything_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("FAULT_TEST_UNSET_KEY", raising=False)
+    config = EvalConfig.model_validate(
+        {
+            "criteria": {"final_response_match_v2": 0.8},
+            "judge": {"api_key_env": "FAULT_TEST_UNSET_KEY"},
+        }
+    )
+    with pytest.raises(EvalFileError, match=r"judge\.api_key_env: the judge's API key variable"):
+        RunInputs.of(answer_evalset(1), config)
+    monkeypatch.setenv("FAULT_TEST_UNSET_KEY", "a-judge-key-123")
+    RunInputs.of(answer_evalset(1), config)
+
+
 def test_objects_are_checked_the_same_way() -> None:
     with pytest.raises(EvalFileError, match="case 'c00': no criterion judges this case"):
         RunInputs.of(answer_evalset(1), EvalConfig())

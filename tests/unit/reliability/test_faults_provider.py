@@ -35,6 +35,7 @@ from agentflow_eval.llm.retry import (
 from agentflow_eval.models.config import EvalConfig, UserSimulatorConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import Trial, TrialResult
+from agentflow_eval.report.scorecard import format_scorecard
 from agentflow_eval.run.pipeline import evaluate
 from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.run.user_turns import FINISHED
@@ -114,6 +115,7 @@ async def test_a_fault_that_outlasts_its_retries_is_an_infrastructure_error(
     assert "unavailable (HTTP 503)" in errors[0].message
     assert "5 attempts, retries exhausted" in errors[0].message
     assert models.stats.provider_failures == 2
+    assert "2 errored (2 by the model provider, after retries)" in format_scorecard(run)
 
     counted, _ = await run_with(
         server, tmp_path / "counted", eval_set, count_infrastructure_errors=True
