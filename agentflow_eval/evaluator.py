@@ -17,6 +17,7 @@ scorecard with the failing trials spelled out.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,13 @@ from agentflow_eval.run import defaults
 from agentflow_eval.run.pipeline import evaluate
 from agentflow_eval.run.plan import RunOptions, load_inputs
 
-__all__ = ["AgentEvaluator", "EvaluationFailed"]
+__all__ = ["AgentEvaluator", "EvalInputWarning", "EvaluationFailed"]
+
+
+class EvalInputWarning(UserWarning):
+    """Something in the eval set or config that is accepted but not used as written (an
+    unknown key, an expectation no criterion judges): the CLI prints these; from Python
+    they are warnings, which pytest lists in its summary."""
 
 
 class EvaluationFailed(AssertionError):
@@ -85,6 +92,8 @@ class AgentEvaluator:
         else:
             inputs = load_inputs(eval_set, self.config)
             loaded, config = inputs.eval_set, inputs.config
+            for message in inputs.warnings:
+                warnings.warn(message, EvalInputWarning, stacklevel=2)
         run = await evaluate(
             self.agent,
             loaded,

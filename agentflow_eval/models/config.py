@@ -1,6 +1,6 @@
 """Evaluation config: which criteria judge a run, with what thresholds and options.
 
-Reads seed 001 §9's config and ADK's ``test_config.json`` unchanged: a criterion may be
+Reads native configs and ADK's ``test_config.json`` unchanged: a criterion may be
 a bare float (its threshold) or an object.
 """
 
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from agentflow_eval.models.evalset import FileModel, Rubric
 
@@ -17,15 +18,33 @@ __all__ = [
     "ArgsMatch",
     "CriterionConfig",
     "EvalConfig",
+    "JudgeModelOptions",
     "JudgeSettings",
     "MatchType",
     "ModelRateLimit",
+    "StateMatch",
     "UserSimulatorConfig",
 ]
 
 MatchType = Literal["EXACT", "IN_ORDER", "ANY_ORDER"]
 ArgsMatch = Literal["exact", "ignore", "subset"]
 TrajectoryScoring = Literal["partial", "all_or_nothing"]
+StateMatch = Literal["exact", "subset"]
+
+_ADK_MATCH_TYPES: dict[int, MatchType] = {0: "EXACT", 1: "IN_ORDER", 2: "ANY_ORDER"}
+"""ADK's ``ToolTrajectoryCriterion.MatchType`` values, as its JSON dumps write them."""
+
+
+class JudgeModelOptions(FileModel):
+    """ADK's ``judge_model_options``: read into the criterion's ``judge_model``,
+    ``num_samples`` and (from ``judge_model_config``) ``temperature``, ``max_tokens`` and
+    ``seed``. ``parallelism_limit`` is accepted; the run's ``judge.max_concurrency`` limits
+    judge calls instead (a load warning says so)."""
+
+    judge_model: str | None = None
+    judge_model_config: dict[str, Any] | None = None
+    num_samples: int | None = Field(default=None, ge=1)
+    parallelism_limit: int | None = Field(default=None, ge=1)
 
 
 class CriterionConfig(FileModel):
@@ -37,6 +56,8 @@ class CriterionConfig(FileModel):
     args_match: ArgsMatch = "exact"
     tool_args_match: dict[str, ArgsMatch] = Field(default_factory=dict)
     scoring: TrajectoryScoring = "partial"
+    ignore_args: bool = False
+    """ADK's spelling of ``args_match: ignore``."""
     # LLM judges
     judge_model: str | None = None
     num_samples: int | None = Field(default=None, ge=1)
@@ -45,46 +66,73 @@ class CriterionConfig(FileModel):
     max_tokens: int | None = None
     rubrics: list[Rubric] = Field(default_factory=list)
     prompt_template: str | None = None
-    # seed 003 expectations given in the config rather than per case
+    judge_model_options: JudgeModelOptions | None = None
+    include_intermediate_responses_in_final: bool = False
+    """Judge each turn's intermediate responses followed by its final one, on both the
+    agent's and the expected side (final_response_match_v2,
+    rubric_based_final_response_quality_v1; as ADK)."""
+    evaluate_intermediate_nl_responses: bool = False
+    """hallucinations_v1: judge the intermediate responses' sentences too (as ADK)."""
+    # final_session_state_match
+    state_match: StateMatch = "exact"
+    # case expectations given in the config rather than per case
     name: str | None = None
     text: str | None = None
     case_sensitive: bool = True
     # a user's own criterion, ``module:attr``, and free-form options for it
     function: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
-    # accepted from ADK configs
-    evaluate_intermediate_nl_responses: bool = False
+    defaulted: SkipJsonSchema[bool] = False
+    """Set by :meth:`EvalConfig.default` (no config was given): the criterion judges a
+    case that has expectations of its own only where the case gives what it compares
+    against (see :func:`agentflow_eval.criteria.registry.build_criteria`)."""
 
     @field_validator("match_type", mode="before")
     @classmethod
-    def _upper(cls, value: Any) -> Any:
-        return value.upper() if isinstance(value, str) else value
+    def _adk_match_type(cls, value: Any) -> Any:
+        # ADK writes the enum's number in JSON dumps and accepts "in-order", "in order".
+        if isinstance(value, int) and not isinstance(value, bool):
+            return _ADK_MATCH_TYPES.get(value, value)
+        if isinstance(value, str):
+            return value.strip().upper().replace("-", "_").replace(" ", "_")
+        return value
 
-    @field_validator("args_match", mode="before")
+    @field_validator("args_match", "state_match", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value
 
     @model_validator(mode="before")
     @classmethod
-    def _from_adk(cls, data: Any) -> Any:
+    def _threshold_alone(cls, data: Any) -> Any:
         if isinstance(data, int | float) and not isinstance(data, bool):
             return {"threshold": float(data)}
-        if isinstance(data, dict):
-            data = dict(data)
-            options = data.pop("judge_model_options", data.pop("judgeModelOptions", None))
-            if isinstance(options, dict):
-                data.setdefault(
-                    "judge_model", options.get("judge_model", options.get("judgeModel"))
-                )
-                if "num_samples" in options or "numSamples" in options:
-                    data.setdefault(
-                        "num_samples", options.get("num_samples", options.get("numSamples"))
-                    )
-                model_config = options.get("judge_model_config") or {}
-                if isinstance(model_config, dict) and "temperature" in model_config:
-                    data.setdefault("temperature", model_config["temperature"])
         return data
+
+    @model_validator(mode="after")
+    def _adk_options(self) -> CriterionConfig:
+        if self.ignore_args:
+            if "args_match" in self.model_fields_set and self.args_match != "ignore":
+                raise ValueError(
+                    f"ignore_args: true contradicts args_match: {self.args_match!r}; give one"
+                )
+            self.args_match = "ignore"
+        options = self.judge_model_options
+        if options is not None:
+            if self.judge_model is None:
+                self.judge_model = options.judge_model
+            if self.num_samples is None:
+                self.num_samples = options.num_samples
+            settings = options.judge_model_config or {}
+            for ours, adks in (
+                ("temperature", ("temperature",)),
+                ("max_tokens", ("max_output_tokens", "maxOutputTokens")),
+                ("seed", ("seed",)),
+            ):
+                given = next((settings[k] for k in adks if settings.get(k) is not None), None)
+                if given is not None and getattr(self, ours) is None:
+                    setattr(self, ours, given)
+        return self
 
 
 class JudgeSettings(FileModel):
@@ -129,12 +177,28 @@ class ModelRateLimit(FileModel):
 
 
 class UserSimulatorConfig(FileModel):
-    """The LLM that plays the user for ``conversation_scenario`` cases."""
+    """The LLM that plays the user for ``conversation_scenario`` cases.
+
+    ADK's ``model_configuration.temperature`` sets the simulator's temperature; its other
+    fields (``type``, ``custom_instructions``, ``include_function_calls``) are accepted,
+    and a load warning names any that would change the simulation."""
 
     model_config = FileModel.model_config | {"extra": "allow"}
 
     model: str = "gpt-4o-mini"
     max_allowed_invocations: int = Field(default=10, ge=1)
+    type: Literal["llm_backed", "llm_audio"] | None = None
+    custom_instructions: str | None = None
+    include_function_calls: bool = False
+    model_configuration: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _temperature(self) -> UserSimulatorConfig:
+        settings = self.model_configuration or {}
+        extra = self.model_extra if self.model_extra is not None else {}
+        if settings.get("temperature") is not None and "temperature" not in extra:
+            extra["temperature"] = settings["temperature"]
+        return self
 
 
 class EvalConfig(FileModel):
@@ -150,12 +214,29 @@ class EvalConfig(FileModel):
     rate_limits: dict[str, ModelRateLimit] = Field(default_factory=dict)
     """Model-name glob pattern (``"openai/gpt-4o*"``) → its limits."""
 
+    _load_warnings: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def load_warnings(self) -> list[str]:
+        """What reading the config file noticed but did not refuse (keys ADK ignores,
+        options this package accepts without using), one line each."""
+        return self._load_warnings
+
     @classmethod
     def default(cls) -> EvalConfig:
-        """ADK's defaults: the exact trajectory and ROUGE-1 ≥ 0.8."""
+        """ADK's defaults, the exact trajectory and ROUGE-1 ≥ 0.8, marked as defaults: a
+        case with expectations of its own gets them only where it gives their reference."""
         return cls(
-            criteria={name: CriterionConfig(**opts) for name, opts in DEFAULT_CRITERIA.items()}
+            criteria={
+                name: CriterionConfig(**opts, defaulted=True)
+                for name, opts in DEFAULT_CRITERIA.items()
+            }
         )
+
+    @property
+    def defaulted_criteria(self) -> list[str]:
+        """The criteria that are defaults rather than asked for."""
+        return [name for name, options in self.criteria.items() if options.defaulted]
 
 
 DEFAULT_CRITERIA: dict[str, dict[str, Any]] = {

@@ -108,6 +108,9 @@ class Trial(Record):
     started_at: datetime
     duration_ms: float = 0.0
     workdir: str | None = None
+    final_session_state: dict[str, Any] | None = None
+    """The agent's session state when the trial ended (``None`` when the agent keeps no
+    state this package can see, such as an OpenAI-shaped HTTP agent)."""
 
     @property
     def completed(self) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from agentflow_eval.models.results import CaseResult, RunResult, TrialResult
 from agentflow_eval.report.case_trials import CaseTrials, TrialsInMemory
 
-__all__ = ["format_scorecard"]
+__all__ = ["defaulted_criteria_line", "format_scorecard"]
 
 
 def _pct(value: float) -> str:
@@ -30,6 +30,9 @@ def format_scorecard(
     lines.append(f"agent: {run.agent}{model}")
     if run.simulated:
         lines.append(simulated_label or "NOTE: simulated offline demo model, not a real LLM")
+    defaults = defaulted_criteria_line(run)
+    if defaults:
+        lines.append(defaults)
     width = max((len(c.case_id) for c in run.cases), default=0)
     for case in run.cases:
         lines.append(f"  {case.case_id:<{width}}  {case.passed}/{case.runs}  {case.label}")
@@ -81,3 +84,24 @@ def _case_details(case: CaseResult, trials: list[TrialResult]) -> list[str]:
             )
         out.append(f"      trial {trial.trial_index}: {result.status}: {why}")
     return out
+
+
+def defaulted_criteria_line(run: RunResult) -> str | None:
+    """Which criteria judged the run because no config was given (ADK's defaults), and on
+    how many cases (a case with expectations of its own gets a default only where it gives
+    the reference); ``None`` when every criterion was asked for."""
+    criteria = run.config.get("criteria") or {}
+    names = [
+        name
+        for name, options in criteria.items()
+        if isinstance(options, dict) and options.get("defaulted")
+    ]
+    if not names:
+        return None
+    total = len(run.cases)
+    applied = [
+        f"{name} on {sum(any(c.criterion == name for c in case.criteria) for case in run.cases)}"
+        f"/{total} cases"
+        for name in names
+    ]
+    return "default criteria (no config given): " + ", ".join(applied)

@@ -155,7 +155,12 @@ def load_inputs(
 
     Raises :class:`agentflow_eval.files.errors.EvalFileError` naming file, case and field.
     """
-    from agentflow_eval.files.loading import find_config_for, load_config, load_evalset
+    from agentflow_eval.files.loading import (
+        find_config_for,
+        load_config,
+        load_evalset,
+        unjudged_warnings,
+    )
 
     loaded = load_evalset(evalset)
     config_path: Path | None = None
@@ -167,7 +172,12 @@ def load_inputs(
     if judge_model:
         run_config.judge.model = judge_model
     check_criteria(run_config, config_path, loaded.eval_set, Path(evalset))
-    return RunInputs(loaded.eval_set, run_config, list(loaded.warnings), config_path, Path(evalset))
+    warnings = [
+        *loaded.warnings,
+        *run_config.load_warnings,
+        *unjudged_warnings(loaded.eval_set, run_config),
+    ]
+    return RunInputs(loaded.eval_set, run_config, warnings, config_path, Path(evalset))
 
 
 RUBRIC_CRITERIA = frozenset(
