@@ -22,11 +22,14 @@ holds only clean text. Log records are redacted as they are made
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from agentflow_eval.files.naming import printable
@@ -39,6 +42,7 @@ __all__ = [
     "SECRET_ENV_VARS",
     "Redactor",
     "install_log_redaction",
+    "might_contain_secret",
     "redact",
     "redact_data",
     "redactor",
@@ -130,6 +134,58 @@ _CREDENTIAL_VALUE = re.compile(
 ``api_key=x``, ``"password": "x"``."""
 
 
+_LABEL_STEMS = (
+    "bearer",
+    "authorization",
+    "api-key",
+    "api_key",
+    "apikey",
+    "access_token",
+    "access-token",
+    "accesstoken",
+    "secret",
+    "password",
+)
+"""Lowercase stems of the labels :data:`_CREDENTIAL_VALUE` looks behind."""
+
+_KEY_PREFIXES = re.compile(
+    r"sk-|AKIA|ASIA|AGPA|AIDA|AROA|AIza|gh[pousr]_|github_pat_|xox[abprs]-|hf_|eyJ"
+)
+"""How every shape of :data:`KEY_PATTERNS` starts."""
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """The patterns for one set of secret values."""
+
+    values: frozenset[str]
+    literal: re.Pattern[str] | None
+    spellings: tuple[str, ...]
+    """Each secret as written, and as it appears inside a JSON string."""
+
+    @classmethod
+    def of(cls, values: frozenset[str]) -> _Compiled:
+        # longest first: a secret that contains another is removed whole
+        ordered = sorted(values, key=len, reverse=True)
+        literal = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        spellings = set(values)
+        for value in values:
+            spellings.add(json.dumps(value)[1:-1])
+            spellings.add(json.dumps(value, ensure_ascii=False)[1:-1])
+        return cls(values, literal, tuple(spellings))
+
+    def suspect(self, text: str) -> bool:
+        """Whether redaction might change ``text``, plain or JSON (never false when it
+        would; sometimes true when it would not): substring searches, cheaper by far than
+        the patterns themselves, so clean text costs little."""
+        if any(spelling in text for spelling in self.spellings):
+            return True
+        lowered = text.lower()
+        if any(stem in lowered for stem in _LABEL_STEMS):
+            return True
+        return _KEY_PREFIXES.search(text) is not None
+
+
 class Redactor:
     """Removes secrets from strings (see the module doc). Thread-safe; the environment is
     read afresh on every call, so a key exported after start-up is still caught."""
@@ -138,7 +194,7 @@ class Redactor:
         self._environ = environ
         self._registered: set[str] = set()
         self._lock = threading.Lock()
-        self._compiled: tuple[frozenset[str], re.Pattern[str] | None] = (frozenset(), None)
+        self._compiled = _Compiled.of(frozenset())
 
     def register(self, value: str | None) -> None:
         """Treat ``value`` as a secret from now on (ignored when shorter than
@@ -149,41 +205,54 @@ class Redactor:
 
     def secret_values(self) -> frozenset[str]:
         """Every literal value currently treated as a secret."""
+        if self._environ is None:
+            candidates = _environ_secrets()
+        else:
+            candidates = [(name, value) for name, value in self._environ.items()]
         environ = self._environ if self._environ is not None else os.environ
-        extra = {name.strip() for name in environ.get(REDACT_ENV, "").split(",") if name.strip()}
+        extra = environ.get(REDACT_ENV, "")
+        named = {name.strip() for name in extra.split(",") if name.strip()} if extra else set()
+        if named:
+            candidates = [*candidates, *((n, environ[n]) for n in named if n in environ)]
         values = set(self._registered)
-        for name, value in environ.items():
-            if name in SECRET_ENV_VARS or name in extra or _named_secret(name):
+        for name, value in candidates:
+            if name in named or _named_secret(name):
                 stripped = value.strip()
                 if len(stripped) >= MIN_SECRET_LENGTH:
                     values.add(stripped)
         return frozenset(values)
 
-    def _literal_pattern(self) -> re.Pattern[str] | None:
+    def _patterns(self) -> _Compiled:
         values = self.secret_values()
         with self._lock:
-            known, pattern = self._compiled
-            if known != values:
-                # longest first: a secret that contains another is removed whole
-                ordered = sorted(values, key=len, reverse=True)
-                pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
-                self._compiled = (values, pattern)
-            return pattern
+            if self._compiled.values != values:
+                self._compiled = _Compiled.of(values)
+            return self._compiled
 
     def redact(self, text: str) -> str:
         """``text`` with every secret replaced by :data:`REDACTED`."""
         if not text:
             return text
-        return _scrub(text, self._literal_pattern())
+        patterns = self._patterns()
+        if not patterns.suspect(text):
+            return text
+        return _scrub(text, patterns.literal)
+
+    def might_contain_secret(self, text: str) -> bool:
+        """Whether :meth:`redact` might change ``text`` or any string in the JSON document
+        ``text`` (never false when it would; sometimes true when it would not)."""
+        return self._patterns().suspect(text)
 
     def redact_data(self, value: Any) -> Any:
         """``value`` (JSON-like: dicts, lists, strings, numbers) with every string in it
         redacted, keys included; other values are returned as they are."""
-        literal = self._literal_pattern()  # once for the whole value, not per string
+        patterns = self._patterns()  # once for the whole value, not per string
 
         def walk(item: Any) -> Any:
             if isinstance(item, str):
-                return _scrub(item, literal) if item else item
+                if not item or not patterns.suspect(item):
+                    return item
+                return _scrub(item, patterns.literal)
             if isinstance(item, list | tuple):
                 return [walk(inner) for inner in item]
             if isinstance(item, dict):
@@ -205,7 +274,34 @@ def _scrub(text: str, literal: re.Pattern[str] | None) -> str:
     return _CREDENTIAL_VALUE.sub(_keep_label, text)
 
 
+def _environ_secrets() -> list[tuple[str, str]]:
+    """The variables of the process environment named like secrets. Read from the
+    environment's own byte mapping when there is one, each name judged once: decoding
+    and judging every variable on every call would cost more than the redaction."""
+    raw = getattr(os.environ, "_data", None)
+    if not isinstance(raw, dict):
+        return [(name, value) for name, value in os.environ.items() if _named_secret(name)]
+    judged = _SECRET_NAMES
+    found = []
+    for key, value in raw.items():
+        name = judged.get(key, _UNJUDGED)
+        if name is _UNJUDGED:
+            decoded = key if isinstance(key, str) else os.fsdecode(key)
+            name = judged[key] = decoded if _named_secret(decoded) else None
+        if name is not None:
+            found.append((name, value if isinstance(value, str) else os.fsdecode(value)))
+    return found
+
+
+_UNJUDGED: Any = object()
+_SECRET_NAMES: dict[Any, str | None] = {}
+"""Raw environment keys → the variable's name when it is a secret's, else ``None``."""
+
+
+@functools.lru_cache(maxsize=4096)
 def _named_secret(name: str) -> bool:
+    if name in SECRET_ENV_VARS:
+        return True
     return bool(_SECRET_NAME.search(name)) and not _NOT_SECRET_NAME.search(name)
 
 
@@ -232,6 +328,12 @@ def redact(text: str) -> str:
 def redact_data(value: Any) -> Any:
     """A JSON-like value with every string in it redacted."""
     return _redactor.redact_data(value)
+
+
+def might_contain_secret(json_text: str) -> bool:
+    """Whether redaction might change the JSON document ``json_text``: a quick check
+    before taking a record apart to redact it."""
+    return _redactor.might_contain_secret(json_text)
 
 
 def register_secret(value: str | None) -> None:

@@ -16,7 +16,7 @@ from agentflow_eval.llm.retry import ProviderAuthError
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalCase
 from agentflow_eval.models.results import CriterionResult, Trial, TrialResult, TrialStatus
-from agentflow_eval.redaction import redact_data
+from agentflow_eval.redaction import might_contain_secret, redact_data
 from agentflow_eval.run import defaults
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.resumable import StageCounts, completed_keys, run_pool
@@ -67,6 +67,8 @@ async def judge_trial(
 def redacted_result(result: TrialResult) -> TrialResult:
     """``result`` with every string redacted: a criterion's reason or details may quote
     an error or an answer that holds a key."""
+    if not might_contain_secret(result.model_dump_json()):
+        return result
     return TrialResult.model_validate(redact_data(result.model_dump(mode="json")))
 
 

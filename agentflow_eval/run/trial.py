@@ -42,7 +42,7 @@ from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.retry import ProviderUnavailable, auth_error_in, provider_error_in
 from agentflow_eval.models.evalset import EvalCase, SessionInput
 from agentflow_eval.models.results import Trial, TrialError, Turn
-from agentflow_eval.redaction import redact_data
+from agentflow_eval.redaction import might_contain_secret, redact_data
 from agentflow_eval.run import defaults
 from agentflow_eval.run.loop_watchdog import EventLoopBlocked, LoopBlock, LoopWatchdog
 from agentflow_eval.run.user_turns import UserTurnSource
@@ -144,7 +144,9 @@ async def run_trial(
 
 def redacted(trial: Trial) -> Trial:
     """``trial`` with every string in it redacted (answers, tool calls and results,
-    errors and tracebacks)."""
+    errors and tracebacks); the same object when nothing in it could be a secret."""
+    if not might_contain_secret(trial.model_dump_json()):
+        return trial
     return Trial.model_validate(redact_data(trial.model_dump(mode="json")))
 
 
