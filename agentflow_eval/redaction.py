@@ -199,7 +199,7 @@ class Redactor:
     def register(self, value: str | None) -> None:
         """Treat ``value`` as a secret from now on (ignored when shorter than
         :data:`MIN_SECRET_LENGTH`)."""
-        if value and len(value.strip()) >= MIN_SECRET_LENGTH:
+        if isinstance(value, str) and len(value.strip()) >= MIN_SECRET_LENGTH:
             with self._lock:
                 self._registered.add(value.strip())
 
