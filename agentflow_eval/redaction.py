@@ -148,8 +148,23 @@ _LABEL_STEMS = (
 )
 """Lowercase stems of the labels :data:`_CREDENTIAL_VALUE` looks behind."""
 
-_KEY_PREFIXES = re.compile(
-    r"sk-|AKIA|ASIA|AGPA|AIDA|AROA|AIza|gh[pousr]_|github_pat_|xox[abprs]-|hf_|eyJ"
+_KEY_PREFIXES = (
+    "sk-",
+    "AKIA",
+    "ASIA",
+    "AGPA",
+    "AIDA",
+    "AROA",
+    "AIza",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "xox",
+    "hf_",
+    "eyJ",
 )
 """How every shape of :data:`KEY_PATTERNS` starts."""
 
@@ -180,10 +195,10 @@ class _Compiled:
         the patterns themselves, so clean text costs little."""
         if any(spelling in text for spelling in self.spellings):
             return True
-        lowered = text.lower()
-        if any(stem in lowered for stem in _LABEL_STEMS):
+        if any(prefix in text for prefix in _KEY_PREFIXES):
             return True
-        return _KEY_PREFIXES.search(text) is not None
+        lowered = text.lower()
+        return any(stem in lowered for stem in _LABEL_STEMS)
 
 
 class Redactor:
@@ -281,6 +296,9 @@ def _environ_secrets() -> list[tuple[str, str]]:
     raw = getattr(os.environ, "_data", None)
     if not isinstance(raw, dict):
         return [(name, value) for name, value in os.environ.items() if _named_secret(name)]
+    snapshot, found_before = _LAST_READ
+    if snapshot == raw:  # unchanged: one comparison in C, by identity item by item
+        return found_before
     judged = _SECRET_NAMES
     found = []
     for key, value in raw.items():
@@ -290,9 +308,12 @@ def _environ_secrets() -> list[tuple[str, str]]:
             name = judged[key] = decoded if _named_secret(decoded) else None
         if name is not None:
             found.append((name, value if isinstance(value, str) else os.fsdecode(value)))
+    _LAST_READ[:] = [dict(raw), found]
     return found
 
 
+_LAST_READ: list[Any] = [None, []]
+"""The environment as last read, and the secrets found in it."""
 _UNJUDGED: Any = object()
 _SECRET_NAMES: dict[Any, str | None] = {}
 """Raw environment keys → the variable's name when it is a secret's, else ``None``."""
