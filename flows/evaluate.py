@@ -22,6 +22,7 @@ from agentflow_eval.models.params import (
     AgentModel,
     AgentVersion,
     ConfigPath,
+    CountInfrastructureErrors,
     EvalSetPath,
     EvaluateParams,
     GitSha,
@@ -40,6 +41,7 @@ from agentflow_eval.models.params import (
     SharedStorage,
     TrialTimeout,
 )
+from agentflow_eval.redaction import install_log_redaction
 from agentflow_eval.run import defaults
 from agentflow_eval.run.outcome import RunOutcome
 from agentflow_eval.run.plan import RunPlan
@@ -63,6 +65,8 @@ SHARD_POLL_S = 2.0
 
 _NO_S3 = S3Options()
 
+install_log_redaction()  # the flow's log lines (terminal, Prefect's API) carry no secret
+
 
 @flow(name="evaluate")
 async def evaluate(
@@ -80,6 +84,7 @@ async def evaluate(
     output_dir: OutputDir = defaults.OUTPUT_DIR,
     resume: Resume = None,
     publish_to: PublishTo = None,
+    count_infrastructure_errors: CountInfrastructureErrors = False,
     s3: S3 = _NO_S3,
     secrets: Secrets = {},  # noqa: B006
     shards: Shards = 1,
@@ -92,7 +97,8 @@ async def evaluate(
     answer, becomes a recorded result, and a store that is down leaves the report in the
     local run folder, marked for `agentflow-eval publish` (the summary says so, and an
     `agentflow.eval.publish-failed` event is emitted). Only bad input (files, agent spec,
-    secrets) fails the run, before any trial starts.
+    secrets, a run folder in use) fails the run, before any trial starts — and a provider
+    that refuses the credentials, which stops it where it is (a resume finishes it).
     """
     params = EvaluateParams.from_flow_parameters(locals())
     logger = get_run_logger()
@@ -100,22 +106,25 @@ async def evaluate(
         if loaded:
             logger.info("provider keys from Prefect Secrets: %s", ", ".join(loaded))
         plan, agent_under_test = load_evalset_task(params)
-        if params.shards > 1 and params.shard is None:
-            await _run_shards(params, plan)
-            merge_shards_task(quote(plan), params.shards)
-        else:
-            storage = (
-                await resolve_shared_storage(params.shared_storage)
-                if params.shared_storage
-                else None
-            )
-            # quote(): the plan holds the whole eval set; without it Prefect would walk
-            # every case of it looking for futures at each task call
-            limiter = await prefect_rate_limiter(plan.config)
-            async with ModelClient(limiter) as models:  # trials and judges share the limits
-                await run_trials_task(quote(plan), agent_under_test, models)
-                await judge_task(quote(plan), models, storage)
-        run = await report_task(quote(plan))
+        try:
+            if params.shards > 1 and params.shard is None:
+                await _run_shards(params, plan)
+                merge_shards_task(quote(plan), params.shards)
+            else:
+                storage = (
+                    await resolve_shared_storage(params.shared_storage)
+                    if params.shared_storage
+                    else None
+                )
+                # quote(): the plan holds the whole eval set; without it Prefect would
+                # walk every case of it looking for futures at each task call
+                limiter = await prefect_rate_limiter(plan.config)
+                async with ModelClient(limiter) as models:  # trials and judges share limits
+                    await run_trials_task(quote(plan), agent_under_test, models)
+                    await judge_task(quote(plan), models, storage)
+            run = await report_task(quote(plan))
+        finally:
+            plan.release()  # the run folder is free for a resume
     outcome = RunOutcome(run=run, run_dir=plan.paths.run_dir)
     if params.shard is not None:  # the parent publishes and reports the whole run
         await hand_off_shard_task(

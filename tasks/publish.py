@@ -26,9 +26,13 @@ async def credentials_from_secret(name: str) -> S3Credentials:
     ``aws_access_key_id`` and ``aws_secret_access_key`` (``aws_session_token`` optional)."""
     from prefect.blocks.system import Secret
 
+    from agentflow_eval.redaction import register_secret
+
     secret = await Secret.aload(name)
     value = secret.get()
     data = json.loads(value) if isinstance(value, str) else dict(value)
+    for field in ("aws_secret_access_key", "aws_session_token"):
+        register_secret(data.get(field))  # redacted wherever it may show up later
     try:
         return S3Credentials(
             access_key_id=data["aws_access_key_id"],

@@ -3,14 +3,15 @@
 The function takes, by parameter name, any of :data:`AGENT_PARAMS`, and returns the final
 answer as a string, or a dict ``{"response": str, "tool_calls": [...]}`` reporting the tool
 calls it made (each ``{"name", "args", "result", "error"?, "duration_ms"?, "id"?}``).
-Synchronous functions run in a worker thread so they do not block the trials running
-beside them; the trial's context (``current_session()``, ``trial_workdir()``) is visible
-there too.
+Synchronous functions run in worker threads of the agent's own
+:class:`~agentflow_eval.agents.threads.AgentThreads` so they do not block the trials
+running beside them; the trial's context (``current_session()``, ``trial_workdir()``) is
+visible there too. A call that outlives its trial's timeout is abandoned to its thread,
+which neither holds up later trials nor keeps the process alive at exit.
 """
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import inspect
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from agentflow_eval.agents.base import (
     SessionContext,
     TrajectoryRecorder,
 )
+from agentflow_eval.agents.threads import AgentThreads
 from agentflow_eval.models.evalset import Message
 
 __all__ = [
@@ -138,6 +140,8 @@ class _Invocation:
     positional: tuple[str, ...]
     keyword: tuple[str, ...]
     is_async: bool
+    threads: AgentThreads | None
+    """Where a synchronous function runs (``None`` for an async one)."""
 
     @classmethod
     def of(cls, fn: Callable[..., Any], name: str) -> _Invocation:
@@ -165,7 +169,13 @@ class _Invocation:
             keyword += [p for p in AGENT_PARAMS if p not in positional and p not in keyword]
         call = getattr(fn, "__call__", None)  # noqa: B004 - async callable objects too
         is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
-        return cls(fn=fn, positional=tuple(positional), keyword=tuple(keyword), is_async=is_async)
+        return cls(
+            fn=fn,
+            positional=tuple(positional),
+            keyword=tuple(keyword),
+            is_async=is_async,
+            threads=None if is_async else AgentThreads(name=f"agent {name!r}"),
+        )
 
     def takes(self, name: str) -> bool:
         """Whether the function is given the agent parameter ``name``."""
@@ -174,9 +184,9 @@ class _Invocation:
     async def __call__(self, values: dict[str, Any]) -> Any:
         args = [values[name] for name in self.positional]
         kwargs = {name: values[name] for name in self.keyword}
-        if self.is_async:
+        if self.threads is None:
             return await self.fn(*args, **kwargs)
-        result = await asyncio.to_thread(self.fn, *args, **kwargs)
+        result = await self.threads.run(self.fn, *args, **kwargs)
         if inspect.isawaitable(result):
             return await result
         return result

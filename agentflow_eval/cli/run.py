@@ -2,8 +2,11 @@
 
 Report-only by default: it exits 0 whatever the pass rate (a scorecard, not a gate);
 ``--fail-under RATE`` turns it into a gate. Bad input exits 2 with one clear message and
-no traceback; a run that cannot go on (Prefect's temporary server did not start) exits
-3, saying where its finished trials are kept.
+no traceback (that includes a ``--resume`` whose folder is in use or holds another run);
+a run that cannot go on (Prefect's temporary server did not start, a model provider
+refused the credentials) exits 3, saying where its finished trials are kept; a run in
+which every trial errored exits 4. Everything printed is redacted and shows control
+characters escaped.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from typing import Any
 
 from agentflow_eval.cli.common import (
     EXIT_BELOW_THRESHOLD,
+    EXIT_NO_TRIAL_COMPLETED,
     EXIT_OK,
     EXIT_RUN_FAILED,
     fail,
+    terminal_text,
 )
 from agentflow_eval.run import defaults
 
@@ -70,6 +75,12 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--fail-under", type=_rate, metavar="RATE", help="exit 1 if the pass rate is below RATE"
     )
+    parser.add_argument(
+        "--count-infrastructure-errors",
+        action="store_true",
+        help="count trials the model provider failed (after retries) against the pass rate "
+        "(default: reported apart, left out)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="criterion means, failures")
 
 
@@ -87,6 +98,7 @@ def _params(args: argparse.Namespace):  # -> EvaluateParams
             "model": args.model,
             "judge_model": args.judge_model,
             "publish_to": args.publish_to,
+            "count_infrastructure_errors": args.count_infrastructure_errors or None,
         }.items()
         if value is not None
     }
@@ -114,6 +126,9 @@ def _params(args: argparse.Namespace):  # -> EvaluateParams
 
 
 def run(args: argparse.Namespace) -> int:
+    from agentflow_eval.redaction import install_log_redaction
+
+    install_log_redaction()  # no log line of this process carries a secret
     # The flow run's record gets every log line; the terminal only warnings and errors
     # (the scorecard says the rest), unless --verbose.
     os.environ.setdefault(
@@ -130,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
 
     from agentflow_eval.agents.loader import AgentLoadError, load_agent
     from agentflow_eval.files.loading import EvalFileError
-    from agentflow_eval.run.plan import load_inputs
+    from agentflow_eval.run.plan import RunFolderBusy, RunOptions, check_resumable, load_inputs
 
     try:
         params = _params(args)
@@ -138,20 +153,25 @@ def run(args: argparse.Namespace) -> int:
         # flow's load-evalset task runs, so a typo costs no flow run and writes nothing.
         agent = load_agent(params.agent, model=params.model)
         inputs = load_inputs(params.evalset, params.config, judge_model=params.judge_model)
-    except (EvalFileError, AgentLoadError, FileNotFoundError, ValueError) as exc:
+        if params.resume:
+            check_resumable(params.resume, inputs, RunOptions.of(params))
+    except (EvalFileError, AgentLoadError, FileNotFoundError, ValueError, RunFolderBusy) as exc:
         return fail(str(exc))
     except ValidationError as exc:
         return fail(str(exc))
     for warning in inputs.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {terminal_text(warning)}", file=sys.stderr)
 
     from agentflow_eval.demo.names import SIMULATED_LABEL
     from agentflow_eval.flows.evaluate import evaluate
+    from agentflow_eval.flows.support.console import quiet_deliberate_stops
     from agentflow_eval.flows.support.temporary_api import TemporaryAPIError, run_on
     from agentflow_eval.report.scorecard import format_scorecard
 
+    quiet_deliberate_stops()  # a run stopped on purpose is told in one line, below
+
     if args.verbose:
-        print(f"agent {agent.name}: running {params.evalset}", file=sys.stderr)
+        print(terminal_text(f"agent {agent.name}: running {params.evalset}"), file=sys.stderr)
     try:
         outcome = asyncio.run(
             run_on(api, lambda: evaluate(**params.flow_parameters()), flow_name=evaluate.name)
@@ -159,6 +179,11 @@ def run(args: argparse.Namespace) -> int:
     except TemporaryAPIError as exc:
         print(f"agentflow-eval: error: {exc}; no trial has run", file=sys.stderr)
         return EXIT_RUN_FAILED
+    except Exception as exc:
+        stopped = _stopped(exc)
+        if stopped is None:
+            raise
+        return stopped
     run = outcome.run
     trials = None
     if args.verbose:  # the flow returns a summary: failing trials are read case by case
@@ -166,12 +191,19 @@ def run(args: argparse.Namespace) -> int:
         from agentflow_eval.run.plan import RunPaths
 
         trials = JudgedFileTrials.scan(RunPaths(outcome.run_dir).judged)
-    print(
-        format_scorecard(run, verbose=args.verbose, simulated_label=SIMULATED_LABEL, trials=trials)
+    scorecard = format_scorecard(
+        run, verbose=args.verbose, simulated_label=SIMULATED_LABEL, trials=trials
     )
-    print(f"results in {outcome.run_dir}  (report.html, results.json, junit.xml)")
+    print(terminal_text(scorecard))
+    print(terminal_text(f"results in {outcome.run_dir}  (report.html, results.json, junit.xml)"))
     for note in outcome.notes:
-        print(note)
+        print(terminal_text(note))
+    if run.totals.trials and run.totals.errored == run.totals.trials:
+        return fail(
+            f"every trial errored ({run.totals.trials} of {run.totals.trials}): the run "
+            "measured nothing about the agent (see the errors in report.html)",
+            EXIT_NO_TRIAL_COMPLETED,
+        )
     if args.fail_under is not None and run.totals.pass_rate < args.fail_under:
         print(
             f"pass rate {run.totals.pass_rate:.0%} is below --fail-under {args.fail_under:.0%}",
@@ -179,3 +211,40 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_BELOW_THRESHOLD
     return EXIT_OK
+
+
+def _stopped(exc: BaseException) -> int | None:
+    """The exit code and one-line message for a run the flow stopped on purpose: refused
+    credentials (the run cannot go on), or a run folder another process took, or one
+    that holds another run, found only as the flow started; ``None`` for anything else."""
+    from agentflow_eval.llm.retry import auth_error_in
+    from agentflow_eval.run.plan import ResumeMismatch, RunFolderBusy
+
+    refused = auth_error_in(exc)
+    if refused is not None:
+        where = getattr(refused, "run_dir", None)
+        resume = f"--resume {where}" if where else "--resume RUN_DIR"
+        return fail(
+            f"{refused.reason}; the run stopped: fix the credentials, then finish it with "
+            f"{resume} (the trials finished so far are kept)",
+            EXIT_RUN_FAILED,
+        )
+    for found in _chain(exc):
+        if isinstance(found, RunFolderBusy | ResumeMismatch):
+            return fail(str(found))
+    return None
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc``, what it was raised from, and what its groups hold."""
+    seen: list[BaseException] = []
+    stack = [exc]
+    while stack:
+        current = stack.pop()
+        if any(current is other for other in seen):
+            continue
+        seen.append(current)
+        if isinstance(current, BaseExceptionGroup):
+            stack.extend(current.exceptions)
+        stack.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+    return seen

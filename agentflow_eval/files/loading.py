@@ -83,14 +83,19 @@ _LEGACY_CASES = CaseLayout(container=None, id_keys=("name",), case_type=adk.Lega
 def read_document(path: str | Path) -> Any:
     """The parsed content of a JSON (``.json``) or YAML (``.yaml``/``.yml``) file.
 
-    Raises :class:`EvalFileError` for a missing file, another extension, text that is
-    not UTF-8, an empty file, or a syntax error (with its line and column).
+    Raises :class:`EvalFileError` for a missing file, something that is not a regular
+    file (a FIFO would block the read forever, a device never end it), another
+    extension, text that is not UTF-8, an empty file, a syntax error (with its line and
+    column), or data nested deeper than :data:`MAX_NESTING_DEPTH`.
     """
     path = Path(path)
     if not path.exists():
         raise EvalFileError(path, "file not found")
     if path.is_dir():
         raise EvalFileError(path, "is a directory, expected a .json, .yaml or .yml file")
+    kind = _special_file_kind(path)
+    if kind is not None:
+        raise EvalFileError(path, f"is {kind}, not a regular file")
     suffix = path.suffix.lower()
     if suffix not in _DATA_SUFFIXES:
         raise EvalFileError(
@@ -104,13 +109,21 @@ def read_document(path: str | Path) -> Any:
         ) from None
     if not text.strip():
         raise EvalFileError(path, "file is empty")
+    too_deep = f"nested more than {MAX_NESTING_DEPTH} levels deep"
     if suffix == ".json":
         try:
-            return json.loads(text)
+            data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise EvalFileError(
                 path, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
             ) from None
+        except RecursionError:
+            raise EvalFileError(path, too_deep) from None
+        if _nesting_depth(data) > MAX_NESTING_DEPTH:
+            raise EvalFileError(path, too_deep)
+        return data
+    if _yaml_flow_depth(text) > MAX_NESTING_DEPTH:
+        raise EvalFileError(path, too_deep)  # checked first: the parser recurses per level
     try:
         data = yaml.safe_load(text)
     except yaml.MarkedYAMLError as exc:
@@ -120,9 +133,80 @@ def read_document(path: str | Path) -> Any:
         raise EvalFileError(path, f"invalid YAML{where}: {what}") from None
     except yaml.YAMLError as exc:
         raise EvalFileError(path, f"invalid YAML: {exc}") from None
+    except RecursionError:
+        raise EvalFileError(path, too_deep) from None
     if data is None:
         raise EvalFileError(path, "file holds no data (only comments or an empty document)")
+    if _nesting_depth(data) > MAX_NESTING_DEPTH:
+        raise EvalFileError(path, too_deep)
     return data
+
+
+MAX_NESTING_DEPTH = 200
+"""How deeply lists and mappings may nest in an eval-set or config file. Real files nest
+a dozen levels; far deeper data can only exhaust the parser's or the validator's stack."""
+
+
+def _special_file_kind(path: Path) -> str | None:
+    """What ``path`` is when it is not a regular file (after following links)."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # reading it will say what is wrong
+    for test, kind in (
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+def _nesting_depth(data: Any) -> int:
+    """How deeply lists and dicts nest in ``data`` (iteratively: no recursion limit)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if depth > MAX_NESTING_DEPTH:
+            return depth
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _yaml_flow_depth(text: str) -> int:
+    """The deepest run of open ``[``/``{`` brackets outside quotes: YAML's flow
+    collections, which nest without indentation. Quotes are followed roughly (to the end
+    of their line); the count is only compared with a limit no real file comes near."""
+    if "[" not in text and "{" not in text:
+        return 0
+    depth = deepest = 0
+    quote: str | None = None
+    for char in text:
+        if char == "\n":
+            quote = None  # an apostrophe in plain text opens no quote past its line
+        elif quote is not None:
+            if char == quote:
+                quote = None
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(0, depth - 1)
+    return deepest
 
 
 # --------------------------------------------------------------------------- eval sets

@@ -23,11 +23,21 @@ above), ``litellm`` (always LiteLLM) or ``direct`` (every ``openai/`` model, Ope
 endpoint and priced models included, with their cost unrecorded; a call the direct client
 cannot make is an error, not a silent fallback). LiteLLM is imported only when a call
 needs it: it takes seconds to import.
+
+Transient provider faults (429, 5xx, timeouts, connection errors, unreadable replies) are
+retried here, the same way on both transports, under the client's
+:class:`~agentflow_eval.llm.retry.RetryPolicy` (the transports' own retries stay off): a
+call that still fails raises :class:`~agentflow_eval.llm.retry.ProviderUnavailable`, and
+its trial is recorded as an infrastructure error. A provider that refuses the credentials
+(401/403) raises :class:`~agentflow_eval.llm.retry.ProviderAuthError`, and every later
+call to that model fails at once without a request: the run stops.
 """
 
 from __future__ import annotations
 
 import os
+import random
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, get_args
 
@@ -36,9 +46,16 @@ import aiohttp
 from agentflow_eval.demo.names import DEMO_PROVIDER, is_demo_model
 from agentflow_eval.llm import litellm_compat, openai_direct
 from agentflow_eval.llm.ratelimit import RateLimiter
+from agentflow_eval.llm.retry import (
+    ProviderAuthError,
+    ProviderUnavailable,
+    RetryPolicy,
+    classify,
+)
 
 __all__ = [
     "TRANSPORT_ENV",
+    "ModelCallStats",
     "ModelClient",
     "Transport",
     "resolve_transport",
@@ -60,15 +77,37 @@ def resolve_transport(transport: str | None = None) -> Transport:
     return chosen  # type: ignore[return-value]
 
 
-class ModelClient:
-    """The model calls of one run: limited by ``rate_limiter`` (none: unlimited) and, while
-    the client is open (``async with``), sharing one HTTP connection pool. Outside the
-    block each direct call opens a connection of its own: correct, only slower."""
+@dataclass
+class ModelCallStats:
+    """A client's counters: requests sent (retries included), retries, and calls that
+    failed for the provider's reasons after their retries."""
 
-    def __init__(self, rate_limiter: RateLimiter | None = None) -> None:
+    requests: int = 0
+    retries: int = 0
+    provider_failures: int = 0
+
+
+class ModelClient:
+    """The model calls of one run: limited by ``rate_limiter`` (none: unlimited), retried
+    under ``retry`` (default :class:`RetryPolicy`), and, while the client is open
+    (``async with``), sharing one HTTP connection pool. Outside the block each direct call
+    opens a connection of its own: correct, only slower."""
+
+    def __init__(
+        self, rate_limiter: RateLimiter | None = None, *, retry: RetryPolicy | None = None
+    ) -> None:
         self.rate_limiter = rate_limiter
+        self.retry = retry if retry is not None else RetryPolicy()
+        self.stats = ModelCallStats()
         self._open = False
         self._session: aiohttp.ClientSession | None = None
+        self._refused: dict[str, ProviderAuthError] = {}
+        self._random = random.Random()
+
+    @property
+    def auth_failure(self) -> ProviderAuthError | None:
+        """The first refusal of credentials this client met, if any."""
+        return next(iter(self._refused.values()), None)
 
     async def __aenter__(self) -> ModelClient:
         self._open = True
@@ -89,18 +128,68 @@ class ModelClient:
         if session is not None:
             await session.close()
 
-    async def complete(self, *, transport: str | None = None, **kwargs: Any) -> Any:
+    async def complete(
+        self, *, transport: str | None = None, caller: str = "model", **kwargs: Any
+    ) -> Any:
         """``litellm.acompletion(**kwargs)`` or its direct equivalent (see the module
         doc), waiting first for the run's limits on ``kwargs["model"]`` and holding its
-        concurrency slots until the reply is in."""
-        model = kwargs.get("model")
-        if not isinstance(model, str) or not model:
-            raise ValueError(f"a model call needs model= as a non-empty string, got {model!r}")
+        concurrency slots until the reply is in; transient faults are retried under the
+        client's policy (no slot is held while waiting to retry).
+
+        Raises :class:`ProviderUnavailable` when transient faults outlast the retries,
+        :class:`ProviderAuthError` when the credentials are refused, and the transport's
+        own error when the request itself was rejected (a bad request is the caller's).
+        ``caller`` says whose call it is in those errors' reasons ("model", "simulated
+        user")."""
+        model = _model_of(kwargs)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await self.complete_once(transport=transport, caller=caller, **kwargs)
+            except ProviderAuthError:
+                raise
+            except Exception as exc:
+                fault = classify(exc, who=f"{caller} {model}")
+                if not fault.transient:
+                    raise
+                if attempt > self.retry.max_retries:
+                    self.stats.provider_failures += 1
+                    tried = f"{attempt} attempt{'s' if attempt != 1 else ''}"
+                    raise ProviderUnavailable(
+                        f"{fault.reason} ({tried}, retries exhausted)",
+                        model=model,
+                        attempts=attempt,
+                    ) from None
+                self.stats.retries += 1
+                await self.retry.wait(attempt, fault, self._random)
+
+    async def complete_once(
+        self, *, transport: str | None = None, caller: str = "model", **kwargs: Any
+    ) -> Any:
+        """One attempt of :meth:`complete`, not retried: the transport's own error on a
+        failure, except that refused credentials raise :class:`ProviderAuthError` (and a
+        model whose credentials were refused before fails without a request)."""
+        model = _model_of(kwargs)
+        refused = self._refused.get(model)
+        if refused is not None:
+            raise ProviderAuthError(
+                f"{refused.reason} (refused before: not sent again)", model=model, attempts=0
+            )
         chosen = resolve_transport(transport)
-        if self.rate_limiter is None:
-            return await self._send(chosen, kwargs)
-        async with self.rate_limiter.slot(model):
-            return await self._send(chosen, kwargs)
+        self.stats.requests += 1
+        try:
+            if self.rate_limiter is None:
+                return await self._send(chosen, kwargs)
+            async with self.rate_limiter.slot(model):
+                return await self._send(chosen, kwargs)
+        except Exception as exc:
+            fault = classify(exc, who=f"{caller} {model}")
+            if fault.kind != "auth":
+                raise
+            error = ProviderAuthError(fault.reason, model=model, attempts=1)
+            self._refused.setdefault(model, error)
+            raise error from None
 
     async def _send(self, transport: Transport, kwargs: dict[str, Any]) -> Any:
         if transport != "litellm":
@@ -120,6 +209,13 @@ class ModelClient:
         if self._session is None or self._session.closed:
             self._session = openai_direct.new_session()
         return self._session
+
+
+def _model_of(kwargs: dict[str, Any]) -> str:
+    model = kwargs.get("model")
+    if not isinstance(model, str) or not model:
+        raise ValueError(f"a model call needs model= as a non-empty string, got {model!r}")
+    return model
 
 
 async def _litellm_acompletion(kwargs: dict[str, Any]) -> Any:

@@ -20,8 +20,11 @@ The reply is a :class:`ChatCompletion` with the attribute shape of LiteLLM's
 ``.function.name`` / ``.arguments``, ``usage.prompt_tokens``), so callers need not know
 which path served them. Failures are typed like LiteLLM's where callers look:
 :class:`ModelHTTPError` carries ``status_code`` and the response ``headers``
-(``Retry-After``), :class:`ModelConnectionError` is a ``ConnectionError`` and
-:class:`ModelTimeout` a ``TimeoutError``. Nothing is retried here.
+(``Retry-After``), :class:`ModelConnectionError` is a ``ConnectionError``,
+:class:`ModelTimeout` a ``TimeoutError``, and a reply that is not a chat completion (not
+JSON, whatever its status, or without ``choices``) a
+:class:`~agentflow_eval.llm.retry.MalformedReply`. Nothing is retried here: the
+:class:`~agentflow_eval.llm.client.ModelClient` retries, the same way for both transports.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from agentflow_eval.llm import litellm_compat
+from agentflow_eval.llm.retry import MalformedReply
 
 __all__ = [
     "OPENAI_PREFIX",
@@ -305,11 +309,14 @@ async def _post(session: aiohttp.ClientSession, request: DirectRequest) -> ChatC
         raise ModelHTTPError(status, _error_message(raw), {k: v for k, v in headers.items()})
     try:
         document = json.loads(raw)
+    except ValueError:
+        raise MalformedReply(
+            f"{request.url}: HTTP {status} reply is not JSON: {raw[:200]!r}"
+        ) from None
+    try:
+        return parse_completion(document)
     except ValueError as exc:
-        raise ModelHTTPError(
-            status, f"reply is not JSON: {raw[:200]!r}", {k: v for k, v in headers.items()}
-        ) from exc
-    return parse_completion(document)
+        raise MalformedReply(f"{request.url}: {exc}") from None
 
 
 def _error_message(raw: bytes) -> str:

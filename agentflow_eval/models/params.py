@@ -233,6 +233,14 @@ Resume = _text("Resume run folder", "an earlier run folder to finish: its finish
 PublishTo = _text(
     "Publish to", "s3://bucket/prefix or a folder; blank: the report stays in the run folder"
 )
+CountInfrastructureErrors = Annotated[
+    bool,
+    _ui(
+        "Count provider failures",
+        "count trials the model provider failed (after retries) against the pass rate; by "
+        "default they are reported apart and left out of it",
+    ),
+]
 Secrets = Annotated[
     dict[str, str],
     _ui(
@@ -296,6 +304,7 @@ class EvaluateParams(BaseModel):
     output_dir: OutputDir = defaults.OUTPUT_DIR
     resume: Resume = None
     publish_to: PublishTo = None
+    count_infrastructure_errors: CountInfrastructureErrors = False
     s3: S3 = Field(default_factory=S3Options)
     secrets: Secrets = Field(default_factory=dict)
     shards: Shards = 1

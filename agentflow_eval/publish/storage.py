@@ -475,7 +475,7 @@ class S3Store:
         target = self.target
         if target.endpoint_url:
             parts = urlsplit(target.endpoint_url.rstrip("/"))
-            if target.path_style:
+            if target.path_style or _path_style_only(parts.hostname or "", target.bucket):
                 return f"{parts.scheme}://{parts.netloc}{parts.path}/{target.bucket}/{full}"
             return f"{parts.scheme}://{target.bucket}.{parts.netloc}{parts.path}/{full}"
         region = target.region or "us-east-1"
@@ -505,6 +505,21 @@ class S3Body:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _path_style_only(host: str, bucket: str) -> bool:
+    """Whether an endpoint can only be addressed path-style: an IP address or
+    ``localhost`` has no ``bucket.`` subdomain to resolve, and a bucket with dots breaks
+    a certificate's wildcard (botocore decides the same way)."""
+    import ipaddress
+
+    if host == "localhost" or "." in bucket:
+        return True
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def open_store(target: Target) -> ObjectStore:

@@ -45,7 +45,12 @@ def format_scorecard(
     )
     extras = []
     if totals.errored:
-        extras.append(f"{totals.errored} errored")
+        infrastructure = (
+            f" ({totals.infrastructure_errors} by the model provider, after retries)"
+            if totals.infrastructure_errors
+            else ""
+        )
+        extras.append(f"{totals.errored} errored{infrastructure}")
     if totals.not_evaluated:
         extras.append(f"{totals.not_evaluated} not evaluated")
     if totals.judge_calls or totals.judge_cache_hits:

@@ -12,14 +12,16 @@ from agentflow_eval.criteria.base import Criterion, CriterionContext
 from agentflow_eval.criteria.judges.runtime import JudgeRuntime
 from agentflow_eval.criteria.registry import build_criteria
 from agentflow_eval.files.jsonl import JsonlWriter, iter_records
+from agentflow_eval.llm.retry import ProviderAuthError
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalCase
 from agentflow_eval.models.results import CriterionResult, Trial, TrialResult, TrialStatus
+from agentflow_eval.redaction import might_contain_secret, redact_data
 from agentflow_eval.run import defaults
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.resumable import StageCounts, completed_keys, run_pool
 
-__all__ = ["judge_trial", "judge_trials", "trial_status"]
+__all__ = ["judge_trial", "judge_trials", "redacted_result", "trial_status"]
 
 
 def trial_status(trial: Trial, results: list[CriterionResult]) -> TrialStatus:
@@ -47,6 +49,8 @@ async def judge_trial(
     async def one(criterion: Criterion) -> CriterionResult:
         try:
             return await criterion.evaluate(ctx)
+        except ProviderAuthError:
+            raise  # refused credentials stop the run: no verdict is recorded for them
         except Exception as exc:
             return CriterionResult(
                 criterion=criterion.name,
@@ -58,6 +62,14 @@ async def judge_trial(
 
     results = list(await asyncio.gather(*(one(c) for c in criteria)))
     return TrialResult(trial=trial, criteria=results, status=trial_status(trial, results))
+
+
+def redacted_result(result: TrialResult) -> TrialResult:
+    """``result`` with every string redacted: a criterion's reason or details may quote
+    an error or an answer that holds a key."""
+    if not might_contain_secret(result.model_dump_json()):
+        return result
+    return TrialResult.model_validate(redact_data(result.model_dump(mode="json")))
 
 
 async def judge_trials(plan: RunPlan, judge: JudgeRuntime) -> StageCounts:
@@ -82,10 +94,15 @@ async def judge_trials(plan: RunPlan, judge: JudgeRuntime) -> StageCounts:
                     "eval set?)"
                 )
             result = await judge_trial(case, trial, criteria_by_case[trial.case_id], config, judge)
-            writer.write(result)
+            writer.write(redacted_result(result))
             counts.written += 1
             counts.errored += result.status == "errored"
 
-        await run_pool(pending, judge_one, defaults.JUDGE_STAGE_CONCURRENCY)
+        try:
+            await run_pool(pending, judge_one, defaults.JUDGE_STAGE_CONCURRENCY)
+        except* ProviderAuthError as refused:  # the run stops: say why, once
+            error = refused.exceptions[0]
+            error.run_dir = str(plan.paths.run_dir)  # type: ignore[union-attr]
+            raise error from None
     counts.elapsed_s = time.perf_counter() - started
     return counts

@@ -53,14 +53,17 @@ async def evaluate(
     inputs = RunInputs.of(eval_set, config)
     plan = plan_run(inputs, options or RunOptions(), agent=agent, output_dir=output_dir)
     cache = judge_cache if judge_cache is not None else InMemoryJudgeCache()
-    if models is None:
-        async with ModelClient(RateLimiter.from_config(plan.config)) as own:
-            await run_stages(plan, agent, own, judge_cache=cache)
-    else:
-        await run_stages(plan, agent, models, judge_cache=cache)
-    run = await asyncio.to_thread(
-        write_run_reports, plan.eval_set, plan.config, plan.meta, plan.paths
-    )
+    try:
+        if models is None:
+            async with ModelClient(RateLimiter.from_config(plan.config)) as own:
+                await run_stages(plan, agent, own, judge_cache=cache)
+        else:
+            await run_stages(plan, agent, models, judge_cache=cache)
+        run = await asyncio.to_thread(
+            write_run_reports, plan.eval_set, plan.config, plan.meta, plan.paths
+        )
+    finally:
+        plan.release()  # the run folder is free for a resume
     return with_trials(run, plan)
 
 

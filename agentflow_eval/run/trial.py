@@ -1,8 +1,17 @@
 """Running one trial: a fresh session in its own temporary directory, every user turn
 sent in order, the trajectory recorded, and any failure kept as data.
 
-An agent that raises, exhausts its steps or hangs past the timeout fails this trial
-only: :func:`run_trial` never raises for the agent's sake.
+An agent that raises, exhausts its steps, hangs past the timeout or blocks the event loop
+(see :mod:`agentflow_eval.run.loop_watchdog`) fails this trial only: :func:`run_trial`
+never raises for the agent's sake. A model call the provider failed after its retries
+(:class:`~agentflow_eval.llm.retry.ProviderUnavailable`, even wrapped in the agent's own
+exception) makes the trial an *infrastructure* error, which pass rates leave out by
+default. Refused credentials (:class:`~agentflow_eval.llm.retry.ProviderAuthError`) are
+the one failure that is raised: every later call would be refused too, so the run stops.
+
+Every string of the returned trial has been through the redactor
+(:mod:`agentflow_eval.redaction`): keys quoted by an error body, an exception or a tool
+result never reach the trials file or anything made from it.
 """
 
 from __future__ import annotations
@@ -30,9 +39,12 @@ from agentflow_eval.agents.base import (
     bind_session,
 )
 from agentflow_eval.llm.client import ModelClient
+from agentflow_eval.llm.retry import ProviderUnavailable, auth_error_in, provider_error_in
 from agentflow_eval.models.evalset import EvalCase, SessionInput
 from agentflow_eval.models.results import Trial, TrialError, Turn
+from agentflow_eval.redaction import might_contain_secret, redact_data
 from agentflow_eval.run import defaults
+from agentflow_eval.run.loop_watchdog import EventLoopBlocked, LoopBlock, LoopWatchdog
 from agentflow_eval.run.user_turns import UserTurnSource
 
 __all__ = ["TrialSettings", "run_trial"]
@@ -54,10 +66,16 @@ async def run_trial(
     settings: TrialSettings,
     turn_source: UserTurnSource,
     models: ModelClient,
+    *,
+    watchdog: LoopWatchdog | None = None,
 ) -> Trial:
     """Run ``case`` once against a fresh session of ``agent``, taking user turns from
     ``turn_source`` and giving the session ``models`` for its model calls; return what
-    happened."""
+    happened. ``watchdog`` (running for the whole trial stage) stops an agent that blocks
+    the event loop.
+
+    Raises :class:`~agentflow_eval.llm.retry.ProviderAuthError` when a model call's
+    credentials were refused (the run cannot go on); nothing else."""
     started_at = datetime.now(UTC)
     start = time.perf_counter()
     workroot = settings.workroot or Path(tempfile.gettempdir())
@@ -75,11 +93,23 @@ async def run_trial(
     error: TrialError | None = None
     session: AgentSession | None = None
     final_state: dict[str, Any] | None = None
+    guard = watchdog.guard() if watchdog is not None else contextlib.nullcontext(None)
     try:
-        with bind_session(context):
-            async with asyncio.timeout(settings.timeout_s):
-                session = await agent.start_session(context)
-                await _converse(session, turn_source, turns)
+        with bind_session(context), guard as watched:
+            try:
+                async with asyncio.timeout(settings.timeout_s):
+                    session = await agent.start_session(context)
+                    await _converse(session, turn_source, turns)
+            except asyncio.CancelledError:
+                if watched is None or watched.block is None:
+                    raise
+                _uncancel_own()  # the watchdog's cancellation, taken back
+            except (TimeoutError, EventLoopBlocked):
+                if watched is None or watched.block is None:
+                    raise
+            if watched is not None and watched.block is not None:
+                # however the agent's code ended, it stalled every trial beside it
+                error = _blocked_error(agent, watched.block, settings)
     except TimeoutError:
         error = TrialError(
             kind="timeout",
@@ -89,6 +119,9 @@ async def run_trial(
     except MaxStepsExceeded as exc:
         error = TrialError(kind="max_steps", type=type(exc).__name__, message=str(exc))
     except Exception as exc:
+        refused = auth_error_in(exc)
+        if refused is not None:
+            raise refused from None
         error = _exception_error(exc)
     finally:
         if session is not None:
@@ -96,7 +129,7 @@ async def run_trial(
             await _close_quietly(session)
         if not settings.keep_workdirs and workdir.exists():
             shutil.rmtree(workdir, ignore_errors=True)
-    return Trial(
+    trial = Trial(
         case_id=case.eval_id,
         trial_index=trial_index,
         turns=turns,
@@ -106,6 +139,15 @@ async def run_trial(
         workdir=str(workdir) if settings.keep_workdirs and workdir.exists() else None,
         final_session_state=final_state,
     )
+    return redacted(trial)
+
+
+def redacted(trial: Trial) -> Trial:
+    """``trial`` with every string in it redacted (answers, tool calls and results,
+    errors and tracebacks); the same object when nothing in it could be a secret."""
+    if not might_contain_secret(trial.model_dump_json()):
+        return trial
+    return Trial.model_validate(redact_data(trial.model_dump(mode="json")))
 
 
 def _session_state(session: AgentSession) -> dict[str, Any] | None:
@@ -137,12 +179,44 @@ async def _converse(session: AgentSession, source: UserTurnSource, turns: list[T
 
 def _exception_error(exc: BaseException) -> TrialError:
     lines = traceback.format_exception(exc)
+    provider = provider_error_in(exc)
+    if isinstance(provider, ProviderUnavailable):
+        # the provider's fault after every retry, even if the agent wrapped it
+        return TrialError(
+            kind="infrastructure",
+            type=type(provider).__name__,
+            message=provider.reason,
+            traceback="".join(lines[-12:]),
+        )
     return TrialError(
         kind="exception",
         type=type(exc).__name__,
         message=str(exc) or type(exc).__name__,
         traceback="".join(lines[-12:]),
     )
+
+
+def _blocked_error(agent: AgentUnderTest, block: LoopBlock, settings: TrialSettings) -> TrialError:
+    where = f" in {block.where}" if block.where else ""
+    how = "stopped" if block.interrupted else f"stopped after {block.seconds:.1f} s"
+    return TrialError(
+        kind="timeout",
+        type="EventLoopBlocked",
+        message=(
+            f"agent {agent.name!r} blocked the event loop{where} for over "
+            f"{min(block.seconds, settings.timeout_s):.1f} s and was {how}: an async agent must "
+            "not make blocking calls (time.sleep, synchronous I/O); await them, or make the "
+            "agent a plain function (it then runs in a worker thread)"
+        ),
+    )
+
+
+def _uncancel_own() -> None:
+    """Take back the one cancellation the watchdog asked for; one from anyone else
+    stands."""
+    task = asyncio.current_task()
+    if task is not None and task.uncancel() > 0:
+        raise asyncio.CancelledError
 
 
 async def _close_quietly(session: AgentSession) -> None:

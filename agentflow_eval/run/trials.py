@@ -1,7 +1,13 @@
 """The trial stage: every (case × trial) of a plan as a coroutine, at most
 ``max_concurrency`` at once, each finished trial appended to the run's ``trials.jsonl``
 as soon as it finishes. Trials already in the file are skipped, so a stopped run resumes
-where it stopped."""
+where it stopped.
+
+A watchdog (:mod:`agentflow_eval.run.loop_watchdog`) watches the event loop meanwhile,
+so an async agent that blocks it fails its trial instead of stalling the run. When a
+provider refuses the run's credentials, no further trial starts, the trials that the
+refusal cut short are not written (a resume runs them again), and the stage raises
+:class:`~agentflow_eval.llm.retry.ProviderAuthError`."""
 
 from __future__ import annotations
 
@@ -11,8 +17,10 @@ from collections.abc import Callable, Iterator
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.files.jsonl import JsonlWriter
 from agentflow_eval.llm.client import ModelClient
+from agentflow_eval.llm.retry import ProviderAuthError
 from agentflow_eval.models.evalset import EvalCase, EvalSet
 from agentflow_eval.models.results import Trial
+from agentflow_eval.run.loop_watchdog import DEFAULT_LIMIT_S, LoopWatchdog
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.resumable import StageCounts, completed_keys, run_pool
 from agentflow_eval.run.trial import run_trial
@@ -48,12 +56,27 @@ async def run_trials(
     )
     source_for = turn_sources(plan.config, models)
     settings = plan.trial_settings
+    watchdog = LoopWatchdog(limit_s=min(DEFAULT_LIMIT_S, settings.timeout_s))
+    refused: list[ProviderAuthError] = []
 
-    with JsonlWriter[Trial](plan.paths.trials) as writer:
+    with JsonlWriter[Trial](plan.paths.trials) as writer, watchdog.watching():
 
         async def run_one(item: tuple[EvalCase, int]) -> None:
+            if refused:  # the run is stopping: start nothing more
+                return
             case, index = item
-            trial = await run_trial(agent, case, index, settings, source_for(case), models)
+            try:
+                trial = await run_trial(
+                    agent, case, index, settings, source_for(case), models, watchdog=watchdog
+                )
+            except ProviderAuthError as exc:
+                refused.append(exc)
+                return
+            if models.auth_failure is not None:
+                # refused credentials the agent caught and answered around: the trial
+                # is not what a working key would give, so it is not kept
+                refused.append(models.auth_failure)
+                return
             writer.write(trial)
             counts.written += 1
             counts.errored += trial.error is not None
@@ -62,4 +85,8 @@ async def run_trials(
 
         await run_pool(pending, run_one, plan.settings.max_concurrency)
     counts.elapsed_s = time.perf_counter() - started
+    if refused:
+        error = refused[0]
+        error.run_dir = str(plan.paths.run_dir)  # where the run can be resumed from
+        raise error
     return counts

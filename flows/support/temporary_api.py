@@ -16,6 +16,15 @@ run starts: every stage runs inside the task run Prefect shows for it.
 The server lives until the interpreter exits, as Prefect's own temporary server does:
 Prefect's background workers (events, logs) drain at thread shutdown, before ``atexit``
 handlers run, and they need the server until then.
+
+It never outlives the CLI, however the CLI ends. An orderly exit stops it (``atexit``);
+a CLI killed outright (SIGKILL, SIGTERM, a closed terminal) runs no handler, so the
+server watches its parent itself: it holds the read end of a pipe whose only write end
+is the CLI's, and the pipe's end-of-file — which the kernel delivers when the CLI's
+process is gone, whatever ended it — makes it exit. On Linux the kernel also sends it
+SIGTERM when the CLI dies (``PR_SET_PDEATHSIG``). It runs in its own process group, so
+a Ctrl-C at the terminal reaches the CLI, which stops it in order, and stopping it stops
+anything it started.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ import importlib
 import importlib.util
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -52,10 +62,33 @@ T = TypeVar("T")
 # The child process: Prefect's app factory under uvicorn, with the cyclic garbage collector
 # paused while Prefect imports and builds its app (that start allocates many objects and
 # frees few, so collecting meanwhile is wasted work), and the start's objects then frozen
-# (``gc.freeze``) so later collections in the serving process skip them.
+# (``gc.freeze``) so later collections in the serving process skip them. Before any of
+# that it starts watching its parent (see the module doc): on the watch pipe's
+# end-of-file it asks uvicorn to stop (SIGTERM), and ends itself if that takes too long.
 _SERVE = """
-import gc, importlib, sys
+import gc, importlib, os, signal, sys, threading, time
 gc.disable()
+watch_fd, parent = int(sys.argv[5]), int(sys.argv[6])
+
+def _parent_gone():
+    try:
+        while os.read(watch_fd, 64):
+            pass
+    except OSError:
+        pass
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(10)
+    os._exit(0)
+
+threading.Thread(target=_parent_gone, name="parent watch", daemon=True).start()
+if sys.platform.startswith("linux"):
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM), 0, 0, 0)
+    except Exception:
+        pass
+if os.getppid() != parent:
+    os._exit(0)
 sys.path.insert(0, sys.argv[1])
 import uvicorn
 factory = getattr(importlib.import_module(sys.argv[3]), sys.argv[4])
@@ -89,9 +122,14 @@ def _prefect_dir() -> Path:
 class TemporaryPrefectAPI:
     """A temporary Prefect API server in a child process."""
 
-    def __init__(self, process: subprocess.Popen[bytes], port: int) -> None:
+    def __init__(
+        self, process: subprocess.Popen[bytes], port: int, watch_fd: int | None = None
+    ) -> None:
         self.process = process
         self.port = port
+        self._watch_fd = watch_fd
+        """The write end of the server's parent-watch pipe: the server runs while it is
+        open, so it is never written to and only closed by :meth:`stop` (or death)."""
 
     @property
     def url(self) -> str:
@@ -105,8 +143,31 @@ class TemporaryPrefectAPI:
             return None
         port = _free_port()
         module, factory = APP_FACTORY
-        command = [sys.executable, "-c", _SERVE, str(_prefect_dir()), str(port), module, factory]
-        api = cls(subprocess.Popen(command, env={**os.environ, **TEMPORARY_SERVER_ENV}), port)
+        watch_read, watch_write = os.pipe()  # neither end is inherited by other children
+        command = [
+            sys.executable,
+            "-c",
+            _SERVE,
+            str(_prefect_dir()),
+            str(port),
+            module,
+            factory,
+            str(watch_read),
+            str(os.getpid()),
+        ]
+        try:
+            process = subprocess.Popen(
+                command,
+                env={**os.environ, **TEMPORARY_SERVER_ENV},
+                pass_fds=(watch_read,),
+                start_new_session=True,
+            )
+        except BaseException:
+            os.close(watch_write)
+            raise
+        finally:
+            os.close(watch_read)
+        api = cls(process, port, watch_write)
         atexit.register(api.stop)
         return api
 
@@ -164,12 +225,24 @@ class TemporaryPrefectAPI:
         itself at exit; call it earlier only once Prefect's background workers are
         drained (``EventsWorker.drain_all()``, ``APILogWorker.drain_all()``)."""
         if self.process.poll() is None:
-            self.process.terminate()
+            self._signal_group(signal.SIGTERM)
             try:
                 self.process.wait(timeout=5)
             except subprocess.TimeoutExpired:
-                self.process.kill()
+                self._signal_group(signal.SIGKILL)
                 self.process.wait()
+        if self._watch_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._watch_fd)
+            self._watch_fd = None
+
+    def _signal_group(self, signum: int) -> None:
+        """Signal the server's process group (the server and anything it started)."""
+        try:
+            os.killpg(self.process.pid, signum)
+        except (ProcessLookupError, PermissionError, AttributeError):
+            with contextlib.suppress(ProcessLookupError):
+                self.process.send_signal(signum)
 
     def wanted(self) -> bool:
         """False when Prefect's settings already name an API or forbid a temporary

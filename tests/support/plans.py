@@ -20,7 +20,7 @@ def make_plan(
     """A planned run of ``agent`` on ``eval_set`` under ``output_dir``; ``options`` are
     :class:`RunOptions` fields (runs, max_concurrency, trial_timeout_s)."""
     return plan_run(
-        RunInputs.of(eval_set, config or EvalConfig()),
+        RunInputs.of(eval_set, config or EvalConfig.default()),
         RunOptions(**options),  # type: ignore[arg-type]
         agent=agent,
         output_dir=output_dir,

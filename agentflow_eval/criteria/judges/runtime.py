@@ -12,13 +12,17 @@ pydantic model (:func:`parse_json_reply`). The runtime:
   (LiteLLM, or the direct OpenAI-compatible client) under its semaphore, the judge
   concurrency limit (separate from the agent's), with the transports' own retries turned
   off so every request is one counted call;
-- retries transient failures — HTTP 408/409/429/5xx, timeouts, connection errors, and
-  output that is not the JSON asked for — with exponential backoff and jitter, waiting
-  what a ``Retry-After``/``retry-after-ms`` header asks instead (up to
-  ``retry_max_delay_s``); authentication (401/403) and bad requests (400/404/422) fail at
-  once;
-- raises :class:`JudgeError` with the reason when the judge cannot answer; criteria turn
-  it into a "not evaluated" result, never a pass or a fail.
+- retries transient failures under the run's one retry policy
+  (:mod:`agentflow_eval.llm.retry`: HTTP 408/409/429/5xx, timeouts, connection errors,
+  unreadable replies, the same on both transports) and output that is not the JSON asked
+  for, with exponential backoff and jitter, waiting what a ``Retry-After``/
+  ``retry-after-ms`` header asks instead (up to ``retry_max_delay_s``); bad requests
+  (400/404/422) fail at once;
+- raises :class:`JudgeError` with the (redacted) reason when the judge cannot answer;
+  criteria turn it into a "not evaluated" result, never a pass or a fail;
+- raises :class:`~agentflow_eval.llm.retry.ProviderAuthError` when the judge's
+  credentials are refused (401/403), at the first refusal, and for every later request
+  without sending it: the run stops rather than mark every verdict "not evaluated".
 
 Create one runtime per evaluation run, inside the event loop that runs the judging::
 
@@ -36,12 +40,9 @@ import logging
 import os
 import random
 import re
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -49,8 +50,10 @@ from pydantic import BaseModel, ValidationError
 from agentflow_eval.criteria.judges.cache import CachedJudgeReply, JudgeCache, judge_cache_key
 from agentflow_eval.criteria.judges.prompt import PromptTemplate
 from agentflow_eval.llm.client import ModelClient, response_cost
+from agentflow_eval.llm.retry import Fault, ProviderAuthError, RetryPolicy, classify
 from agentflow_eval.models.config import CriterionConfig, JudgeSettings
 from agentflow_eval.models.results import Usage
+from agentflow_eval.redaction import redact, register_secret
 
 __all__ = [
     "JudgeError",
@@ -99,6 +102,14 @@ class JudgeOptions:
             max_retries=settings.max_retries,
             retry_base_delay_s=settings.retry_base_delay_s,
             retry_max_delay_s=settings.retry_max_delay_s,
+        )
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        return RetryPolicy(
+            max_retries=self.max_retries,
+            base_delay_s=self.retry_base_delay_s,
+            max_delay_s=self.retry_max_delay_s,
         )
 
     def output_options(self) -> dict[str, Any]:
@@ -160,6 +171,7 @@ class JudgeError(Exception):
     """A judge request that failed for good; ``reason`` says why for the results."""
 
     def __init__(self, reason: str, *, attempts: int = 0, usage: Usage | None = None) -> None:
+        reason = redact(reason)
         super().__init__(reason)
         self.reason = reason
         self.attempts = attempts
@@ -213,16 +225,6 @@ def parse_json_reply(content: str, schema: type[M]) -> M:
 
 def _clip(text: str, limit: int = 200) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "…")
-
-
-@dataclass(frozen=True)
-class _Failure:
-    """How one failed attempt is treated: retry it or not, and how long a server asked
-    us to wait."""
-
-    reason: str
-    transient: bool
-    retry_after_s: float | None = None
 
 
 class _SetupError(Exception):
@@ -311,12 +313,16 @@ class JudgeRuntime:
         options = request.options
         usage = Usage()
         attempts = 0
+        policy = options.retry_policy
         while True:
             attempts += 1
             try:
                 response = await self._complete(request)
+            except ProviderAuthError:
+                self.stats.failures += 1
+                raise
             except Exception as exc:  # every failure is classified, none escapes as-is
-                failure = _classify(exc)
+                failure = _classify(exc, options.model)
                 if not isinstance(exc, _SetupError):
                     usage.calls += 1
             else:
@@ -325,7 +331,7 @@ class JudgeRuntime:
                 try:
                     value = parse(content)
                 except JudgeOutputError as exc:
-                    failure = _Failure(f"malformed judge output: {exc}", transient=True)
+                    failure = Fault(f"malformed judge output: {exc}", "transient")
                 else:
                     return JudgeReply(
                         value=value,
@@ -344,7 +350,7 @@ class JudgeRuntime:
                     f"{failure.reason} ({tried}, {why})", attempts=attempts, usage=usage
                 )
             self.stats.retries += 1
-            await asyncio.sleep(self._delay(attempts, failure.retry_after_s, options))
+            await policy.wait(attempts, failure, self._random)
 
     async def _complete(self, request: JudgeRequest) -> Any:
         """One model request under the judge concurrency limit and the
@@ -372,18 +378,12 @@ class JudgeRuntime:
                 raise _SetupError(
                     f"judge API key variable {options.api_key_env!r} is not set or empty"
                 )
+            register_secret(api_key)  # it may come back quoted in an error body
             kwargs["api_key"] = api_key
         async with self.semaphore:
             self.stats.calls += 1
-            return await self.models.complete(**kwargs)
-
-    def _delay(self, attempt: int, retry_after_s: float | None, options: JudgeOptions) -> float:
-        """Seconds to wait before the next attempt: what the server asked, or
-        ``base * 2**(attempt-1)`` with jitter in [50%, 100%]; never above the maximum."""
-        if retry_after_s is not None:
-            return min(max(retry_after_s, 0.0), options.retry_max_delay_s)
-        backoff = min(options.retry_base_delay_s * 2 ** (attempt - 1), options.retry_max_delay_s)
-        return backoff * (0.5 + self._random.random() / 2)
+            # one attempt: the retries are this runtime's, so each request is counted
+            return await self.models.complete_once(caller="judge", **kwargs)
 
     async def _cache_get(self, key: str) -> CachedJudgeReply | None:
         assert self.cache is not None
@@ -441,70 +441,11 @@ def _from_store(
     )
 
 
-_TRANSIENT_STATUS = frozenset({408, 409, 429})
-_AUTH_STATUS = frozenset({401, 403})
-
-
-def _classify(exc: Exception) -> _Failure:
-    """Whether a failed attempt is worth retrying, by HTTP status when there is one
-    (litellm maps 403 to a plain ``APIError``, so the class alone is not enough)."""
-    detail = f"{type(exc).__name__}: {_clip(str(exc), 300)}"
+def _classify(exc: Exception, model: str) -> Fault:
+    """A judge attempt's failure, classified by the run's one retry policy."""
     if isinstance(exc, _SetupError):
-        return _Failure(str(exc), transient=False)
-    status = getattr(exc, "status_code", None)
-    if isinstance(status, int):
-        if status in _AUTH_STATUS:
-            return _Failure(f"judge authentication failed (HTTP {status}) — {detail}", False)
-        if status in _TRANSIENT_STATUS or status >= 500:
-            return _Failure(
-                f"judge unavailable (HTTP {status}) — {detail}", True, _retry_after_s(exc)
-            )
-        return _Failure(f"judge rejected the request (HTTP {status}) — {detail}", False)
-    if isinstance(exc, _unreachable_errors()):
-        return _Failure(f"judge unreachable — {detail}", True)
-    return _Failure(f"judge call raised {detail}", False)
-
-
-def _unreachable_errors() -> tuple[type[BaseException], ...]:
-    """Timeouts and connection failures of either transport; LiteLLM's only when it is
-    loaded (then it made the call), so the direct transport never pays for importing it."""
-    errors: tuple[type[BaseException], ...] = (asyncio.TimeoutError, ConnectionError)
-    litellm = sys.modules.get("litellm")
-    if litellm is not None:
-        errors += (litellm.Timeout, litellm.APIConnectionError)
-    return errors
-
-
-def _retry_after_s(exc: Exception) -> float | None:
-    """The wait a failed response asked for: ``retry-after-ms``, then ``Retry-After``
-    as seconds or an HTTP date; ``None`` when it asked for nothing readable."""
-    headers = getattr(exc, "litellm_response_headers", None)
-    if headers is None:
-        headers = getattr(exc, "headers", None)  # the direct transport's ModelHTTPError
-    if headers is None:
-        headers = getattr(getattr(exc, "response", None), "headers", None)
-    if not headers:
-        return None
-    lowered = {str(k).lower(): str(v) for k, v in dict(headers).items()}
-    if "retry-after-ms" in lowered:
-        try:
-            return float(lowered["retry-after-ms"]) / 1000
-        except ValueError:
-            pass
-    value = lowered.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+        return Fault(str(exc), "rejected")
+    return classify(exc, who=f"judge {model}")
 
 
 def _content_of(response: Any) -> str:

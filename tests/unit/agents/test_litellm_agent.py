@@ -193,13 +193,24 @@ async def test_invalid_arguments_and_failing_tools_are_errors_the_model_sees(
     assert messages[-1]["content"] == "Error: LookupError: no data for Atlantis"
 
 
-async def test_model_failures_surface_without_retries(
+async def test_transient_model_failures_are_retried_by_the_runs_client(
     server: ScriptedOpenAIServer, make_context: MakeContext
 ) -> None:
-    server.push(Reply.error(500, "upstream down"))
+    server.push(Reply.error(500, "upstream down", headers={"retry-after-ms": "1"}))
+    server.handler = lambda body: Reply.text("the retry succeeded")
+    session = await make_agent(server).start_session(make_context())
+    answer = await session.respond(Message.of("hi"), TrajectoryRecorder())
+    assert answer == "the retry succeeded"
+    assert server.request_count == 2
+
+
+async def test_a_rejected_request_surfaces_without_retries(
+    server: ScriptedOpenAIServer, make_context: MakeContext
+) -> None:
+    server.push(Reply.error(400, "bad tool schema"))
     server.handler = lambda body: Reply.text("a retry would have succeeded")
     session = await make_agent(server).start_session(make_context())
-    with pytest.raises(Exception, match="upstream down"):
+    with pytest.raises(Exception, match="bad tool schema"):
         await session.respond(Message.of("hi"), TrajectoryRecorder())
     assert server.request_count == 1
 

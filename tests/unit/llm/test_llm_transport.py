@@ -156,7 +156,7 @@ async def test_an_error_status_keeps_its_code_message_and_headers(
 ) -> None:
     server.push(Reply.error(429, "slow down", headers={"Retry-After": "7"}))
     with pytest.raises(ModelHTTPError) as info:
-        await llm.ModelClient().complete(**call(api_base=server.url))
+        await llm.ModelClient().complete_once(**call(api_base=server.url))
     assert info.value.status_code == 429
     assert info.value.message == "slow down"
     assert info.value.headers["Retry-After"] == "7"
@@ -165,13 +165,13 @@ async def test_an_error_status_keeps_its_code_message_and_headers(
 async def test_a_reply_that_is_not_a_completion_says_so(server: ScriptedOpenAIServer) -> None:
     server.push(Reply(raw_body='{"choices": "nope"}'))
     with pytest.raises(ValueError, match="no 'choices' list"):
-        await llm.ModelClient().complete(**call(api_base=server.url))
+        await llm.ModelClient().complete_once(**call(api_base=server.url))
 
 
 async def test_a_slow_reply_times_out(server: ScriptedOpenAIServer) -> None:
     server.push(Reply.text("late", delay_s=1.0))
     with pytest.raises(ModelTimeout, match=r"within 0\.2 s"):
-        await llm.ModelClient().complete(**call(api_base=server.url, timeout=0.2))
+        await llm.ModelClient().complete_once(**call(api_base=server.url, timeout=0.2))
 
 
 async def test_a_closed_port_is_a_connection_error() -> None:
@@ -179,7 +179,7 @@ async def test_a_closed_port_is_a_connection_error() -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     with pytest.raises(ModelConnectionError) as info:
-        await llm.ModelClient().complete(**call(api_base=f"http://127.0.0.1:{port}/v1"))
+        await llm.ModelClient().complete_once(**call(api_base=f"http://127.0.0.1:{port}/v1"))
     assert isinstance(info.value, ConnectionError)
 
 

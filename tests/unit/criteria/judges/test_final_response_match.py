@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from judge_helpers import (
     build,
     case,
@@ -21,6 +22,7 @@ from judge_helpers import (
 )
 
 from agentflow_eval.criteria.judges.cache import InMemoryJudgeCache
+from agentflow_eval.llm.retry import ProviderAuthError
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 CRITERION = "final_response_match_v2"
@@ -116,17 +118,21 @@ async def test_the_answer_is_fenced_and_cannot_escape(server: ScriptedOpenAIServ
     assert prompt.startswith("You are grading an AI agent's answer against a reference answer")
 
 
-async def test_a_401_judge_leaves_it_not_evaluated(server: ScriptedOpenAIServer):
+async def test_a_401_judge_stops_judging_at_the_first_refusal(server: ScriptedOpenAIServer):
     server.handler = lambda _: Reply.error(401, "invalid api key")
-    rt = runtime(server)
-    result = await judge_trial(
-        server, CRITERION, one_invocation_case(), trial(turn("72°F")), judge=rt, num_samples=2
-    )
-    assert result.status == "not_evaluated" and result.score is None
-    assert result.reason.startswith("judge failed: judge authentication failed (HTTP 401)")
-    assert "not retried" in result.reason
-    assert server.request_count == 2 and rt.stats.failures == 2 and rt.stats.retries == 0
-    assert result.details["failed_samples"] == 2 and result.usage.calls == 2
+    rt = runtime(server, max_concurrency=1)
+    refused = r"judge openai/judge: authentication failed \(HTTP 401\)"
+    with pytest.raises(ProviderAuthError, match=refused):
+        await judge_trial(
+            server, CRITERION, one_invocation_case(), trial(turn("72°F")), judge=rt, num_samples=5
+        )
+    assert server.request_count == 1 and rt.stats.retries == 0
+    # later trials do not ask again: every request would be refused the same way
+    with pytest.raises(ProviderAuthError, match="refused before"):
+        await judge_trial(
+            server, CRITERION, one_invocation_case(), trial(turn("72°F")), judge=rt, num_samples=5
+        )
+    assert server.request_count == 1
 
 
 async def test_malformed_every_time_leaves_it_not_evaluated(server: ScriptedOpenAIServer):

@@ -136,7 +136,7 @@ async def test_entries_expire(server: ScriptedOpenAIServer):
 
 async def test_failures_are_not_cached(server: ScriptedOpenAIServer):
     cache = InMemoryJudgeCache()
-    server.push(Reply.error(401), verdict("valid"))
+    server.push(Reply.error(400), verdict("valid"))
     with pytest.raises(JudgeError):
         await ask(runtime(server, cache))
     assert len(cache) == 0
@@ -194,9 +194,9 @@ async def test_a_broken_cache_costs_calls_not_verdicts_and_says_so_once(
 
 
 async def test_a_shared_failure_is_paid_for_once(server: ScriptedOpenAIServer):
-    server.handler = lambda _: Reply.error(401, delay_s=0.1)
+    server.handler = lambda _: Reply.error(400, delay_s=0.1)
     rt = runtime(server, InMemoryJudgeCache())
     outcomes = await asyncio.gather(*(ask(rt) for _ in range(3)), return_exceptions=True)
-    assert all(isinstance(o, JudgeError) and "HTTP 401" in o.reason for o in outcomes)
+    assert all(isinstance(o, JudgeError) and "HTTP 400" in o.reason for o in outcomes)
     assert server.request_count == 1 and rt.stats.failures == 1
     assert sorted(o.usage.calls for o in outcomes) == [0, 0, 1]

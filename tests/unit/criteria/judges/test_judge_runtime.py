@@ -19,6 +19,7 @@ from agentflow_eval.criteria.judges.runtime import (
     JudgeRuntime,
     parse_json_reply,
 )
+from agentflow_eval.llm.retry import ProviderAuthError
 from agentflow_eval.models.config import CriterionConfig
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
@@ -113,14 +114,16 @@ async def test_a_timeout_is_retried(server: ScriptedOpenAIServer):
 
 
 @pytest.mark.parametrize("status", [401, 403])
-async def test_auth_errors_are_not_retried(server: ScriptedOpenAIServer, status: int):
-    server.push(Reply.error(status, "bad key"))
+async def test_auth_errors_stop_at_the_first_request(server: ScriptedOpenAIServer, status: int):
+    server.handler = lambda _: Reply.error(status, "bad key")
     rt = runtime(server)
-    with pytest.raises(JudgeError) as failed:
+    with pytest.raises(ProviderAuthError, match=rf"authentication failed \(HTTP {status}\)"):
         await rt.ask(request(rt), parse)
     assert server.request_count == 1
-    assert f"HTTP {status}" in failed.value.reason and "not retried" in failed.value.reason
     assert rt.stats.failures == 1 and rt.stats.retries == 0
+    with pytest.raises(ProviderAuthError, match="refused before"):
+        await rt.ask(request(rt, prompt="another question"), parse)
+    assert server.request_count == 1  # not asked again
 
 
 @pytest.mark.parametrize("status", [400, 404, 422])

@@ -1,0 +1,255 @@
+"""Provider faults: which failed model calls are worth another try, how long to wait, and
+the errors a call raises when trying again did not help.
+
+One policy serves every model call of a run — the agent's and the simulated user's
+through :class:`~agentflow_eval.llm.client.ModelClient`, the judges' through
+:class:`~agentflow_eval.criteria.judges.runtime.JudgeRuntime` — over both transports
+(LiteLLM and the direct OpenAI-compatible client), so a fault means the same wherever it
+happens:
+
+- **transient** (retried with exponential backoff and jitter, or after the wait a
+  ``retry-after-ms`` / ``Retry-After`` header asks for): HTTP 408, 409, 429 and 5xx,
+  timeouts, connection errors, and replies that cannot be read (a body that is not JSON,
+  or not a chat completion, even with status 200);
+- **authentication** (HTTP 401, 403): never retried; the run stops
+  (:class:`ProviderAuthError`), as every later call would fail the same way;
+- **rejected** (any other 4xx, or an error that is not the provider's): not retried, and
+  the original exception is raised: a bad request is the caller's fault.
+
+A call whose transient faults outlast its retries raises :class:`ProviderUnavailable`;
+the trial it belonged to is recorded as an infrastructure error, not an agent failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, Literal
+
+from agentflow_eval.redaction import redact
+
+__all__ = [
+    "Fault",
+    "FaultKind",
+    "MalformedReply",
+    "ProviderAuthError",
+    "ProviderError",
+    "ProviderUnavailable",
+    "RetryPolicy",
+    "auth_error_in",
+    "classify",
+    "provider_error_in",
+    "retry_after_s",
+]
+
+FaultKind = Literal["transient", "auth", "rejected"]
+
+TRANSIENT_STATUS = frozenset({408, 409, 429})
+AUTH_STATUS = frozenset({401, 403})
+_DETAIL_LIMIT = 300
+_NO_CREDENTIALS = (
+    "Missing credentials. Please pass an `api_key`",
+    "The api_key client option must be set",
+)
+"""How the OpenAI SDK (inside LiteLLM) says no key was given at all."""
+
+
+class MalformedReply(ValueError):
+    """The provider answered, but not with a chat completion we can read."""
+
+
+class ProviderError(Exception):
+    """A model call failed for the provider's reasons, not the caller's. ``reason`` is
+    redacted: it may quote a provider's error body."""
+
+    def __init__(self, reason: str, *, model: str = "", attempts: int = 0) -> None:
+        self.reason = redact(reason)
+        self.model = model
+        self.attempts = attempts
+        super().__init__(self.reason)
+
+
+class ProviderUnavailable(ProviderError):
+    """Transient faults (rate limits, server errors, timeouts, unreadable replies)
+    outlasted the retries."""
+
+
+class ProviderAuthError(ProviderError):
+    """The provider refused the credentials (HTTP 401/403): the run cannot go on.
+    ``run_dir`` is set by the stage that stopped, when it knows the run folder."""
+
+    run_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class Fault:
+    """How one failed attempt is treated."""
+
+    reason: str
+    kind: FaultKind
+    status: int | None = None
+    retry_after_s: float | None = None
+
+    @property
+    def transient(self) -> bool:
+        return self.kind == "transient"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently a transient fault is retried: up to ``max_retries``
+    more attempts, waiting ``base_delay_s * 2**(attempt-1)`` with jitter in [50%, 100%],
+    or what the server asked for; never longer than ``max_delay_s``."""
+
+    max_retries: int = 4
+    base_delay_s: float = 1.0
+    max_delay_s: float = 60.0
+
+    def __post_init__(self) -> None:
+        if self.max_retries < 0 or self.base_delay_s < 0 or self.max_delay_s < 0:
+            raise ValueError(f"a retry policy takes no negative values: {self}")
+
+    def delay(
+        self, attempt: int, retry_after_s: float | None = None, rng: random.Random | None = None
+    ) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
+        if retry_after_s is not None:
+            return min(max(retry_after_s, 0.0), self.max_delay_s)
+        backoff = min(self.base_delay_s * 2 ** (attempt - 1), self.max_delay_s)
+        return backoff * (0.5 + (rng or random).random() / 2)
+
+    async def wait(self, attempt: int, fault: Fault, rng: random.Random | None = None) -> None:
+        await asyncio.sleep(self.delay(attempt, fault.retry_after_s, rng))
+
+
+def classify(exc: BaseException, *, who: str = "model") -> Fault:
+    """Whether a failed attempt is worth retrying, by HTTP status when there is one
+    (LiteLLM maps 403 to a plain ``APIError``, so the class alone is not enough), else by
+    what kind of failure it is. ``who`` starts the reason (``"judge openai/gpt-4o"``)."""
+    detail = f"{type(exc).__name__}: {_clip(redact(str(exc)))}"
+    status = getattr(exc, "status_code", None)
+    if any(sign in str(exc) for sign in _NO_CREDENTIALS):
+        # LiteLLM reports a key that was never given as a server error (HTTP 500)
+        return Fault(f"{who}: no credentials — {detail}", "auth", _int(status))
+    if isinstance(exc, MalformedReply) or _is_unreadable_reply(exc):
+        return Fault(f"{who}: reply unreadable — {detail}", "transient", _int(status))
+    if isinstance(status, int) and not isinstance(status, bool):
+        if status in AUTH_STATUS:
+            return Fault(f"{who}: authentication failed (HTTP {status}) — {detail}", "auth", status)
+        if status in TRANSIENT_STATUS or status >= 500:
+            return Fault(
+                f"{who}: unavailable (HTTP {status}) — {detail}",
+                "transient",
+                status,
+                retry_after_s(exc),
+            )
+        if status < 400:  # a success status with a body that could not be used
+            return Fault(f"{who}: reply unreadable (HTTP {status}) — {detail}", "transient", status)
+        return Fault(f"{who}: rejected the request (HTTP {status}) — {detail}", "rejected", status)
+    if isinstance(exc, _unreachable_errors()):
+        return Fault(f"{who}: unreachable — {detail}", "transient")
+    return Fault(f"{who}: call raised {detail}", "rejected")
+
+
+def provider_error_in(exc: BaseException) -> ProviderError | None:
+    """The :class:`ProviderError` behind ``exc``: itself, or one it was raised from or
+    while handling (an agent that wraps a failed model call in its own exception), or
+    one inside an exception group."""
+    seen: set[int] = set()
+    stack: list[BaseException] = [exc]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, ProviderError):
+            return current
+        if isinstance(current, BaseExceptionGroup):
+            stack.extend(current.exceptions)
+        for linked in (current.__cause__, current.__context__):
+            if linked is not None:
+                stack.append(linked)
+    return None
+
+
+def auth_error_in(exc: BaseException) -> ProviderAuthError | None:
+    """The :class:`ProviderAuthError` behind ``exc``, if any (see :func:`provider_error_in`)."""
+    found = provider_error_in(exc)
+    if isinstance(found, ProviderAuthError):
+        return found
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            nested = auth_error_in(inner)
+            if nested is not None:
+                return nested
+    return None
+
+
+def retry_after_s(exc: BaseException) -> float | None:
+    """The wait a failed response asked for: ``retry-after-ms``, then ``Retry-After``
+    as seconds or an HTTP date; ``None`` when it asked for nothing readable."""
+    headers: Any = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(exc, "headers", None)  # the direct transport's ModelHTTPError
+    if headers is None:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    try:
+        lowered = {str(k).lower(): str(v) for k, v in dict(headers).items()}
+    except (TypeError, ValueError):
+        return None
+    if "retry-after-ms" in lowered:
+        try:
+            return float(lowered["retry-after-ms"]) / 1000
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _unreachable_errors() -> tuple[type[BaseException], ...]:
+    """Timeouts and connection failures of either transport; LiteLLM's only when it is
+    loaded (then it made the call), so the direct transport never pays for importing it."""
+    errors: tuple[type[BaseException], ...] = (TimeoutError, ConnectionError)
+    litellm = sys.modules.get("litellm")
+    if litellm is not None:
+        errors += (litellm.Timeout, litellm.APIConnectionError)
+    return errors
+
+
+def _is_unreadable_reply(exc: BaseException) -> bool:
+    """LiteLLM's ways of saying a reply was not a readable chat completion."""
+    litellm = sys.modules.get("litellm")
+    if litellm is None:
+        return False
+    unreadable = tuple(
+        getattr(litellm, name)
+        for name in ("APIResponseValidationError", "JSONSchemaValidationError")
+        if isinstance(getattr(litellm, name, None), type)
+    )
+    return bool(unreadable) and isinstance(exc, unreadable)
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _clip(text: str, limit: int = _DETAIL_LIMIT) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "…")
