@@ -1,9 +1,14 @@
 """``agentflow-eval run``: evaluate an agent on an eval set.
 
 Report-only by default: it exits 0 whatever the pass rate (a scorecard, not a gate);
-``--fail-under RATE`` turns it into a gate. Bad input exits 2 with one clear message and
-no traceback; a run that cannot go on (Prefect's temporary server did not start) exits
-3, saying where its finished trials are kept.
+``--fail-under RATE`` turns it into a gate. Bad input — files, the agent, any flag value —
+exits 2 with one line and no traceback, before the flow starts; a run that cannot go on
+(Prefect's temporary server did not start) exits 3, and Ctrl-C exits 130; both say how
+to finish the run with ``--resume``.
+
+While trials run, a progress display on stderr follows the run folder (see
+:mod:`agentflow_eval.cli.progress`); stdout gets the scorecard (``--quiet``: the summary
+line only; ``--json``: the run summary as JSON).
 """
 
 from __future__ import annotations
@@ -11,14 +16,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shlex
+import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 from agentflow_eval.cli.common import (
     EXIT_BELOW_THRESHOLD,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RUN_FAILED,
     fail,
+    one_line,
+    positive_float,
+    positive_int,
 )
 from agentflow_eval.run import defaults
 
@@ -26,35 +38,61 @@ __all__ = ["add_parser", "run"]
 
 
 def _rate(value: str) -> float:
-    rate = float(value.rstrip("%")) / (100 if value.endswith("%") else 1)
+    try:
+        rate = float(value.rstrip("%")) / (100 if value.endswith("%") else 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a rate such as 0.8 or 80%, got {value!r}"
+        ) from None
     if not 0 <= rate <= 1:
         raise argparse.ArgumentTypeError(f"expected a rate in 0..1 (or 0%..100%), got {value}")
     return rate
 
 
 def add_parser(sub: Any) -> None:
-    parser = sub.add_parser("run", help="evaluate an agent on an eval set")
+    parser = sub.add_parser(
+        "run",
+        help="evaluate an agent on an eval set",
+        description="Evaluate an agent on an eval set: every case several times, judged, "
+        "reported. Exits 0 whatever the pass rate unless --fail-under is given.",
+    )
     parser.add_argument("agent", nargs="?", help="module:attr, file.py:attr or http(s):// URL")
     parser.add_argument("evalset", nargs="?", help="eval-set file or folder (native or ADK)")
     parser.add_argument("--config", help="config file (default: test_config.json beside evalset)")
     parser.add_argument(
-        "--runs", type=int, help=f"trials per case (default {defaults.RUNS}, or the config's)"
+        "--runs",
+        type=positive_int,
+        help=f"trials per case (default {defaults.RUNS}, or the config's)",
     )
     parser.add_argument(
         "--max-concurrency",
-        type=int,
+        type=positive_int,
         help=f"trials in flight (default {defaults.MAX_CONCURRENCY}, or the config's)",
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=positive_float,
         dest="trial_timeout_s",
         help=f"seconds per trial (default {defaults.TRIAL_TIMEOUT_S:g}, or the config's)",
     )
+    parser.add_argument(
+        "--case",
+        action="append",
+        dest="cases",
+        metavar="PATTERN",
+        help="only cases whose id matches PATTERN (shell-style: weather_*); repeatable",
+    )
+    parser.add_argument("--limit", type=positive_int, metavar="N", help="only the first N cases")
     parser.add_argument("--output", default=defaults.OUTPUT_DIR, help="folder for run folders")
     parser.add_argument("--model", help="LiteLLM model for the agent (LiteLLM agents)")
     parser.add_argument("--judge-model", help="LiteLLM model for LLM judges")
-    parser.add_argument("--resume", metavar="RUN_DIR", help="finish an earlier, interrupted run")
+    again = parser.add_mutually_exclusive_group()
+    again.add_argument("--resume", metavar="RUN_DIR", help="finish an earlier, interrupted run")
+    again.add_argument(
+        "--rerun-errored",
+        metavar="RUN_DIR",
+        help="run an earlier run's errored trials again, in a new run folder",
+    )
     parser.add_argument("--publish-to", help="s3://bucket/prefix or a folder")
     parser.add_argument("--s3-endpoint-url", help="S3-compatible endpoint, e.g. http://host:8333")
     parser.add_argument("--s3-region")
@@ -62,10 +100,20 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--fail-under", type=_rate, metavar="RATE", help="exit 1 if the pass rate is below RATE"
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="criterion means, failures")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress; print only the summary line"
+    )
+    output.add_argument(
+        "--json", action="store_true", help="print the run summary as JSON on stdout"
+    )
+    parser.add_argument("--full", action="store_true", help="list every passing case")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="criterion means, each failing trial, logs"
+    )
 
 
-def _params(args: argparse.Namespace):  # -> EvaluateParams
+def _params(args: argparse.Namespace, rerun_dir: Path | None = None):  # -> EvaluateParams
     from agentflow_eval.models.params import EvaluateParams, S3Options
     from agentflow_eval.run.plan import params_from_run_dir
 
@@ -79,25 +127,47 @@ def _params(args: argparse.Namespace):  # -> EvaluateParams
             "model": args.model,
             "judge_model": args.judge_model,
             "publish_to": args.publish_to,
+            "cases": args.cases,
+            "limit": args.limit,
         }.items()
         if value is not None
     }
     s3 = S3Options(
         endpoint_url=args.s3_endpoint_url, region=args.s3_region, path_style=args.s3_path_style
     )
-    if args.resume:
-        params = params_from_run_dir(args.resume)
+    earlier = rerun_dir or args.resume
+    if earlier:
+        params = params_from_run_dir(earlier)
         update = dict(overrides)
         if args.agent:
             update["agent"] = args.agent
         if args.evalset:
             update["evalset"] = args.evalset
+        if args.s3_endpoint_url or args.s3_region or args.s3_path_style:
+            update["s3"] = s3
         return params.model_copy(update=update)
     if not args.agent or not args.evalset:
         raise ValueError("run needs AGENT and EVALSET (or --resume RUN_DIR)")
     return EvaluateParams(
         agent=args.agent, evalset=args.evalset, output_dir=args.output, s3=s3, **overrides
     )
+
+
+def _check_publish_target(params: Any) -> None:
+    """A publish target that cannot be used fails now, not after every trial ran."""
+    if not params.publish_to:
+        return
+    from agentflow_eval.publish.storage import parse_target
+
+    try:
+        parse_target(
+            params.publish_to,
+            endpoint_url=params.s3.endpoint_url,
+            region=params.s3.region,
+            path_style=params.s3.path_style,
+        )
+    except ValueError as exc:
+        raise ValueError(f"--publish-to {params.publish_to}: {one_line(exc)}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -113,51 +183,179 @@ def run(args: argparse.Namespace) -> int:
     api = TemporaryPrefectAPI.launch()
     sys.path.insert(0, os.getcwd())  # agents named as package.module:attr from the project
 
-    from pydantic import ValidationError
-
     from agentflow_eval.agents.loader import AgentLoadError, load_agent
     from agentflow_eval.files.loading import EvalFileError
     from agentflow_eval.run.plan import load_inputs
+    from agentflow_eval.run.selection import select_cases
 
+    rerun_dir: Path | None = None
     try:
-        params = _params(args)
+        if args.rerun_errored:
+            rerun_dir = _prepare_rerun(args.rerun_errored)
+            if rerun_dir is None:
+                return EXIT_OK
+        params = _params(args, rerun_dir)
+        _check_publish_target(params)
         # Check what the user can fix before the flow run starts: the same loaders the
         # flow's load-evalset task runs, so a typo costs no flow run and writes nothing.
         agent = load_agent(params.agent, model=params.model)
         inputs = load_inputs(params.evalset, params.config, judge_model=params.judge_model)
-    except (EvalFileError, AgentLoadError, FileNotFoundError, ValueError) as exc:
+        selected = select_cases(inputs.eval_set, params.cases, params.limit)
+    except (EvalFileError, AgentLoadError) as exc:
         return fail(str(exc))
-    except ValidationError as exc:
-        return fail(str(exc))
+    except (FileNotFoundError, ValueError) as exc:  # pydantic's ValidationError included
+        return fail(one_line(exc))
     for warning in inputs.warnings:
         print(f"warning: {warning}", file=sys.stderr)
 
-    from agentflow_eval.demo.names import SIMULATED_LABEL
     from agentflow_eval.flows.evaluate import evaluate
     from agentflow_eval.flows.support.temporary_api import TemporaryAPIError, run_on
-    from agentflow_eval.report.scorecard import format_scorecard
 
     if args.verbose:
         print(f"agent {agent.name}: running {params.evalset}", file=sys.stderr)
+    watch = _watch(params, selected)
     try:
-        outcome = asyncio.run(run_on(api, lambda: evaluate(params), flow_name=evaluate.name))
+        with _following(watch, args):
+            outcome = asyncio.run(run_on(api, lambda: evaluate(params), flow_name=evaluate.name))
+    except KeyboardInterrupt:
+        return _interrupted(watch.run_dir)
     except TemporaryAPIError as exc:
         print(f"agentflow-eval: error: {exc}; no trial has run", file=sys.stderr)
         return EXIT_RUN_FAILED
-    run = outcome.run
-    trials = None
-    if args.verbose:  # the flow returns a summary: failing trials are read case by case
-        from agentflow_eval.report.case_trials import JudgedFileTrials
-        from agentflow_eval.run.plan import RunPaths
+    return _report(outcome, args)
 
-        trials = JudgedFileTrials.scan(RunPaths(outcome.run_dir).judged)
+
+def _prepare_rerun(source: str) -> Path | None:
+    from agentflow_eval.run.rerun import prepare_rerun
+
+    rerun = prepare_rerun(source)
+    if rerun.errored == 0:
+        print(f"no trial of {source} errored: nothing to run again", file=sys.stderr)
+        return None
     print(
-        format_scorecard(run, verbose=args.verbose, simulated_label=SIMULATED_LABEL, trials=trials)
+        f"running {rerun.errored} errored trial(s) of {source} again in {rerun.run_dir} "
+        f"({rerun.kept} finished trials kept)",
+        file=sys.stderr,
     )
-    print(f"results in {outcome.run_dir}  (report.html, results.json, junit.xml)")
-    for note in outcome.notes:
-        print(note)
-    if args.fail_under is not None and run.totals.pass_rate < args.fail_under:
+    return rerun.run_dir
+
+
+def _watch(params: Any, selected: Any):  # -> RunFolderWatch
+    from agentflow_eval.cli.progress import RunFolderWatch
+    from agentflow_eval.files.naming import safe_id
+
+    cases = len(selected.eval_cases)
+    if params.resume:
+        return RunFolderWatch(Path(params.resume), cases, run_dir=Path(params.resume))
+    eval_folder = Path(params.output_dir).resolve() / safe_id(selected.eval_set_id)
+    return RunFolderWatch(eval_folder, cases)
+
+
+class _following:
+    """The progress display the flags and the terminal call for, following ``watch``
+    (nothing but the watch with ``--quiet``: it still finds the run folder for a
+    Ctrl-C)."""
+
+    def __init__(self, watch: Any, args: argparse.Namespace) -> None:
+        from agentflow_eval.cli.progress import LiveDisplay, PlainDisplay, follow_run
+
+        self._watch = watch
+        self._inner: Any = None
+        if not args.quiet:
+            stream = sys.stderr
+            live = stream.isatty() and os.environ.get("TERM") != "dumb"
+            display = LiveDisplay(stream) if live else PlainDisplay(stream)
+            self._inner = follow_run(watch, display)
+
+    def __enter__(self) -> _following:
+        if self._inner is not None:
+            self._inner.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._inner is not None:
+            self._inner.__exit__(*exc)
+        else:
+            self._watch.poll()
+
+
+def _interrupted(run_dir: Path | None) -> int:
+    """Ctrl-C: say what was kept and how to finish; a second Ctrl-C while Prefect shuts
+    down ends the process at once."""
+    signal.signal(signal.SIGINT, lambda *_: os._exit(EXIT_INTERRUPTED))
+    if run_dir is None or not (run_dir / "run.json").exists():
+        print(
+            "\nagentflow-eval: interrupted before the run started; nothing to resume",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    from agentflow_eval.run.resumable import completed_keys
+
+    kept = len(completed_keys(run_dir / "trials.jsonl"))
+    print(
+        f"\nagentflow-eval: interrupted; {kept} finished trial(s) are kept in {run_dir}\n"
+        f"finish the run with: agentflow-eval run --resume {shlex.quote(str(run_dir))}",
+        file=sys.stderr,
+    )
+    return EXIT_INTERRUPTED
+
+
+class _JudgedTrialsOnDemand:
+    """A run folder's judged trials, indexed the first time a case's trials are asked
+    for (a scorecard of passing cases never reads the file)."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._index: Any = None
+
+    def trials_of(self, case_id: str) -> list:
+        if self._index is None:
+            from agentflow_eval.report.case_trials import JudgedFileTrials
+
+            self._index = JudgedFileTrials.scan(self._path)
+        return self._index.trials_of(case_id)
+
+
+def _report(outcome: Any, args: argparse.Namespace) -> int:
+    from agentflow_eval.demo.names import SIMULATED_LABEL
+    from agentflow_eval.report.scorecard import format_scorecard, overall_line
+    from agentflow_eval.report.summary import run_summary
+    from agentflow_eval.run.plan import RunPaths
+
+    run = outcome.run
+    below = args.fail_under is not None and run.totals.pass_rate < args.fail_under
+    if args.json:
+        summary = run_summary(
+            run,
+            outcome.run_dir,
+            notes=outcome.notes,
+            published=outcome.published,
+            report_url=outcome.report_url,
+            fail_under=args.fail_under,
+        )
+        print(summary.model_dump_json(indent=2))
+    elif args.quiet:
+        print(overall_line(run))
+        print(f"results in {outcome.run_dir}")
+        for note in outcome.notes:
+            print(note)
+    else:
+        trials = _JudgedTrialsOnDemand(RunPaths(outcome.run_dir).judged)
+        print(
+            format_scorecard(
+                run,
+                verbose=args.verbose,
+                simulated_label=SIMULATED_LABEL,
+                trials=trials,
+                full=args.full,
+            )
+        )
+        for note in run.notes:
+            print(f"note: {note}")
+        print(f"results in {outcome.run_dir}  (report.html, results.json, junit.xml)")
+        for note in outcome.notes:
+            print(note)
+    if below:
         print(
             f"pass rate {run.totals.pass_rate:.0%} is below --fail-under {args.fail_under:.0%}",
             file=sys.stderr,

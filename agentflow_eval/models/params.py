@@ -38,6 +38,14 @@ class EvaluateParams(BaseModel):
         default=None, description="config file; default: test_config.json beside the eval set"
     )
     runs: int | None = Field(default=None, ge=1, description="trials per case (default 5)")
+    cases: list[str] | None = Field(
+        default=None,
+        description="only the cases whose id matches one of these shell-style patterns "
+        "(e.g. weather_*); default: every case",
+    )
+    limit: int | None = Field(
+        default=None, ge=1, description="only the first N cases (after cases); default: all"
+    )
     max_concurrency: int | None = Field(
         default=None, ge=1, description="trials in flight at once (default 16)"
     )

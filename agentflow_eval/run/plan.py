@@ -38,6 +38,7 @@ __all__ = [
     "RunPlan",
     "RunSettings",
     "check_criteria",
+    "check_scenarios",
     "judge_model_of",
     "load_inputs",
     "new_run_id",
@@ -62,11 +63,16 @@ class RunOptions:
     """Where trials' own working directories go (default: the system's temporary folder)."""
     keep_workdirs: bool = False
     """Keep each trial's working directory after the trial (to look at what tools wrote)."""
+    cases: tuple[str, ...] = ()
+    """Only the cases whose id matches one of these patterns (:mod:`.selection`)."""
+    limit: int | None = None
+    """Only the first ``limit`` cases (after ``cases``)."""
 
     def __post_init__(self) -> None:
         for name, value, low in (
             ("runs", self.runs, 1),
             ("max_concurrency", self.max_concurrency, 1),
+            ("limit", self.limit, 1),
         ):
             if value is not None and value < low:
                 raise ValueError(f"{name} must be at least {low}, got {value}")
@@ -79,6 +85,8 @@ class RunOptions:
             runs=params.runs,
             max_concurrency=params.max_concurrency,
             trial_timeout_s=params.trial_timeout_s,
+            cases=tuple(params.cases or ()),
+            limit=params.limit,
         )
 
 
@@ -127,6 +135,7 @@ class RunInputs:
         """Inputs from objects; no config means ADK's default criteria."""
         chosen = config if config is not None else EvalConfig.default()
         check_criteria(chosen, None)
+        check_scenarios(eval_set, chosen, f"eval set {eval_set.eval_set_id!r}", None)
         return cls(eval_set, chosen)
 
 
@@ -154,6 +163,7 @@ def load_inputs(
     if judge_model:
         run_config.judge.model = judge_model
     check_criteria(run_config, config_path)
+    check_scenarios(loaded.eval_set, run_config, evalset, config_path)
     return RunInputs(loaded.eval_set, run_config, list(loaded.warnings), config_path)
 
 
@@ -171,6 +181,31 @@ def check_criteria(config: EvalConfig, config_path: str | Path | None) -> None:
             raise EvalFileError(
                 config_path or "(config)", str(exc), field=f"criteria.{name}"
             ) from None
+
+
+def check_scenarios(
+    eval_set: EvalSet, config: EvalConfig, source: str | Path, config_path: Path | None
+) -> None:
+    """A simulated-user scenario case cannot run without the config's
+    ``user_simulator_config`` (the model that plays the user): refuse it when the inputs
+    load, naming each such case, not trial by trial once the run is going."""
+    if config.user_simulator_config is not None:
+        return
+    from agentflow_eval.files.errors import EvalFileError, Problem
+
+    where = f"config {config_path}" if config_path else "the config (none was given)"
+    problems = [
+        Problem(
+            message=f"a simulated-user scenario needs user_simulator_config in {where}, "
+            'e.g. "user_simulator_config": {"model": "openai/gpt-4o-mini"}',
+            field="conversation_scenario",
+            case_id=case.eval_id,
+        )
+        for case in eval_set.eval_cases
+        if case.conversation_scenario is not None
+    ]
+    if problems:
+        raise EvalFileError.from_problems(source, problems)
 
 
 # -------------------------------------------------------------------------- run folders
@@ -294,6 +329,15 @@ def plan_run(
     folder is its own resume point.
     """
     settings = resolve_settings(options, inputs.config)
+    subset_note = None
+    if options.cases or options.limit is not None:
+        from agentflow_eval.run.selection import describe_selection, select_cases
+
+        total = len(inputs.eval_set.eval_cases)
+        inputs = replace(
+            inputs, eval_set=select_cases(inputs.eval_set, options.cases, options.limit)
+        )
+        subset_note = describe_selection(inputs.eval_set, total, options.cases, options.limit)
     if resume is not None:
         paths = RunPaths(Path(resume).resolve())
         meta = _read_meta(paths, settings.runs)
@@ -310,6 +354,8 @@ def plan_run(
         )
     meta.agent = agent.name
     meta.label_models(getattr(agent, "model", None), inputs.config)
+    if subset_note:
+        meta.notes.append(subset_note)
     _write_meta(paths, meta, params)
     return RunPlan(
         eval_set=inputs.eval_set,
