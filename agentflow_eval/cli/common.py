@@ -31,9 +31,10 @@ def fail(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
-def one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException, *, field: bool = True) -> str:
     """An exception's message on one line. A pydantic ``ValidationError`` gives its
-    first error as ``field: message`` rather than its multi-line dump."""
+    first error as ``field: message`` (``field=False``: the message alone) rather than
+    its multi-line dump."""
     errors = getattr(exc, "errors", None)
     if callable(errors) and type(exc).__name__ == "ValidationError":
         try:
@@ -43,7 +44,7 @@ def one_line(exc: BaseException) -> str:
         if first is not None:
             message = str(first.get("msg", "")).removeprefix("Value error, ")
             where = ".".join(str(part) for part in first.get("loc", ()))
-            return f"{where}: {message}" if where else message
+            return f"{where}: {message}" if where and field else message
     return " ".join(str(exc).split())
 
 

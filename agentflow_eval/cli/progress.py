@@ -19,7 +19,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
@@ -84,7 +84,6 @@ class RunProgress:
     errored: int = 0
     not_evaluated: int = 0
     already_judged: int = 0
-    started: float = field(default_factory=time.monotonic)
 
     @property
     def judging(self) -> bool:
@@ -146,7 +145,6 @@ class RunFolderWatch:
         if self._first_read:
             progress.already_done = progress.trials_done
             progress.already_judged = progress.judged
-            progress.started = time.monotonic()
             self._first_read = False
         return progress
 
@@ -182,11 +180,29 @@ class ProgressDisplay(Protocol):
     def close(self, progress: RunProgress) -> None: ...
 
 
-def _rate_and_eta(done: int, total: int, since: float) -> tuple[float, float | None]:
-    elapsed = time.monotonic() - since
-    rate = done / elapsed if elapsed > 0 and done else 0.0
-    eta = (total - done) / rate if rate else None
-    return rate, eta
+@dataclass
+class _StageRate:
+    """A stage's pace: items per second since the stage was first seen (the items
+    already done then left out), frozen once the stage is complete."""
+
+    started: float | None = None
+    before: int = 0
+    final: tuple[float, float | None] | None = None
+
+    def measure(self, done: int, total: int, before: int) -> tuple[float, float | None]:
+        """(items per second, seconds left or None while unknown)."""
+        if self.final is not None:
+            return self.final
+        now = time.monotonic()
+        if self.started is None:
+            self.started, self.before = now, before
+        elapsed = now - self.started
+        new = done - self.before
+        rate = new / elapsed if elapsed > 0 and new > 0 else 0.0
+        left = (total - done) / rate if rate else None
+        if done >= total:
+            self.final = (rate, 0.0)
+        return rate, left
 
 
 def _duration(seconds: float | None) -> str:
@@ -220,6 +236,7 @@ class PlainDisplay:
     def __init__(self, stream: IO[str]) -> None:
         self._stream = stream
         self._printed = {"trials": -1, "judged": -1}
+        self._rates = {"trials": _StageRate(), "judged": _StageRate()}
 
     def update(self, progress: RunProgress) -> None:
         if not progress.total:
@@ -237,14 +254,14 @@ class PlainDisplay:
             )
 
     def _line(self, stage: str, done: int, progress: RunProgress, detail: str, before: int) -> None:
+        rate, left = self._rates[stage].measure(done, progress.total, before)
         step = done * self.STEPS // progress.total
-        if step <= self._printed[stage] or (done == 0 and stage == "judged"):
+        if step <= self._printed[stage] or done == before:  # nothing new to say
             return
         self._printed[stage] = step
         line = f"{stage} {done}/{progress.total} · {detail}"
-        if done < progress.total:
-            rate, eta = _rate_and_eta(done - before, progress.total - before, progress.started)
-            line += f" · {rate:.1f}/s · {_duration(eta)} left"
+        if done < progress.total and rate:
+            line += f" · {rate:.1f}/s · {_duration(left)} left"
         print(line, file=self._stream, flush=True)
 
     def close(self, progress: RunProgress) -> None:
@@ -280,12 +297,13 @@ class LiveDisplay:
         )
         self._trials: int | None = None
         self._judged: int | None = None
-        self._progress.start()
+        self._rates: dict[int, _StageRate] = {}
 
     def update(self, progress: RunProgress) -> None:
         if not progress.total:
             return
-        if self._trials is None:
+        if self._trials is None:  # the bars appear once the run has a folder and a size
+            self._progress.start()
             self._trials = self._progress.add_task(
                 "trials", total=progress.total, detail="", rate="", eta=""
             )
@@ -310,19 +328,21 @@ class LiveDisplay:
             )
 
     def _show(self, task: int, done: int, progress: RunProgress, detail: str, before: int) -> None:
-        rate, eta = _rate_and_eta(done - before, progress.total - before, progress.started)
-        finished = done >= progress.total
+        rate, left = self._rates.setdefault(task, _StageRate()).measure(
+            done, progress.total, before
+        )
         self._progress.update(
             task,
             completed=done,
             detail=detail,
             rate=f"{rate:.1f}/s" if rate else "",
-            eta="" if finished else f"ETA {_duration(eta)}",
+            eta="" if done >= progress.total or left is None else f"ETA {_duration(left)}",
         )
 
     def close(self, progress: RunProgress) -> None:
         self.update(progress)
-        self._progress.stop()
+        if self._trials is not None:
+            self._progress.stop()
 
 
 class follow_run:

@@ -14,7 +14,6 @@ line only; ``--json``: the run summary as JSON).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shlex
 import signal
@@ -153,29 +152,49 @@ def _params(args: argparse.Namespace, rerun_dir: Path | None = None):  # -> Eval
     )
 
 
-def _check_publish_target(params: Any) -> None:
+def _check_publish_target(
+    target: str | None, endpoint_url: str | None, region: str | None, path_style: bool
+) -> None:
     """A publish target that cannot be used fails now, not after every trial ran."""
-    if not params.publish_to:
+    if not target:
         return
     from agentflow_eval.publish.storage import parse_target
 
     try:
-        parse_target(
-            params.publish_to,
-            endpoint_url=params.s3.endpoint_url,
-            region=params.s3.region,
-            path_style=params.s3.path_style,
-        )
+        parse_target(target, endpoint_url=endpoint_url, region=region, path_style=path_style)
     except ValueError as exc:
-        raise ValueError(f"--publish-to {params.publish_to}: {one_line(exc)}") from None
+        raise ValueError(f"--publish-to {target}: {one_line(exc, field=False)}") from None
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except KeyboardInterrupt:  # before the run started (importing, checking inputs)
+        print(
+            "\nagentflow-eval: interrupted before the run started; nothing to resume",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
     # The flow run's record gets every log line; the terminal only warnings and errors
     # (the scorecard says the rest), unless --verbose.
     os.environ.setdefault(
         "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "INFO" if args.verbose else "WARNING"
     )
+    # Prefect's server sends a usage heartbeat when it starts. The temporary server this
+    # command launches lives for one run: its heartbeat describes nothing, and offline
+    # (or racing the server's fresh database) it prints errors and tracebacks into the
+    # run's output. Off for that server unless the user set it; a server of one's own
+    # (PREFECT_API_URL) keeps its own setting.
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    try:  # what the flags alone can tell, before anything starts
+        _check_publish_target(
+            args.publish_to, args.s3_endpoint_url, args.s3_region, args.s3_path_style
+        )
+    except ValueError as exc:
+        return fail(str(exc))
     # Boot Prefect's temporary API server on the other core while this process imports
     # Prefect and the agent and checks the inputs (a no-op when PREFECT_API_URL names one).
     from agentflow_eval.flows.support.temporary_api import TemporaryPrefectAPI
@@ -195,7 +214,8 @@ def run(args: argparse.Namespace) -> int:
             if rerun_dir is None:
                 return EXIT_OK
         params = _params(args, rerun_dir)
-        _check_publish_target(params)
+        s3 = params.s3
+        _check_publish_target(params.publish_to, s3.endpoint_url, s3.region, s3.path_style)
         # Check what the user can fix before the flow run starts: the same loaders the
         # flow's load-evalset task runs, so a typo costs no flow run and writes nothing.
         agent = load_agent(params.agent, model=params.model)
@@ -213,10 +233,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.verbose:
         print(f"agent {agent.name}: running {params.evalset}", file=sys.stderr)
+    from agentflow_eval.cli.interrupt import run_interruptibly
+
     watch = _watch(params, selected)
     try:
         with _following(watch, args):
-            outcome = asyncio.run(run_on(api, lambda: evaluate(params), flow_name=evaluate.name))
+            outcome = run_interruptibly(
+                lambda: run_on(api, lambda: evaluate(params), flow_name=evaluate.name)
+            )
     except KeyboardInterrupt:
         return _interrupted(watch.run_dir)
     except TemporaryAPIError as exc:

@@ -29,6 +29,7 @@ from agentflow_eval.models.results import (
     ExpectedTurn,
     RecordedToolCall,
     RunResult,
+    TrialError,
     TrialResult,
 )
 from agentflow_eval.report.case_trials import CaseTrials, TrialsInMemory
@@ -37,6 +38,7 @@ __all__ = [
     "PASSING_SHOWN",
     "CaseVerdict",
     "case_verdict",
+    "error_text",
     "format_failures",
     "format_scorecard",
     "overall_line",
@@ -142,7 +144,8 @@ def _header(run: RunResult, simulated_label: str) -> list[str]:
 def _counts_line(run: RunResult, groups: dict[CaseVerdict, list[CaseResult]]) -> str:
     totals = run.totals
     parts = [
-        f"{len(run.cases)} cases: {len(groups['failing'])} failing, "
+        f"{len(run.cases)} case{'' if len(run.cases) == 1 else 's'}: "
+        f"{len(groups['failing'])} failing, "
         f"{len(groups['flaky'])} flaky, {len(groups['passing'])} passing"
         + (f", {len(groups['not_evaluated'])} not evaluated" if groups["not_evaluated"] else "")
     ]
@@ -191,8 +194,7 @@ def _grouped_reasons(results: Iterable[TrialResult]) -> list[str]:
     groups: dict[tuple[str, str], list[int]] = {}
     for result in results:
         if result.status == "errored" and result.trial.error is not None:
-            error = result.trial.error
-            key = ("errored", f"{error.kind}: {error.message}")
+            key = ("errored", error_text(result.trial.error))
         elif result.status == "not_evaluated":
             key = ("not evaluated", _why_not_evaluated(result.criteria))
         else:
@@ -202,6 +204,14 @@ def _grouped_reasons(results: Iterable[TrialResult]) -> list[str]:
         f"      {status} ×{len(indices)} ({_trial_list(indices)}): {_short(reason)}"
         for (status, reason), indices in groups.items()
     ]
+
+
+def error_text(error: TrialError) -> str:
+    """``timeout: no answer within 30 s``; ``exception: ConnectionError: service down``
+    (the exception's type, where the kind does not say it already)."""
+    if error.kind in ("timeout", "max_steps") or not error.type or error.type in error.message:
+        return f"{error.kind}: {error.message}"
+    return f"{error.kind}: {error.type}: {error.message}"
 
 
 def _why_not_evaluated(criteria: Sequence[CriterionResult]) -> str:
@@ -281,7 +291,7 @@ def format_failures(
         for result in bad[:max_trials]:
             label = f"trial {result.trial.trial_index}"
             if result.trial.error is not None:
-                why = f"errored: {result.trial.error.kind}: {result.trial.error.message}"
+                why = f"errored: {error_text(result.trial.error)}"
             elif result.status == "not_evaluated":
                 why = f"not evaluated: {_why_not_evaluated(result.criteria)}"
             else:

@@ -50,7 +50,10 @@ def test_errored_trials_say_why_without_verbose() -> None:
     run, _ = sample_run(trials=4)
     text = format_scorecard(run)
     assert "errored ×1 (trial 1): timeout: no answer within 30 s" in text
-    assert "errored ×1 (trial 2): exception: book_hotel: HTTP 503 from booking API" in text
+    assert (
+        "errored ×1 (trial 2): exception: BookingUnavailable: book_hotel: HTTP 503 from booking API"
+        in text
+    )
     assert "trial 1: failed" not in text  # the failing trials' details are --verbose's
     lines = text.splitlines()
     index = next(i for i, line in enumerate(lines) if "errored ×1 (trial 1)" in line)
