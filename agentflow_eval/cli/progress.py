@@ -107,7 +107,7 @@ class RunFolderWatch:
         self.progress = RunProgress(run_dir=run_dir)
         self._trials: StageFile | None = None
         self._judged: StageFile | None = None
-        self._first_read = True
+        self._first_read = run_dir is not None  # a resumed run's earlier trials count apart
 
     @property
     def run_dir(self) -> Path | None:
@@ -228,14 +228,17 @@ def _verdicts(progress: RunProgress) -> str:
 
 
 class PlainDisplay:
-    """A line each tenth of the way through each stage (and at its end), for output
-    that is not a terminal: ``trials 40/100 · 2 errored · 12.5/s · 5s left``."""
+    """A line each tenth of the way through each stage (the last at its end), and at
+    least every ``every_s`` seconds while it moves, for output that is not a terminal:
+    ``trials 40/100 · 2 errored · 12.5/s · 5s left``."""
 
     STEPS = 10
 
-    def __init__(self, stream: IO[str]) -> None:
+    def __init__(self, stream: IO[str], *, every_s: float = 30.0) -> None:
         self._stream = stream
-        self._printed = {"trials": -1, "judged": -1}
+        self._every_s = every_s
+        self._printed = {"trials": 0, "judged": 0}
+        self._last = {"trials": (0, time.monotonic()), "judged": (0, time.monotonic())}
         self._rates = {"trials": _StageRate(), "judged": _StageRate()}
 
     def update(self, progress: RunProgress) -> None:
@@ -256,9 +259,13 @@ class PlainDisplay:
     def _line(self, stage: str, done: int, progress: RunProgress, detail: str, before: int) -> None:
         rate, left = self._rates[stage].measure(done, progress.total, before)
         step = done * self.STEPS // progress.total
-        if step <= self._printed[stage] or done == before:  # nothing new to say
+        last_done, last_time = self._last[stage]
+        moved = done > max(last_done, before)
+        overdue = time.monotonic() - last_time >= self._every_s
+        if not moved or (step <= self._printed[stage] and not overdue):
             return
-        self._printed[stage] = step
+        self._printed[stage] = max(step, self._printed[stage])
+        self._last[stage] = (done, time.monotonic())
         line = f"{stage} {done}/{progress.total} · {detail}"
         if done < progress.total and rate:
             line += f" · {rate:.1f}/s · {_duration(left)} left"
@@ -273,7 +280,7 @@ class LiveDisplay:
     of total, errored so far (trials), passed and failed so far (judging), the rate and
     the time left. Colour follows rich's rules (``NO_COLOR`` turns it off)."""
 
-    def __init__(self, stream: IO[str]) -> None:
+    def __init__(self, stream: IO[str], *, force_terminal: bool | None = None) -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -283,7 +290,7 @@ class LiveDisplay:
             TimeElapsedColumn,
         )
 
-        self._console = Console(file=stream)
+        self._console = Console(file=stream, force_terminal=force_terminal)
         self._progress = Progress(
             TextColumn("{task.description:<7}"),
             BarColumn(),
