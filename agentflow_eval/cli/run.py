@@ -257,7 +257,8 @@ def _prepare_rerun(source: str) -> Path | None:
         print(f"no trial of {source} errored: nothing to run again", file=sys.stderr)
         return None
     print(
-        f"running {rerun.errored} errored trial(s) of {source} again in {rerun.run_dir} "
+        f"running {rerun.errored} errored trial(s) of {source} again in "
+        f"{_shown(rerun.run_dir)} "
         f"({rerun.kept} finished trials kept)",
         file=sys.stderr,
     )
@@ -303,6 +304,15 @@ class _following:
             self._watch.poll()
 
 
+def _shown(path: Path) -> str:
+    """A path as the user would type it: relative to the current directory when it is
+    inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def _interrupted(run_dir: Path | None) -> int:
     """Ctrl-C: say what was kept and how to finish; a second Ctrl-C while Prefect shuts
     down ends the process at once."""
@@ -317,8 +327,9 @@ def _interrupted(run_dir: Path | None) -> int:
 
     kept = len(completed_keys(run_dir / "trials.jsonl"))
     print(
-        f"\nagentflow-eval: interrupted; {kept} finished trial(s) are kept in {run_dir}\n"
-        f"finish the run with: agentflow-eval run --resume {shlex.quote(str(run_dir))}",
+        f"\nagentflow-eval: interrupted; {kept} finished trial(s) are kept in "
+        f"{_shown(run_dir)}\n"
+        f"finish the run with: agentflow-eval run --resume {shlex.quote(_shown(run_dir))}",
         file=sys.stderr,
     )
     return EXIT_INTERRUPTED
@@ -360,7 +371,7 @@ def _report(outcome: Any, args: argparse.Namespace) -> int:
         print(summary.model_dump_json(indent=2))
     elif args.quiet:
         print(overall_line(run))
-        print(f"results in {outcome.run_dir}")
+        print(f"results in {_shown(outcome.run_dir)}")
         for note in outcome.notes:
             print(note)
     else:
@@ -376,7 +387,7 @@ def _report(outcome: Any, args: argparse.Namespace) -> int:
         )
         for note in run.notes:
             print(f"note: {note}")
-        print(f"results in {outcome.run_dir}  (report.html, results.json, junit.xml)")
+        print(f"results in {_shown(outcome.run_dir)}  (report.html, results.json, junit.xml)")
         for note in outcome.notes:
             print(note)
     if below:

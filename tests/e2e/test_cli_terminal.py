@@ -151,12 +151,14 @@ def test_a_pipe_gets_plain_lines_json_and_a_rerun_of_errored_trials(project: Pat
         timeout=300,
     )
     assert again.returncode == 0, again.stderr[-3000:]
-    assert f"running 4 errored trial(s) of {source} again in " in again.stderr
+    assert f"running 4 errored trial(s) of {source} again in eval-results/weather/" in (
+        again.stderr
+    )
     assert "overall: 8/8" in again.stdout
     everything = again.stdout + again.stderr
     assert everything.count("overall: ") == 1  # --verbose: the scorecard once, not in a log
     assert "Finished in state Completed" in again.stderr  # --verbose shows Prefect's log
-    new_dir = Path(re.search(r"results in (\S+)", again.stdout).group(1))
+    new_dir = project / re.search(r"results in (\S+)", again.stdout).group(1)
     assert new_dir.parent == source.parent and new_dir != source
     assert (source / "trials.jsonl").read_bytes() == source_trials  # the source is kept
     assert len((new_dir / "trials.jsonl").read_text().splitlines()) == 8
@@ -185,14 +187,16 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_finish(project: Path) -> None:
     assert "Traceback" not in err and "Crash detected" not in err
     match = re.search(r"interrupted; (\d+) finished trial\(s\) are kept in (\S+)", err)
     assert match, err
-    run_dir = Path(match.group(2))
-    assert f"finish the run with: agentflow-eval run --resume {run_dir}" in err
+    shown = match.group(2)  # relative to the current directory, as typed
+    assert shown.startswith("eval-results/weather/")
+    assert f"finish the run with: agentflow-eval run --resume {shown}" in err
+    run_dir = project / shown
     assert out == ""
     kept = len((run_dir / "trials.jsonl").read_text().splitlines())
     assert 0 < kept < 40
 
     resumed = subprocess.run(
-        [*COMMAND, "--resume", str(run_dir), "--quiet"],
+        [*COMMAND, "--resume", shown, "--quiet"],
         capture_output=True,
         text=True,
         cwd=project,
@@ -202,6 +206,6 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_finish(project: Path) -> None:
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert resumed.stdout.splitlines() == [
         "overall: 40/40  (100%, 95% CI 91%–100%)",
-        f"results in {run_dir}",
+        f"results in {shown}",
     ]
     assert resumed.stderr == ""  # --quiet: no progress
