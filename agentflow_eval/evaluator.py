@@ -19,6 +19,7 @@ and where the report is. Under pytest, the plugin's options (``--agentflow-outpu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,7 @@ class AgentEvaluator:
 
     def __init__(
         self,
-        agent: AgentUnderTest | str,
+        agent: AgentUnderTest | str | Callable[..., Any],
         config: EvalConfig | dict[str, Any] | str | Path | None = None,
         *,
         model: str | None = None,
@@ -69,7 +70,14 @@ class AgentEvaluator:
     ) -> None:
         from agentflow_eval.agents.loader import load_agent
 
-        self.agent = load_agent(agent, model=model) if isinstance(agent, str) else agent
+        if isinstance(agent, str):
+            self.agent = load_agent(agent, model=model)
+        elif isinstance(agent, AgentUnderTest) or not callable(agent):
+            self.agent = agent
+        else:  # an agent function, as a spec naming it would give
+            from agentflow_eval.agents.python import PythonAgent
+
+            self.agent = PythonAgent(agent)
         self.config = _config(config)
         self.output_dir = Path(output_dir)
         self.judge_cache = judge_cache if judge_cache is not None else InMemoryJudgeCache()
