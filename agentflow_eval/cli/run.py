@@ -55,23 +55,32 @@ def add_parser(sub: Any) -> None:
         description="Evaluate an agent on an eval set: every case several times, judged, "
         "reported. Exits 0 whatever the pass rate unless --fail-under is given.",
     )
-    parser.add_argument("agent", nargs="?", help="module:attr, file.py:attr or http(s):// URL")
-    parser.add_argument("evalset", nargs="?", help="eval-set file or folder (native or ADK)")
-    parser.add_argument("--config", help="config file (default: test_config.json beside evalset)")
+    parser.add_argument(
+        "agent", nargs="?", metavar="AGENT", help="module:attr, file.py:attr or http(s):// URL"
+    )
+    parser.add_argument(
+        "evalset", nargs="?", metavar="EVALSET", help="eval-set file or folder (native or ADK)"
+    )
+    parser.add_argument(
+        "--config", metavar="FILE", help="config file (default: test_config.json beside EVALSET)"
+    )
     parser.add_argument(
         "--runs",
         type=positive_int,
+        metavar="N",
         help=f"trials per case (default {defaults.RUNS}, or the config's)",
     )
     parser.add_argument(
         "--max-concurrency",
         type=positive_int,
+        metavar="N",
         help=f"trials in flight (default {defaults.MAX_CONCURRENCY}, or the config's)",
     )
     parser.add_argument(
         "--timeout",
         type=positive_float,
         dest="trial_timeout_s",
+        metavar="SECONDS",
         help=f"seconds per trial (default {defaults.TRIAL_TIMEOUT_S:g}, or the config's)",
     )
     parser.add_argument(
@@ -82,9 +91,16 @@ def add_parser(sub: Any) -> None:
         help="only cases whose id matches PATTERN (shell-style: weather_*); repeatable",
     )
     parser.add_argument("--limit", type=positive_int, metavar="N", help="only the first N cases")
-    parser.add_argument("--output", default=defaults.OUTPUT_DIR, help="folder for run folders")
-    parser.add_argument("--model", help="LiteLLM model for the agent (LiteLLM agents)")
-    parser.add_argument("--judge-model", help="LiteLLM model for LLM judges")
+    parser.add_argument(
+        "--output",
+        default=defaults.OUTPUT_DIR,
+        metavar="DIR",
+        help=f"folder for run folders (default {defaults.OUTPUT_DIR})",
+    )
+    parser.add_argument(
+        "--model", metavar="MODEL", help="LiteLLM model for the agent (LiteLLM agents)"
+    )
+    parser.add_argument("--judge-model", metavar="MODEL", help="LiteLLM model for LLM judges")
     again = parser.add_mutually_exclusive_group()
     again.add_argument("--resume", metavar="RUN_DIR", help="finish an earlier, interrupted run")
     again.add_argument(
@@ -92,9 +108,11 @@ def add_parser(sub: Any) -> None:
         metavar="RUN_DIR",
         help="run an earlier run's errored trials again, in a new run folder",
     )
-    parser.add_argument("--publish-to", help="s3://bucket/prefix or a folder")
-    parser.add_argument("--s3-endpoint-url", help="S3-compatible endpoint, e.g. http://host:8333")
-    parser.add_argument("--s3-region")
+    parser.add_argument("--publish-to", metavar="TARGET", help="s3://bucket/prefix or a folder")
+    parser.add_argument(
+        "--s3-endpoint-url", metavar="URL", help="S3-compatible endpoint, e.g. http://host:8333"
+    )
+    parser.add_argument("--s3-region", metavar="REGION")
     parser.add_argument("--s3-path-style", action="store_true", help="path-style S3 addressing")
     parser.add_argument(
         "--fail-under", type=_rate, metavar="RATE", help="exit 1 if the pass rate is below RATE"
