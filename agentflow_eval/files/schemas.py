@@ -153,11 +153,18 @@ def config_json_schema() -> Schema:
         "description": "ADK's judge options; read into judge_model, num_samples, temperature.",
         "type": "object",
         "properties": {
-            "judge_model": {"type": "string"},
-            "judgeModel": {"type": "string"},
-            "num_samples": {"type": "integer", "minimum": 1},
-            "numSamples": {"type": "integer", "minimum": 1},
-            "judge_model_config": {"type": "object"},
+            "judge_model": {"type": "string", "description": "Read into judge_model."},
+            "judgeModel": {"type": "string", "description": "Same as judge_model."},
+            "num_samples": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Read into num_samples.",
+            },
+            "numSamples": {"type": "integer", "minimum": 1, "description": "Same as num_samples."},
+            "judge_model_config": {
+                "type": "object",
+                "description": "Its temperature is read into temperature.",
+            },
         },
     }
     criterion["stop_signal"] = {
@@ -288,13 +295,17 @@ def _allow_shorthands(defs: dict[str, Schema]) -> None:
                 "anyOf": [{"type": "string"}, defs[name]],
             }
     if "Rubric" in defs:
-        text = {"type": "string"}
+        text = {"type": "string", "description": "The rubric's text."}
         text_property: Schema = {
             "type": "object",
             "properties": {"text_property": text, "textProperty": text},
         }
         for key in ("rubric_content", "rubricContent"):
-            defs["Rubric"]["properties"][key] = {"anyOf": [{"type": "string"}, text_property]}
+            described = defs["Rubric"]["properties"][key].get("description")
+            defs["Rubric"]["properties"][key] = {
+                "anyOf": [{"type": "string"}, text_property],
+                **({"description": described} if described else {}),
+            }
     if "EvalCase" in defs:
         prop = defs["EvalCase"]["properties"]["expectations"]
         prop["items"] = {
@@ -320,14 +331,22 @@ def _single_key(snake: str, camel: str, description: str) -> Schema:
         "type": "object",
         "minProperties": 1,
         "maxProperties": 1,
-        "properties": {snake: {"type": "string"}, camel: {"type": "string"}},
+        "properties": {
+            snake: {"type": "string", "description": description},
+            camel: {"type": "string", "description": description},
+        },
         "additionalProperties": False,
     }
 
 
 def _adk_intermediate_defs() -> dict[str, Schema]:
-    tool_calls: Schema = {"type": "array", "items": {"$ref": "#/$defs/ToolCall"}}
+    tool_calls: Schema = {
+        "description": "The tool calls a good run makes in this turn.",
+        "type": "array",
+        "items": {"$ref": "#/$defs/ToolCall"},
+    }
     responses: Schema = {
+        "description": "Text the agent is expected to say between tool calls.",
         "type": "array",
         "items": {
             "anyOf": [
@@ -345,7 +364,11 @@ def _adk_intermediate_defs() -> dict[str, Schema]:
             ]
         },
     }
-    events: Schema = {"type": "array", "items": {"$ref": "#/$defs/AdkInvocationEvent"}}
+    events: Schema = {
+        "description": "The turn's events; their parts' function calls and text.",
+        "type": "array",
+        "items": {"$ref": "#/$defs/AdkInvocationEvent"},
+    }
     return {
         "AdkIntermediateData": {
             "title": "AdkIntermediateData",
@@ -370,8 +393,11 @@ def _adk_intermediate_defs() -> dict[str, Schema]:
             "title": "AdkInvocationEvent",
             "type": "object",
             "properties": {
-                "author": {"type": "string"},
-                "content": {"anyOf": [{"$ref": "#/$defs/Message"}, {"type": "null"}]},
+                "author": {"type": "string", "description": "Who produced the event."},
+                "content": {
+                    "anyOf": [{"$ref": "#/$defs/Message"}, {"type": "null"}],
+                    "description": "The event's message: function calls and text parts.",
+                },
             },
         },
     }

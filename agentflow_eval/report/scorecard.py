@@ -226,12 +226,18 @@ def _why_not_evaluated(criteria: Sequence[CriterionResult]) -> str:
 
 
 def _why_failed(result: TrialResult) -> str:
-    bad = [c for c in result.criteria if c.status in ("failed", "not_evaluated")]
-    return "; ".join(
-        f"{c.label or c.criterion} "
-        + (f"{c.score:.2f}" if c.score is not None else f"not evaluated ({c.reason})")
-        for c in bad
-    )
+    """``trajectory EXACT 0.50 (invocation 1: 1/2 expected call(s) matched ...)``: each
+    criterion that failed or gave no verdict, with its score and reason."""
+    parts = []
+    for c in result.criteria:
+        if c.status not in ("failed", "not_evaluated"):
+            continue
+        name = c.label or c.criterion
+        if c.score is None:
+            parts.append(f"{name} not evaluated ({c.reason})")
+        else:
+            parts.append(f"{name} {c.score:.2f}" + (f" ({c.reason})" if c.reason else ""))
+    return "; ".join(parts)
 
 
 def _trial_list(indices: list[int]) -> str:

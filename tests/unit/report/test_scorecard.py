@@ -230,7 +230,9 @@ def test_failures_show_expected_against_actual_tool_calls_compactly() -> None:
         '  trial 1    get_weather(location="Tokyo") → '
         'get_weather(location="London, UK", units="metric")'
     )
-    assert lines[start + 3].strip() == "failed: trajectory IN_ORDER 0.50"
+    assert lines[start + 3].strip() == (
+        "failed: trajectory IN_ORDER 0.50 (invocation 1: 1/2 expected call(s) matched among 2 made)"
+    )
     # two turns: split by |; an errored trial says why
     assert (
         '  expected   search_hotels(area="Alfama", date="2026-12-03") | '
