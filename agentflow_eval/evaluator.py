@@ -19,6 +19,7 @@ and where the report is. Under pytest, the plugin's options (``--agentflow-outpu
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,13 @@ from agentflow_eval.run import defaults
 from agentflow_eval.run.pipeline import evaluate
 from agentflow_eval.run.plan import RunOptions, RunPaths, load_inputs
 
-__all__ = ["AgentEvaluator", "EvaluationFailed"]
+__all__ = ["AgentEvaluator", "EvalInputWarning", "EvaluationFailed"]
+
+
+class EvalInputWarning(UserWarning):
+    """Something in the eval set or config that is accepted but not used as written (an
+    unknown key, an expectation no criterion judges): the CLI prints these; from Python
+    they are warnings, which pytest lists in its summary."""
 
 
 class EvaluationFailed(AssertionError):
@@ -101,6 +108,8 @@ class AgentEvaluator:
         else:
             inputs = load_inputs(eval_set, self.config)
             loaded, config = inputs.eval_set, inputs.config
+            for message in inputs.warnings:
+                warnings.warn(message, EvalInputWarning, stacklevel=2)
         if session.judge_model:
             config = (config or EvalConfig.default()).model_copy(deep=True)
             config.judge.model = session.judge_model

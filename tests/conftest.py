@@ -17,6 +17,12 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="agentflow-eval-prefect-"))
 os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
 
+# Prefect configures logging when it is first imported, closing every handler that exists
+# by then. absl (which rouge-score imports) makes a handler bound to whatever sys.stderr
+# was at its import — under pytest, a capture buffer — so a Prefect import in a later test
+# would close pytest's own capture. Configure Prefect's logging first, once.
+import prefect.main  # noqa: F401
+
 
 @pytest.fixture(params=["auto", "litellm"])
 def llm_transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:

@@ -131,7 +131,10 @@ class TrajectoryRecorder:
 
 @runtime_checkable
 class AgentSession(Protocol):
-    """One conversation with the agent. Fresh for every trial."""
+    """One conversation with the agent. Fresh for every trial.
+
+    A session that keeps the agent's state exposes it as a ``state`` dict; the trial
+    records it when the conversation ends (``Trial.final_session_state``)."""
 
     async def respond(self, message: Message, recorder: TrajectoryRecorder) -> str:
         """Answer one user turn; return the final response text."""

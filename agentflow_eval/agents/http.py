@@ -8,7 +8,9 @@ shape, optionally with a ``result``) or in a top-level ``agentflow_tool_calls`` 
 
 ``simple``: each turn POSTs ``{"message", "session_id", "history", "state"}`` and reads
 ``{"response": str, "tool_calls": [...], "state"?: {...}, "usage"?: {...}}``. A returned
-``state`` replaces the session's state for the next turn.
+``state`` replaces the session's state for the next turn, and the state when the
+conversation ends is the trial's final session state. An ``openai``-shaped agent keeps its
+state to itself: its sessions report none.
 
 Each session has its own ``httpx.AsyncClient``; a non-2xx answer raises
 :class:`HttpAgentError` with the status and the start of the body.
@@ -74,12 +76,9 @@ class HttpAgent:
 
     async def start_session(self, context: SessionContext) -> AgentSession:
         client = httpx.AsyncClient(headers=self.headers, timeout=self.timeout_s)
-        return _HttpSession(
-            agent=self,
-            context=context,
-            client=client,
-            state=copy.deepcopy(dict(context.session_input.state)),
-        )
+        # only the simple shape carries the session state to and from the agent
+        state = copy.deepcopy(dict(context.session_input.state)) if self.shape == "simple" else None
+        return _HttpSession(agent=self, context=context, client=client, state=state)
 
 
 @dataclass
@@ -87,7 +86,7 @@ class _HttpSession:
     agent: HttpAgent
     context: SessionContext
     client: httpx.AsyncClient
-    state: dict[str, Any]
+    state: dict[str, Any] | None
     history: list[dict[str, str]] = field(default_factory=list)
 
     async def respond(self, message: Message, recorder: TrajectoryRecorder) -> str:

@@ -5,13 +5,19 @@ Accepted specs:
 - ``package.module:attr`` — imported with the current directory on ``sys.path``;
 - ``path/to/file.py:attr`` — loaded from the file (as its package module when the file sits
   in a package under the current directory, so relative imports work);
+- ``package.module`` — the module's ``root_agent``, else its ``agent`` (Google ADK's
+  ``agent_module`` convention); a package without either is read through its ``agent``
+  submodule, so ``examples.weather`` and ``examples.weather.agent`` name the same agent;
+- ``path/to/folder`` — the folder's ``agent.py`` (else its ``__init__.py``), by the same
+  rule; ``path/to/file.py`` alone works the same way;
 - ``http(s)://...`` — an :class:`HttpAgent` speaking the OpenAI chat-completions shape;
 - ``simple+http(s)://...`` — an :class:`HttpAgent` speaking the simple JSON shape.
 
 ``attr`` (dots allowed: ``module:Class.attr``) may be an agent object, an agent class
 (instantiated with no arguments), a synchronous function with no parameters (a factory,
 called once; it returns an agent or an agent function), or an agent function (wrapped in
-:class:`PythonAgent`). Every failure raises :class:`AgentLoadError` naming the spec.
+:class:`PythonAgent`); so may the ``root_agent`` or ``agent`` a module form finds. Every
+failure raises :class:`AgentLoadError` naming the spec.
 """
 
 from __future__ import annotations
@@ -32,8 +38,11 @@ __all__ = ["AgentLoadError", "load_agent"]
 
 _SIMPLE_PREFIX = "simple+"
 _SPEC_FORMS = (
-    "'package.module:attr', 'path/to/file.py:attr', 'http(s)://...' or 'simple+http(s)://...'"
+    "'package.module:attr', 'path/to/file.py:attr', 'package.module' (its root_agent or "
+    "agent), 'path/to/folder' (its agent.py), 'http(s)://...' or 'simple+http(s)://...'"
 )
+_CONVENTIONAL_NAMES = ("root_agent", "agent")
+"""What a module named without ``:attr`` is expected to define, first match wins."""
 
 
 class AgentLoadError(ValueError):
@@ -69,11 +78,68 @@ def _load(spec: str) -> AgentUnderTest:
             raise AgentLoadError(f"agent spec {spec!r}: expected simple+http(s)://host/path")
         return HttpAgent(url, shape="simple")
     target, sep, attr = spec.rpartition(":")
-    if not sep or not target or not attr:
-        raise AgentLoadError(f"agent spec {spec!r} is not one of {_SPEC_FORMS}")
-    module = _import(target, spec)
-    obj = _attribute(module, attr, spec)
-    return _as_agent(obj, spec, attr)
+    if sep:
+        if not target or not attr:
+            raise AgentLoadError(f"agent spec {spec!r} is not one of {_SPEC_FORMS}")
+        module = _import(target, spec)
+        obj = _attribute(module, attr, spec)
+        return _as_agent(obj, spec, attr)
+    return _conventional_agent(_import_without_attribute(spec), spec)
+
+
+def _looks_like_path(spec: str) -> bool:
+    return spec.endswith(".py") or "/" in spec or "\\" in spec or Path(spec).is_dir()
+
+
+def _import_without_attribute(spec: str) -> ModuleType:
+    """The module a spec without ``:attr`` names: a dotted module, a ``.py`` file, or a
+    folder (its ``agent.py``, else its ``__init__.py``)."""
+    if not _looks_like_path(spec):
+        if not all(part.isidentifier() for part in spec.split(".")):
+            raise AgentLoadError(f"agent spec {spec!r} is not one of {_SPEC_FORMS}")
+        try:
+            return _import(spec, spec)
+        except AgentLoadError as exc:
+            if isinstance(exc.__cause__, ModuleNotFoundError):
+                raise AgentLoadError(f"{exc}; agent specs are {_SPEC_FORMS}") from exc.__cause__
+            raise
+    path = Path(spec)
+    if path.is_dir():
+        for candidate in (path / "agent.py", path / "__init__.py"):
+            if candidate.is_file():
+                return _import(str(candidate), spec)
+        raise AgentLoadError(
+            f"agent spec {spec!r}: the folder has no agent.py (or __init__.py) defining "
+            "root_agent or agent"
+        )
+    if not path.exists():
+        raise AgentLoadError(
+            f"agent spec {spec!r}: no such file or folder; expected one of {_SPEC_FORMS}"
+        )
+    return _import(spec, spec)
+
+
+def _conventional_agent(module: ModuleType, spec: str, depth: int = 0) -> AgentUnderTest:
+    """ADK's ``agent_module`` convention: ``root_agent``, else ``agent`` (which may be the
+    package's ``agent`` submodule, read the same way); a package with neither is read
+    through its ``agent`` submodule."""
+    for name in _CONVENTIONAL_NAMES:
+        if hasattr(module, name):
+            obj = getattr(module, name)
+            if isinstance(obj, ModuleType):
+                if depth == 0:
+                    return _conventional_agent(obj, spec, depth + 1)
+                continue
+            return _as_agent(obj, spec, name)
+    submodule = f"{module.__name__}.agent"
+    if depth == 0 and hasattr(module, "__path__") and importlib.util.find_spec(submodule):
+        return _conventional_agent(_import(submodule, spec), spec, depth + 1)
+    candidates = _agent_like_names(module)
+    hint = f"; agent-like names there: {', '.join(candidates)}" if candidates else ""
+    raise AgentLoadError(
+        f"agent spec {spec!r}: {module.__name__!r} defines neither root_agent nor agent"
+        f"{hint}; name the attribute as 'module:attr' (forms: {_SPEC_FORMS})"
+    )
 
 
 def _import(target: str, spec: str) -> ModuleType:

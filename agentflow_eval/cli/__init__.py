@@ -20,12 +20,12 @@ import os
 import sys
 from collections.abc import Sequence
 
-from agentflow_eval.cli import publish, report, run, schema
+from agentflow_eval.cli import compare, publish, report, run, schema
 from agentflow_eval.cli.common import EXIT_OK, OneLineErrorParser
 
 __all__ = ["build_parser", "console", "main"]
 
-COMMANDS = {"run": run, "report": report, "publish": publish, "schema": schema}
+COMMANDS = {"run": run, "report": report, "publish": publish, "schema": schema, "compare": compare}
 
 
 def build_parser() -> argparse.ArgumentParser:

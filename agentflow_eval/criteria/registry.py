@@ -14,6 +14,7 @@ __all__ = [
     "CriterionFactory",
     "UnknownCriterion",
     "build_criteria",
+    "default_applies",
     "known_criteria",
     "known_llm_criteria",
     "register",
@@ -75,8 +76,18 @@ def build_criterion(name: str, options: CriterionConfig, config: EvalConfig) -> 
 
 
 def build_criteria(config: EvalConfig, case: EvalCase) -> list[Criterion]:
-    """The criteria that judge ``case``: the config's, then the case's own expectations."""
-    criteria = [build_criterion(name, opts, config) for name, opts in config.criteria.items()]
+    """The criteria that judge ``case``: the config's, then the case's own expectations.
+
+    A criterion the config holds only as a default (:meth:`EvalConfig.default`, no config
+    given) judges a case with no expectations of its own as Google ADK would; a case with
+    expectations gets it only when the case gives what it compares against (an expected
+    tool trajectory, an expected final response), so an expectation-only case is judged
+    on what it asked for and nothing else."""
+    criteria = [
+        build_criterion(name, opts, config)
+        for name, opts in config.criteria.items()
+        if not opts.defaulted or default_applies(name, case)
+    ]
     for expectation in case.expectations:
         if isinstance(expectation, Completes):
             opts = CriterionConfig()
@@ -91,6 +102,36 @@ def build_criteria(config: EvalConfig, case: EvalCase) -> list[Criterion]:
             raise TypeError(expectation)
         criteria.append(build_criterion(name, opts, config))
     return criteria
+
+
+def _gives_trajectory(case: EvalCase) -> bool:
+    # an empty list written out (ADK's tool_uses: []) says "no tool calls", and counts
+    return any(
+        inv.expected_tool_trajectory or "expected_tool_trajectory" in inv.model_fields_set
+        for inv in case.conversation
+    )
+
+
+def _gives_final_response(case: EvalCase) -> bool:
+    return any(
+        inv.expected_final_response is not None and inv.expected_final_response.text
+        for inv in case.conversation
+    )
+
+
+_REFERENCE_OF: dict[str, Callable[[EvalCase], bool]] = {
+    "tool_trajectory_avg_score": _gives_trajectory,
+    "response_match_score": _gives_final_response,
+}
+"""For each default criterion, whether a case gives what it compares against."""
+
+
+def default_applies(name: str, case: EvalCase) -> bool:
+    """Whether the default criterion ``name`` judges ``case`` (see :func:`build_criteria`)."""
+    if not case.expectations:
+        return True
+    gives = _REFERENCE_OF.get(name)
+    return gives(case) if gives is not None else True
 
 
 def _load_builtins() -> None:

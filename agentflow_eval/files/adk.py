@@ -20,6 +20,7 @@ string. The older list-of-cases format, ``[{"name", "data": [turns],
 from __future__ import annotations
 
 import copy
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,7 @@ __all__ = [
     "LegacyConversion",
     "LegacyToolUse",
     "LegacyTurn",
+    "NormalisedConfig",
     "is_legacy_case_list",
     "legacy_to_evalset",
     "locate_tool_call",
@@ -211,6 +213,10 @@ ADK_FIELD_SYNONYMS: dict[str, tuple[str, ...]] = {
         "intermediate_data.intermediate_responses",
         "intermediateData.intermediateResponses",
     ),
+    "expected_tool_responses": (
+        "intermediate_data.tool_responses",
+        "intermediateData.toolResponses",
+    ),
     "content": ("parts",),
     "name": ("tool_name", "toolName"),
     "args": ("arguments", "tool_input", "toolInput"),
@@ -252,18 +258,43 @@ def locate_tool_call(invocation: Mapping[str, Any], index: int) -> tuple[str, An
 
 _ADK_ONLY_CRITERION_KEYS = ("stop_signal", "stopSignal")
 
+_IGNORED_CONFIG_KEYS: dict[str, str] = {
+    "live_model_config": "live (bidirectional streaming) evaluation is not supported",
+    "liveModelConfig": "live (bidirectional streaming) evaluation is not supported",
+}
+"""ADK config keys this package accepts and does not use, with why."""
 
-def normalise_config(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """Config data with ADK-only keys put where :class:`~agentflow_eval.models.config.EvalConfig`
-    reads them. The input is not modified.
+_JUDGE_SETTINGS_USED = frozenset({"temperature", "max_output_tokens", "maxOutputTokens", "seed"})
+_INTERMEDIATE_IN_FINAL_USERS = frozenset(
+    {"final_response_match_v2", "rubric_based_final_response_quality_v1"}
+)
+
+
+@dataclass(frozen=True)
+class NormalisedConfig:
+    """Config data ready for :class:`~agentflow_eval.models.config.EvalConfig`, and what
+    was accepted without being used (one line per key, naming it)."""
+
+    data: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+
+def normalise_config(raw: Mapping[str, Any], known_keys: Sequence[str]) -> NormalisedConfig:
+    """Config data with ADK-only keys put where the config model reads them. The input
+    is not modified.
 
     - ``$schema`` (an editor's pointer to the JSON Schema) is dropped.
+    - A top-level key the model does not know (``known_keys``) is dropped with a warning,
+      as ADK ignores such keys (``evaluation_settings``), unless it looks like a
+      misspelling of a known key: that one is left for validation to refuse.
+      ``live_model_config`` is dropped with a warning too: live mode is not supported.
     - A criterion's ``stop_signal`` (ADK's user-simulator criterion) moves into its
       ``options``.
     - ``custom_metrics`` is refused with :class:`AdkFormatError`: ADK's custom metric
       functions take ADK's evaluator arguments, which this package does not provide.
     """
     data = {k: copy.deepcopy(v) for k, v in raw.items() if k != "$schema"}
+    warnings: list[str] = []
     for key in ("custom_metrics", "customMetrics"):
         if data.get(key):
             names = ", ".join(sorted(data[key])) if isinstance(data[key], dict) else ""
@@ -275,9 +306,19 @@ def normalise_config(raw: Mapping[str, Any]) -> dict[str, Any]:
                 field=key,
             )
         data.pop(key, None)
+    for key in list(data):
+        if key in _IGNORED_CONFIG_KEYS:
+            value = data.pop(key)
+            if value is not None:
+                warnings.append(f"{key} is ignored: {_IGNORED_CONFIG_KEYS[key]}")
+        elif key not in known_keys and not difflib.get_close_matches(
+            key, known_keys, n=1, cutoff=0.75
+        ):
+            data.pop(key)
+            warnings.append(f"unknown key {key!r} is ignored (as ADK ignores it)")
     criteria = data.get("criteria")
     if isinstance(criteria, dict):
-        for options in criteria.values():
+        for name, options in criteria.items():
             if not isinstance(options, dict):
                 continue
             for key in _ADK_ONLY_CRITERION_KEYS:
@@ -285,7 +326,71 @@ def normalise_config(raw: Mapping[str, Any]) -> dict[str, Any]:
                     extra = options.setdefault("options", {})
                     if isinstance(extra, dict):
                         extra.setdefault("stop_signal", options.pop(key))
-    return data
+            warnings += [f"criteria.{name}.{w}" for w in _criterion_warnings(name, options)]
+    simulator = data.get("user_simulator_config", data.get("userSimulatorConfig"))
+    if isinstance(simulator, dict):
+        warnings += [f"user_simulator_config.{w}" for w in _simulator_warnings(simulator)]
+    return NormalisedConfig(data=data, warnings=warnings)
+
+
+def _get(options: Mapping[str, Any], snake: str) -> Any:
+    return options.get(snake, options.get(_camel(snake)))
+
+
+def _camel(snake: str) -> str:
+    head, *rest = snake.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+def _criterion_warnings(name: str, options: Mapping[str, Any]) -> list[str]:
+    """ADK options of one criterion that are accepted and not used."""
+    out = []
+    if _get(options, "include_intermediate_responses_in_final") is True and (
+        name not in _INTERMEDIATE_IN_FINAL_USERS
+    ):
+        out.append(
+            "include_intermediate_responses_in_final has no effect on this criterion (as "
+            "in ADK, only final_response_match_v2 and rubric_based_final_response_quality_v1 "
+            "read it); intermediate_response_match_score judges intermediate responses"
+        )
+    judge = _get(options, "judge_model_options")
+    if isinstance(judge, Mapping):
+        limit = _get(judge, "parallelism_limit")
+        if limit not in (None, 1):
+            out.append(
+                "judge_model_options.parallelism_limit is not used: the run's "
+                "judge.max_concurrency limits judge calls"
+            )
+        settings = _get(judge, "judge_model_config")
+        if isinstance(settings, Mapping):
+            unused = sorted(
+                k for k, v in settings.items() if v is not None and k not in _JUDGE_SETTINGS_USED
+            )
+            if unused:
+                out.append(
+                    f"judge_model_config: {', '.join(unused)} not used (only temperature, "
+                    "max_output_tokens and seed are passed to the judge)"
+                )
+    return out
+
+
+def _simulator_warnings(settings: Mapping[str, Any]) -> list[str]:
+    """ADK user-simulator options that are accepted and not used."""
+    out = []
+    if settings.get("type") == "llm_audio":
+        out.append("type 'llm_audio' is not supported: the simulated user writes text")
+    if _get(settings, "custom_instructions"):
+        out.append("custom_instructions is not used: the simulated user has its own prompt")
+    if _get(settings, "include_function_calls") is True:
+        out.append("include_function_calls is not used: the simulated user sees text only")
+    model_settings = _get(settings, "model_configuration")
+    if isinstance(model_settings, Mapping):
+        unused = sorted(
+            k for k, v in model_settings.items() if v is not None and k != "temperature"
+        )
+        if unused:
+            out.append(f"model_configuration: {', '.join(unused)} not used (only temperature is)")
+    return out
 
 
 # ------------------------------------------------------------------------------- writing
@@ -297,7 +402,7 @@ def to_adk_evalset(eval_set: EvalSet) -> dict[str, Any]:
     ``intermediate_data.tool_uses``; nulls and empty defaults left out).
 
     Roles: a native ``assistant`` message is written as ADK's ``model``. Fields ADK does
-    not define (seed 003 ``expectations``, ``metadata``, ``context``, a case's own extra
+    not define (case ``expectations``, ``metadata``, ``context``, a case's own extra
     keys) are written too: ADK's ``EvalCase`` keeps unknown keys, and so
     :func:`~agentflow_eval.files.loading.load_evalset` reads the file back to the same set.
     """
@@ -350,9 +455,18 @@ def _invocation(inv: Invocation) -> dict[str, Any]:
             for m in inv.expected_intermediate_responses
         ],
     }
+    if inv.expected_tool_responses:
+        out["intermediate_data"]["tool_responses"] = list(inv.expected_tool_responses)
     if inv.rubrics:
         out["rubrics"] = [_rubric(r) for r in inv.rubrics]
-    for key in ("creation_timestamp", "app_details", "inference_call_count", "duration"):
+    for key in (
+        "creation_timestamp",
+        "app_details",
+        "inference_call_count",
+        "duration",
+        "model_duration",
+        "tool_duration",
+    ):
         value = getattr(inv, key)
         if value is not None:
             out[key] = value
@@ -386,4 +500,6 @@ def _rubric(rubric: Rubric) -> dict[str, Any]:
     }
     if rubric.description is not None:
         out["description"] = rubric.description
+    if rubric.type is not None:
+        out["type"] = rubric.type
     return out

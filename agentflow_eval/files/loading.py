@@ -3,7 +3,7 @@ and which field is wrong.
 
 :func:`load_evalset` reads
 
-- a native eval set (seed 001 §8) or a Google ADK ``*.evalset.json``, snake_case or
+- a native eval set or a Google ADK ``*.evalset.json``, snake_case or
   camelCase, as JSON (``.json``) or YAML (``.yaml``/``.yml``);
 - an ADK ``*.test.json``: an eval set object, or the legacy list of turns (one
   multi-turn case per file) or list of cases (see :mod:`agentflow_eval.files.adk`);
@@ -14,7 +14,7 @@ and which field is wrong.
   suffix (``checkout/payments.evalset.json`` → ``checkout/payments/<id>``); each
   rename is reported as a warning.
 
-:func:`load_config` reads seed 001 §9 configs and ADK ``test_config.json`` files (a
+:func:`load_config` reads native configs and ADK ``test_config.json`` files (a
 criterion as a bare threshold or an object, ``judge_model_options``);
 :func:`find_config_for` applies ADK's convention of a ``test_config.json`` next to the
 eval file. Every problem is an :class:`EvalFileError`.
@@ -57,6 +57,7 @@ __all__ = [
     "load_evalset",
     "read_document",
     "resolve_config",
+    "unjudged_warnings",
 ]
 
 EVAL_FILE_SUFFIXES = (
@@ -268,7 +269,29 @@ def _unknown_key_warnings(path: Path, data: Mapping[str, Any], eval_set: EvalSet
                 f"{path}: case {case.eval_id!r}: unknown key {key!r} is kept but not used"
                 f"{did_you_mean(key, known_case)}"
             )
+        unused = _unused_adk_fields(case)
+        if unused:
+            warnings.append(f"{path}: case {case.eval_id!r}: {'; '.join(unused)}")
     return warnings
+
+
+def _unused_adk_fields(case: EvalCase) -> list[str]:
+    """What ADK records in a case that no criterion of this package looks at."""
+    unused = []
+    if any(inv.app_details for inv in case.conversation):
+        unused.append(
+            "app_details is kept but not judged (agent instructions and tool declarations "
+            "of the recorded run)"
+        )
+    if any(inv.expected_tool_responses for inv in case.conversation):
+        unused.append(
+            "the recorded tool responses (intermediate_data tool_responses or "
+            "function_response parts) are kept but not judged: tool calls are compared by "
+            "name and arguments"
+        )
+    if case.session_input is not None and case.session_input.session_id:
+        unused.append("session_input.session_id is not used: every trial runs in a fresh session")
+    return unused
 
 
 # --------------------------------------------------------------------------- directories
@@ -340,11 +363,92 @@ def _label(relative: Path) -> str:
     return stem if relative.parent == Path(".") else f"{relative.parent.as_posix()}/{stem}"
 
 
+# ---------------------------------------------------------------- what nothing judges
+
+_JUDGED_BY: dict[str, tuple[tuple[str, ...], str]] = {
+    "expected_tool_trajectory": (
+        ("tool_trajectory_avg_score",),
+        "add tool_trajectory_avg_score to the config's criteria",
+    ),
+    "expected_final_response": (
+        ("response_match_score", "final_response_match_v2"),
+        "add response_match_score or final_response_match_v2 to the config's criteria",
+    ),
+    "expected_intermediate_responses": (
+        ("intermediate_response_match_score",),
+        "add intermediate_response_match_score, or include_intermediate_responses_in_final "
+        "on final_response_match_v2 or rubric_based_final_response_quality_v1",
+    ),
+    "final_session_state": (
+        ("final_session_state_match",),
+        "add final_session_state_match to the config's criteria",
+    ),
+    "rubrics": (
+        ("rubric_based_final_response_quality_v1", "rubric_based_tool_use_quality_v1"),
+        "add rubric_based_final_response_quality_v1 or rubric_based_tool_use_quality_v1",
+    ),
+}
+_INTERMEDIATE_IN_FINAL = ("final_response_match_v2", "rubric_based_final_response_quality_v1")
+_LISTED_CASES = 5
+
+
+def _gives(case: EvalCase, field_name: str) -> bool:
+    turns = case.conversation
+    if field_name == "expected_tool_trajectory":
+        return any(inv.expected_tool_trajectory for inv in turns)
+    if field_name == "expected_final_response":
+        return any(
+            inv.expected_final_response and inv.expected_final_response.text for inv in turns
+        )
+    if field_name == "expected_intermediate_responses":
+        return any(m.text for inv in turns for m in inv.expected_intermediate_responses)
+    if field_name == "final_session_state":
+        return bool(case.final_session_state)
+    return bool(case.rubrics) or any(inv.rubrics for inv in turns)
+
+
+def unjudged_warnings(eval_set: EvalSet, config: EvalConfig) -> list[str]:
+    """One warning per expectation that some case gives and no criterion of ``config``
+    judges for that case (say, a ``final_session_state`` without
+    ``final_session_state_match``), naming the field, the cases and what would judge it.
+    Nothing is said when the config has a custom criterion: it may read any field."""
+    from agentflow_eval.criteria.registry import default_applies
+
+    if any(options.function for options in config.criteria.values()):
+        return []
+    unjudged: dict[str, list[str]] = {}
+    for case in eval_set.eval_cases:
+        names = {
+            name
+            for name, options in config.criteria.items()
+            if not options.defaulted or default_applies(name, case)
+        }
+        in_final = any(
+            config.criteria[name].include_intermediate_responses_in_final
+            for name in names & set(_INTERMEDIATE_IN_FINAL)
+        )
+        for field_name, (judges, _) in _JUDGED_BY.items():
+            judged = bool(names & set(judges)) or (
+                field_name == "expected_intermediate_responses" and in_final
+            )
+            if not judged and _gives(case, field_name):
+                unjudged.setdefault(field_name, []).append(case.eval_id)
+    warnings = []
+    for field_name, case_ids in unjudged.items():
+        listed = ", ".join(repr(c) for c in case_ids[:_LISTED_CASES])
+        more = f" and {len(case_ids) - _LISTED_CASES} more" if len(case_ids) > _LISTED_CASES else ""
+        warnings.append(
+            f"{field_name} is given by {len(case_ids)} case(s) but no criterion judges it "
+            f"({_JUDGED_BY[field_name][1]}): {listed}{more}"
+        )
+    return warnings
+
+
 # ------------------------------------------------------------------------------ configs
 
 
 def load_config(path: str | Path) -> EvalConfig:
-    """Read an evaluation config (seed 001 §9, or ADK ``test_config.json``) from JSON or
+    """Read an evaluation config (native, or ADK ``test_config.json``) from JSON or
     YAML. Raises :class:`EvalFileError`."""
     path = Path(path)
     raw = read_document(path)
@@ -355,15 +459,17 @@ def load_config(path: str | Path) -> EvalConfig:
             f"found {describe_kind(raw)}",
         )
     try:
-        data = adk.normalise_config(raw)
+        normalised = adk.normalise_config(raw, known_keys(EvalConfig))
     except adk.AdkFormatError as exc:
         raise EvalFileError(path, exc.message, field=exc.field) from None
     try:
-        return EvalConfig.model_validate(data)
+        config = EvalConfig.model_validate(normalised.data)
     except ValidationError as exc:
         raise EvalFileError.from_problems(
             path, problems_from_validation(exc, raw, EvalConfig)
         ) from None
+    config.load_warnings.extend(f"{path}: {warning}" for warning in normalised.warnings)
+    return config
 
 
 def find_config_for(evalset_path: str | Path) -> Path | None:

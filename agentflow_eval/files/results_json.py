@@ -25,6 +25,7 @@ __all__ = [
     "read_results_json",
     "results_json_chunks",
     "results_json_schema",
+    "run_result_from_json",
     "write_results_json",
 ]
 
@@ -131,9 +132,15 @@ def read_results_json(path: Path) -> RunResult:
         raise ResultsFileError(
             f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
+    return run_result_from_json(raw, str(path))
+
+
+def run_result_from_json(raw: Any, source: str) -> RunResult:
+    """The run in ``raw`` (a results.json document, already parsed), checked as
+    :func:`read_results_json` checks it; ``source`` names it in errors."""
     if not isinstance(raw, dict):
-        raise ResultsFileError(f"{path}: expected a JSON object, found {type(raw).__name__}")
-    check_schema_version(raw.get("schema_version"), str(path))
+        raise ResultsFileError(f"{source}: expected a JSON object, found {type(raw).__name__}")
+    check_schema_version(raw.get("schema_version"), source)
     try:
         return RunResult.model_validate(raw)
     except ValidationError as exc:
@@ -143,7 +150,7 @@ def read_results_json(path: Path) -> RunResult:
         )
         more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
         raise ResultsFileError(
-            f"{path}: does not match the results schema: {problems}{more}"
+            f"{source}: does not match the results schema: {problems}{more}"
         ) from None
 
 

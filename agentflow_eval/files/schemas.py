@@ -5,7 +5,7 @@ the loaders really accept, which the models' own schemas cannot show because
 before-validators do the work: each field under its snake_case name *and* its camelCase
 alias, ADK's names (``parts``, ``final_response``, ``reference``, ``query``,
 ``intermediate_data`` with ``tool_uses`` or ``invocation_events``, ``tool_name``/
-``tool_input``), string shorthands for messages and seed-003 expectations, bare-number
+``tool_input``), string shorthands for messages and case expectations, bare-number
 criteria, nulls where ADK writes them, and the legacy ADK test-file lists. A file may
 point at its schema with a top-level ``"$schema"`` key; the loaders ignore that key.
 """
@@ -27,6 +27,7 @@ from agentflow_eval.files import adk
 from agentflow_eval.models.config import (
     CriterionConfig,
     EvalConfig,
+    JudgeModelOptions,
     JudgeSettings,
     UserSimulatorConfig,
 )
@@ -77,6 +78,7 @@ _MODELS: dict[str, type[BaseModel]] = {
         FinalContains,
         EvalConfig,
         CriterionConfig,
+        JudgeModelOptions,
         JudgeSettings,
         UserSimulatorConfig,
     )
@@ -120,7 +122,7 @@ def evalset_json_schema() -> Schema:
         "title": "agentflow-eval eval set",
         "description": (
             "An eval set: cases, each a conversation (or a simulated-user scenario) and what "
-            "a good run looks like. Native files (seed 001) and Google ADK *.evalset.json / "
+            "a good run looks like. Native files and Google ADK *.evalset.json / "
             f"*.test.json files, snake_case or camelCase. agentflow-eval {__version__}."
         ),
         "anyOf": [
@@ -143,36 +145,19 @@ def evalset_json_schema() -> Schema:
 
 
 def config_json_schema() -> Schema:
-    """The JSON Schema of an evaluation config file (seed 001 §9, ADK test_config.json)."""
+    """The JSON Schema of an evaluation config file (native, or ADK test_config.json)."""
     schema = EvalConfig.model_json_schema(mode="validation", by_alias=False)
     defs: dict[str, Schema] = schema.pop("$defs", {})
     defs["EvalConfig"] = schema
     _describe_accepted_keys(defs)
     criterion = defs["CriterionConfig"]["properties"]
-    criterion["judge_model_options"] = criterion["judgeModelOptions"] = {
-        "description": "ADK's judge options; read into judge_model, num_samples, temperature.",
-        "type": "object",
-        "properties": {
-            "judge_model": {"type": "string", "description": "Read into judge_model."},
-            "judgeModel": {"type": "string", "description": "Same as judge_model."},
-            "num_samples": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "Read into num_samples.",
-            },
-            "numSamples": {"type": "integer", "minimum": 1, "description": "Same as num_samples."},
-            "judge_model_config": {
-                "type": "object",
-                "description": "Its temperature is read into temperature.",
-            },
-        },
-    }
-    criterion["stop_signal"] = {
+    criterion["stop_signal"] = criterion["stopSignal"] = {
         "description": "ADK user-simulator criterion option; kept in options.stop_signal.",
         "type": "string",
     }
-    _any_case_enum(criterion, "match_type", ("EXACT", "IN_ORDER", "ANY_ORDER"))
+    _adk_match_type(criterion)
     _any_case_enum(criterion, "args_match", ("exact", "ignore", "subset"))
+    _any_case_enum(criterion, "state_match", ("exact", "subset"))
     defs["EvalConfig"]["properties"]["criteria"]["additionalProperties"] = {
         "anyOf": [
             {"type": "number", "minimum": 0, "maximum": 1, "description": "The threshold."},
@@ -182,13 +167,27 @@ def config_json_schema() -> Schema:
     _allow_shorthands(defs)
     root = defs.pop("EvalConfig")
     root["properties"]["$schema"] = _SCHEMA_POINTER
+    for key in ("live_model_config", "liveModelConfig"):
+        root["properties"][key] = {
+            "description": "ADK's live (bidirectional streaming) mode: not supported, ignored "
+            "with a warning.",
+            "anyOf": [{"type": "object"}, {"type": "null"}],
+        }
+    for key in ("custom_metrics", "customMetrics"):
+        root["properties"][key] = {
+            "description": "ADK custom metrics are refused unless empty; give the criterion "
+            'a "function" entry instead.',
+            "anyOf": [{"type": "object", "maxProperties": 0}, {"type": "null"}],
+        }
+    # ADK ignores top-level keys it does not know, and so does the loader (with a warning)
+    root["additionalProperties"] = True
     return {
         "$schema": _DIALECT,
         "$id": f"{_ID_PREFIX}config",
         "title": "agentflow-eval config",
         "description": (
             "Which criteria judge a run, with their thresholds and options, plus run-wide "
-            "defaults. Seed 001 §9 and Google ADK test_config.json files. "
+            "defaults. Native configs and Google ADK test_config.json files. "
             f"agentflow-eval {__version__}."
         ),
         **{k: v for k, v in root.items() if k not in ("title", "description")},
@@ -281,9 +280,31 @@ def _any_case_enum(properties: Schema, field: str, values: Iterable[str]) -> Non
             properties[key]["enum"] = accepted
 
 
+_MATCH_TYPE_PATTERN = (
+    r"^\s*([Ee][Xx][Aa][Cc][Tt]|[Ii][Nn][-_ ][Oo][Rr][Dd][Ee][Rr]"
+    r"|[Aa][Nn][Yy][-_ ][Oo][Rr][Dd][Ee][Rr])\s*$"
+)
+
+
+def _adk_match_type(properties: Schema) -> None:
+    """ADK writes the match type's number (0, 1, 2) and reads its name in any case, with
+    ``-`` or a space for ``_``."""
+    for key in ("match_type", "matchType"):
+        if key in properties:
+            properties[key] = {
+                "description": properties[key].get("description", "")
+                or "EXACT, IN_ORDER or ANY_ORDER (or ADK's 0, 1, 2).",
+                "default": "EXACT",
+                "anyOf": [
+                    {"type": "string", "pattern": _MATCH_TYPE_PATTERN},
+                    {"enum": [0, 1, 2]},
+                ],
+            }
+
+
 def _allow_shorthands(defs: dict[str, Schema]) -> None:
     """The string forms the models expand: a message or a part as plain text, a rubric's
-    text directly or as ADK's ``{"text_property": ...}``, seed-003 expectations as
+    text directly or as ADK's ``{"text_property": ...}``, case expectations as
     ``"completes"``, ``{"calls_tool": name}`` or ``{"final_contains": text}``."""
     for name, description in (
         ("Message", "A message, or its text alone (a user message)."),
@@ -316,6 +337,12 @@ def _allow_shorthands(defs: dict[str, Schema]) -> None:
                 prop["items"],
             ]
         }
+    if "ToolCall" in defs:
+        for key in ("partial_args", "partialArgs", "will_continue", "willContinue"):
+            defs["ToolCall"]["properties"][key] = {
+                "type": "null",
+                "description": "Written as null by ADK's dumps; ignored.",
+            }
     if "Invocation" in defs:
         properties = defs["Invocation"]["properties"]
         for key in ("intermediate_data", "intermediateData"):
@@ -381,13 +408,14 @@ def _adk_intermediate_defs() -> dict[str, Schema]:
             "properties": {
                 "tool_uses": tool_calls,
                 "toolUses": tool_calls,
-                "tool_responses": {"type": "array", "description": "Not used."},
-                "toolResponses": {"type": "array", "description": "Not used."},
+                "tool_responses": {"type": "array", "description": "Kept, not judged."},
+                "toolResponses": {"type": "array", "description": "Kept, not judged."},
                 "intermediate_responses": responses,
                 "intermediateResponses": responses,
                 "invocation_events": events,
                 "invocationEvents": events,
             },
+            "additionalProperties": False,
         },
         "AdkInvocationEvent": {
             "title": "AdkInvocationEvent",

@@ -1,6 +1,6 @@
 """Evaluation config: which criteria judge a run, with what thresholds and options.
 
-Reads seed 001 §9's config and ADK's ``test_config.json`` unchanged: a criterion may be
+Reads native configs and ADK's ``test_config.json`` unchanged: a criterion may be
 a bare float (its threshold) or an object.
 """
 
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from agentflow_eval.models.evalset import FileModel, Rubric
 
@@ -17,15 +18,37 @@ __all__ = [
     "ArgsMatch",
     "CriterionConfig",
     "EvalConfig",
+    "JudgeModelOptions",
     "JudgeSettings",
     "MatchType",
     "ModelRateLimit",
+    "StateMatch",
     "UserSimulatorConfig",
 ]
 
 MatchType = Literal["EXACT", "IN_ORDER", "ANY_ORDER"]
 ArgsMatch = Literal["exact", "ignore", "subset"]
 TrajectoryScoring = Literal["partial", "all_or_nothing"]
+StateMatch = Literal["exact", "subset"]
+
+_ADK_MATCH_TYPES: dict[int, MatchType] = {0: "EXACT", 1: "IN_ORDER", 2: "ANY_ORDER"}
+"""ADK's ``ToolTrajectoryCriterion.MatchType`` values, as its JSON dumps write them."""
+
+
+class JudgeModelOptions(FileModel):
+    """ADK's ``judge_model_options``: read into the criterion's ``judge_model``,
+    ``num_samples`` and (from ``judge_model_config``) ``temperature``, ``max_tokens`` and
+    ``seed``. ``parallelism_limit`` is accepted; the run's ``judge.max_concurrency`` limits
+    judge calls instead (a load warning says so)."""
+
+    judge_model: str | None = None
+    """Read into the criterion's judge_model."""
+    judge_model_config: dict[str, Any] | None = None
+    """Its temperature, max_tokens and seed are read into the criterion's."""
+    num_samples: int | None = Field(default=None, ge=1)
+    """Read into the criterion's num_samples."""
+    parallelism_limit: int | None = Field(default=None, ge=1)
+    """Accepted; judge.max_concurrency limits judge calls instead."""
 
 
 class CriterionConfig(FileModel):
@@ -44,6 +67,8 @@ class CriterionConfig(FileModel):
     """tool_trajectory_avg_score: args_match per tool name, over args_match."""
     scoring: TrajectoryScoring = "partial"
     """tool_trajectory_avg_score: partial credit per turn, or ADK's all_or_nothing."""
+    ignore_args: bool = False
+    """ADK's spelling of ``args_match: ignore``."""
     # LLM judges
     judge_model: str | None = None
     """LLM judges: the LiteLLM model that judges (default: judge.model)."""
@@ -58,8 +83,19 @@ class CriterionConfig(FileModel):
     rubrics: list[Rubric] = Field(default_factory=list)
     """Rubric criteria: rubrics for every case (cases and turns add their own)."""
     prompt_template: str | None = None
-    """LLM judges: a jinja2 template file replacing the built-in prompt."""
-    # seed 003 expectations given in the config rather than per case
+    """LLM judges: a jinja2 template file (or inline text) replacing the built-in prompt."""
+    judge_model_options: JudgeModelOptions | None = None
+    """ADK's judge options (judge_model, num_samples, the model's temperature)."""
+    include_intermediate_responses_in_final: bool = False
+    """Judge each turn's intermediate responses followed by its final one, on both the
+    agent's and the expected side (final_response_match_v2,
+    rubric_based_final_response_quality_v1; as ADK)."""
+    evaluate_intermediate_nl_responses: bool = False
+    """hallucinations_v1: judge the intermediate responses' sentences too (as ADK)."""
+    # final_session_state_match
+    state_match: StateMatch = "exact"
+    """final_session_state_match: how the session's final state is compared."""
+    # case expectations given in the config rather than per case
     name: str | None = None
     """calls_tool: the tool that must be called."""
     text: str | None = None
@@ -71,40 +107,57 @@ class CriterionConfig(FileModel):
     """A criterion of one's own: ``package.module:attr`` or ``path/to/checks.py:attr``."""
     options: dict[str, Any] = Field(default_factory=dict)
     """A criterion of one's own: keyword arguments for its check function."""
-    # accepted from ADK configs
-    evaluate_intermediate_nl_responses: bool = False
-    """hallucinations_v1: judge the intermediate responses too, not only final answers."""
+    defaulted: SkipJsonSchema[bool] = False
+    """Set by :meth:`EvalConfig.default` (no config was given): the criterion judges a
+    case that has expectations of its own only where the case gives what it compares
+    against (see :func:`agentflow_eval.criteria.registry.build_criteria`)."""
 
     @field_validator("match_type", mode="before")
     @classmethod
-    def _upper(cls, value: Any) -> Any:
-        return value.upper() if isinstance(value, str) else value
+    def _adk_match_type(cls, value: Any) -> Any:
+        # ADK writes the enum's number in JSON dumps and accepts "in-order", "in order".
+        if isinstance(value, int) and not isinstance(value, bool):
+            return _ADK_MATCH_TYPES.get(value, value)
+        if isinstance(value, str):
+            return value.strip().upper().replace("-", "_").replace(" ", "_")
+        return value
 
-    @field_validator("args_match", mode="before")
+    @field_validator("args_match", "state_match", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value
 
     @model_validator(mode="before")
     @classmethod
-    def _from_adk(cls, data: Any) -> Any:
+    def _threshold_alone(cls, data: Any) -> Any:
         if isinstance(data, int | float) and not isinstance(data, bool):
             return {"threshold": float(data)}
-        if isinstance(data, dict):
-            data = dict(data)
-            options = data.pop("judge_model_options", data.pop("judgeModelOptions", None))
-            if isinstance(options, dict):
-                data.setdefault(
-                    "judge_model", options.get("judge_model", options.get("judgeModel"))
-                )
-                if "num_samples" in options or "numSamples" in options:
-                    data.setdefault(
-                        "num_samples", options.get("num_samples", options.get("numSamples"))
-                    )
-                model_config = options.get("judge_model_config") or {}
-                if isinstance(model_config, dict) and "temperature" in model_config:
-                    data.setdefault("temperature", model_config["temperature"])
         return data
+
+    @model_validator(mode="after")
+    def _adk_options(self) -> CriterionConfig:
+        if self.ignore_args:
+            if "args_match" in self.model_fields_set and self.args_match != "ignore":
+                raise ValueError(
+                    f"ignore_args: true contradicts args_match: {self.args_match!r}; give one"
+                )
+            self.args_match = "ignore"
+        options = self.judge_model_options
+        if options is not None:
+            if self.judge_model is None:
+                self.judge_model = options.judge_model
+            if self.num_samples is None:
+                self.num_samples = options.num_samples
+            settings = options.judge_model_config or {}
+            for ours, adks in (
+                ("temperature", ("temperature",)),
+                ("max_tokens", ("max_output_tokens", "maxOutputTokens")),
+                ("seed", ("seed",)),
+            ):
+                given = next((settings[k] for k in adks if settings.get(k) is not None), None)
+                if given is not None and getattr(self, ours) is None:
+                    setattr(self, ours, given)
+        return self
 
 
 class JudgeSettings(FileModel):
@@ -161,7 +214,11 @@ class ModelRateLimit(FileModel):
 
 
 class UserSimulatorConfig(FileModel):
-    """The LLM that plays the user for ``conversation_scenario`` cases."""
+    """The LLM that plays the user for ``conversation_scenario`` cases.
+
+    ADK's ``model_configuration.temperature`` sets the simulator's temperature; its other
+    fields (``type``, ``custom_instructions``, ``include_function_calls``) are accepted,
+    and a load warning names any that would change the simulation."""
 
     model_config = FileModel.model_config | {"extra": "allow"}
 
@@ -169,6 +226,22 @@ class UserSimulatorConfig(FileModel):
     """The LiteLLM model that plays the user."""
     max_allowed_invocations: int = Field(default=10, ge=1)
     """The most user turns a simulated conversation may take."""
+    type: Literal["llm_backed", "llm_audio"] | None = None
+    """ADK's simulator kind (accepted)."""
+    custom_instructions: str | None = None
+    """Instructions for the simulated user, in place of the built-in ones."""
+    include_function_calls: bool = False
+    """Show the simulated user the agent's tool calls too."""
+    model_configuration: dict[str, Any] | None = None
+    """Options of the simulated user's model (its temperature is used)."""
+
+    @model_validator(mode="after")
+    def _temperature(self) -> UserSimulatorConfig:
+        settings = self.model_configuration or {}
+        extra = self.model_extra if self.model_extra is not None else {}
+        if settings.get("temperature") is not None and "temperature" not in extra:
+            extra["temperature"] = settings["temperature"]
+        return self
 
 
 class EvalConfig(FileModel):
@@ -192,12 +265,29 @@ class EvalConfig(FileModel):
     rate_limits: dict[str, ModelRateLimit] = Field(default_factory=dict)
     """Model-name glob pattern (``"openai/gpt-4o*"``) → its limits."""
 
+    _load_warnings: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def load_warnings(self) -> list[str]:
+        """What reading the config file noticed but did not refuse (keys ADK ignores,
+        options this package accepts without using), one line each."""
+        return self._load_warnings
+
     @classmethod
     def default(cls) -> EvalConfig:
-        """ADK's defaults: the exact trajectory and ROUGE-1 ≥ 0.8."""
+        """ADK's defaults, the exact trajectory and ROUGE-1 ≥ 0.8, marked as defaults: a
+        case with expectations of its own gets them only where it gives their reference."""
         return cls(
-            criteria={name: CriterionConfig(**opts) for name, opts in DEFAULT_CRITERIA.items()}
+            criteria={
+                name: CriterionConfig(**opts, defaulted=True)
+                for name, opts in DEFAULT_CRITERIA.items()
+            }
         )
+
+    @property
+    def defaulted_criteria(self) -> list[str]:
+        """The criteria that are defaults rather than asked for."""
+        return [name for name, options in self.criteria.items() if options.defaulted]
 
 
 DEFAULT_CRITERIA: dict[str, dict[str, Any]] = {

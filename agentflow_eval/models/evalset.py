@@ -10,6 +10,7 @@ code only ever sees one shape.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -79,7 +80,7 @@ class ContentPart(FileModel):
 class Message(FileModel):
     """A message: a role and its content parts.
 
-    Accepts a bare string, ``{"role", "content": str | [parts]}`` (seed 001) or ADK's
+    Accepts a bare string, ``{"role", "content": str | [parts]}`` (native) or ADK's
     ``{"role", "parts": [...]}``.
     """
 
@@ -148,26 +149,38 @@ _ADK_CALL_EXTRAS = frozenset({"partial_args", "partialArgs", "will_continue", "w
 
 
 class Rubric(FileModel):
-    """A yes/no quality property judged by an LLM. ADK's ``rubric_content.text_property``
-    and a plain string are both accepted."""
+    """A yes/no quality property judged by an LLM.
 
-    model_config = ConfigDict(extra="ignore")
+    Written as ADK writes it (``rubric_id``, ``rubric_content: {"text_property": ...}``),
+    with the content as a plain string, or in the short form ``{"id", "content"}``.
+    ``type`` (ADK's ``FINAL_RESPONSE_QUALITY`` or ``TOOL_USE_QUALITY``) limits a case's or
+    an invocation's rubric to the rubric criterion of that kind."""
 
-    rubric_id: str
+    rubric_id: str = Field(validation_alias=AliasChoices("rubric_id", "rubricId", "id"))
     """A name for the rubric, unique where it is given; a narrower level's rubric
     replaces a wider one's of the same id."""
-    rubric_content: str
+    rubric_content: str = Field(
+        validation_alias=AliasChoices("rubric_content", "rubricContent", "content")
+    )
     """The yes/no property the judge checks, e.g. "The answer names the city"."""
     description: str | None = None
     """A note for people; not shown to the judge."""
+    type: str | None = None
+    """ADK's rubric type (accepted, not used)."""
 
     @field_validator("rubric_content", mode="before")
     @classmethod
     def _text_property(cls, value: Any) -> Any:
         if isinstance(value, dict):
+            unknown = sorted(set(value) - {"text_property", "textProperty"})
+            if unknown:
+                raise ValueError(
+                    f"unknown key {unknown[0]!r} in rubric content; expected text_property"
+                )
             text = value.get("text_property", value.get("textProperty"))
-            if text is not None:
-                return text
+            if not text:
+                raise ValueError("the rubric's text_property is empty")
+            return text
         return value
 
 
@@ -187,9 +200,9 @@ class SessionInput(FileModel):
 
 
 class ConversationScenario(FileModel):
-    """A goal for a simulated user instead of fixed user turns (ADK compatible)."""
-
-    model_config = ConfigDict(extra="allow")
+    """A goal for a simulated user instead of fixed user turns (ADK compatible). ADK's
+    ``user_persona`` (a persona id such as ``"NOVICE"``, or the persona object its dumps
+    write) is given to the simulated user as written."""
 
     starting_prompt: str
     """The simulated user's first message, sent as written."""
@@ -215,14 +228,22 @@ class Invocation(FileModel):
     """The reference answer (``response_match_score``, ``final_response_match_v2``)."""
     rubrics: list[Rubric] = Field(default_factory=list)
     """Rubrics for this turn only (the rubric criteria)."""
-    # ADK bookkeeping fields: accepted so ADK files load, not used for judging.
+    expected_tool_responses: list[dict[str, Any]] = Field(default_factory=list)
+    """What the tools returned in the recorded run (ADK's ``tool_responses``, or the
+    ``function_response`` parts of its invocation events): kept, not judged."""
+    app_details: dict[str, Any] | None = None
+    """ADK's record of the app's agents (instructions, tool declarations): kept, not
+    judged."""
+    # Bookkeeping of the run the file was recorded from; accepted, not judged.
     creation_timestamp: float | None = None
-    """ADK bookkeeping; accepted, not used."""
-    app_details: Any = None
     """ADK bookkeeping; accepted, not used."""
     inference_call_count: int | None = None
     """ADK bookkeeping; accepted, not used."""
     duration: float | None = None
+    """ADK bookkeeping; accepted, not used."""
+    model_duration: float | None = None
+    """ADK bookkeeping; accepted, not used."""
+    tool_duration: float | None = None
     """ADK bookkeeping; accepted, not used."""
 
     @model_validator(mode="before")
@@ -244,44 +265,99 @@ class Invocation(FileModel):
                 data.setdefault(native, value)
         intermediate = data.pop("intermediate_data", data.pop("intermediateData", None))
         if isinstance(intermediate, dict):
-            tools, responses = _read_intermediate_data(intermediate)
-            data.setdefault("expected_tool_trajectory", tools)
-            data.setdefault("expected_intermediate_responses", responses)
+            read = _read_intermediate_data(intermediate)
+            data.setdefault("expected_tool_trajectory", read.tool_calls)
+            data.setdefault("expected_intermediate_responses", read.texts)
+            if read.tool_responses:
+                data.setdefault("expected_tool_responses", read.tool_responses)
+        elif intermediate is not None:
+            raise ValueError(
+                "intermediate_data must be an object with tool_uses, tool_responses and "
+                "intermediate_responses, or with invocation_events"
+            )
         for key in ("rubrics",):
             if data.get(key) is None:
                 data.pop(key, None)
         return data
 
 
-def _read_intermediate_data(raw: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    """ADK's intermediate data, either ``tool_uses`` + ``intermediate_responses`` or a
-    list of ``invocation_events`` whose parts hold function calls and text."""
-    events = raw.get("invocation_events", raw.get("invocationEvents"))
-    if events is not None:
-        tools: list[Any] = []
-        texts: list[Any] = []
-        for event in events or []:
-            content = (event or {}).get("content") or {}
-            for part in content.get("parts") or []:
-                call = part.get("function_call", part.get("functionCall"))
-                if call:
-                    tools.append(call)
-                elif part.get("text"):
-                    texts.append({"role": "model", "content": [{"text": part["text"]}]})
-        return tools, texts
-    tools = list(raw.get("tool_uses", raw.get("toolUses")) or [])
+@dataclass(frozen=True)
+class _IntermediateData:
+    tool_calls: list[Any]
+    texts: list[Any]
+    tool_responses: list[Any]
+
+
+_TOOL_USE_KEYS = {
+    "tool_uses": "tool_uses",
+    "toolUses": "tool_uses",
+    "tool_responses": "tool_responses",
+    "toolResponses": "tool_responses",
+    "intermediate_responses": "intermediate_responses",
+    "intermediateResponses": "intermediate_responses",
+}
+_EVENTS_KEYS = ("invocation_events", "invocationEvents")
+
+
+def _read_intermediate_data(raw: dict[str, Any]) -> _IntermediateData:
+    """ADK's intermediate data, in either of its two shapes: ``tool_uses`` +
+    ``tool_responses`` + ``intermediate_responses``, or a list of ``invocation_events``
+    whose parts hold function calls, function responses and text. Other keys are refused,
+    as ADK refuses them."""
+    events_key = next((key for key in _EVENTS_KEYS if key in raw), None)
+    if events_key is not None:
+        others = sorted(key for key in raw if key != events_key)
+        if others:
+            raise ValueError(
+                f"intermediate_data has {events_key} and {others[0]!r}; it takes either "
+                "invocation_events or tool_uses/tool_responses/intermediate_responses"
+            )
+        return _read_events(raw[events_key])
+    unknown = sorted(key for key in raw if key not in _TOOL_USE_KEYS)
+    if unknown:
+        raise ValueError(
+            f"intermediate_data has an unknown key {unknown[0]!r}; expected tool_uses, "
+            "tool_responses, intermediate_responses or invocation_events"
+        )
+    fields = {_TOOL_USE_KEYS[key]: value for key, value in raw.items()}
     texts = []
-    for item in raw.get("intermediate_responses", raw.get("intermediateResponses")) or []:
+    for item in fields.get("intermediate_responses") or []:
         if isinstance(item, list | tuple) and len(item) == 2:
             author, parts = item
             texts.append({"role": str(author or "model"), "content": parts or []})
         else:
             texts.append(item)
-    return tools, texts
+    return _IntermediateData(
+        tool_calls=list(fields.get("tool_uses") or []),
+        texts=texts,
+        tool_responses=list(fields.get("tool_responses") or []),
+    )
+
+
+def _read_events(events: Any) -> _IntermediateData:
+    tools: list[Any] = []
+    texts: list[Any] = []
+    responses: list[Any] = []
+    for event in events or []:
+        content = (event or {}).get("content") or {}
+        text_parts: list[dict[str, Any]] = []
+        for part in content.get("parts") or []:
+            call = part.get("function_call", part.get("functionCall"))
+            response = part.get("function_response", part.get("functionResponse"))
+            if call:
+                tools.append(call)
+            elif response:
+                responses.append(response)
+            elif part.get("text"):
+                text_parts.append({"text": part["text"]})
+        if text_parts:  # one intermediate response per event, as ADK reads it
+            author = (event or {}).get("author") or "model"
+            texts.append({"role": str(author), "content": text_parts})
+    return _IntermediateData(tool_calls=tools, texts=texts, tool_responses=responses)
 
 
 class Completes(FileModel):
-    """The agent reached a final answer: no error, no exhausted step budget (seed 003)."""
+    """The agent reached a final answer: no error, no exhausted step budget."""
 
     type: Literal["completes"] = "completes"
     """The expectation: the agent finishes with a final answer."""
@@ -292,7 +368,7 @@ class Completes(FileModel):
 
 
 class CallsTool(FileModel):
-    """The agent called the named tool at least once (seed 003)."""
+    """The agent called the named tool at least once."""
 
     type: Literal["calls_tool"] = "calls_tool"
     """The expectation: the agent calls a tool."""
@@ -305,7 +381,7 @@ class CallsTool(FileModel):
 
 
 class FinalContains(FileModel):
-    """The final answer contains this text (seed 003)."""
+    """The final answer contains this text."""
 
     type: Literal["final_contains"] = "final_contains"
     """The expectation: the final answer contains a text."""

@@ -138,6 +138,9 @@ class Trial(Record):
     """Wall time of the trial."""
     workdir: str | None = None
     """The trial's own working directory, when it was kept."""
+    final_session_state: dict[str, Any] | None = None
+    """The agent's session state when the trial ended (``None`` when the agent keeps no
+    state this package can see, such as an OpenAI-shaped HTTP agent)."""
 
     @property
     def completed(self) -> bool:

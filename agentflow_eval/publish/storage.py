@@ -14,9 +14,10 @@ import hashlib
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, BinaryIO, Literal, Protocol, runtime_checkable
 from urllib.parse import quote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, SecretStr, field_validator
@@ -27,6 +28,7 @@ __all__ = [
     "LocalStore",
     "LocalTarget",
     "ObjectStore",
+    "S3Body",
     "S3Credentials",
     "S3Store",
     "S3Target",
@@ -271,6 +273,18 @@ class LocalStore:
                 f"cannot read {path}: {exc}", transient=isinstance(exc, _TRANSIENT_OS_ERRORS)
             ) from exc
 
+    def open(self, key: str) -> BinaryIO | None:
+        """The object at ``key`` to read as a stream (the caller closes it), or None."""
+        path = self._path(key)
+        try:
+            return path.open("rb")
+        except (FileNotFoundError, IsADirectoryError):
+            return None
+        except OSError as exc:
+            raise StoreError(
+                f"cannot read {path}: {exc}", transient=isinstance(exc, _TRANSIENT_OS_ERRORS)
+            ) from exc
+
     def url(self, key: str) -> str:
         return self._path(key).resolve().as_uri()
 
@@ -385,6 +399,23 @@ class S3Store:
                 return None
             raise self._error("download", full, exc) from exc
 
+    def open(self, key: str) -> S3Body | None:
+        """The object at ``key`` to read as a stream (the caller closes it), or None.
+        Only what is read is downloaded."""
+        full = self._key(key)
+        try:
+            response = self.client().get_object(Bucket=self.target.bucket, Key=full)
+        except Exception as exc:
+            from botocore.exceptions import ClientError
+
+            if isinstance(exc, ClientError) and exc.response.get("Error", {}).get("Code") in (
+                "NoSuchKey",
+                "404",
+            ):
+                return None
+            raise self._error("download", full, exc) from exc
+        return S3Body(response["Body"], lambda exc: self._error("download", full, exc))
+
     def url(self, key: str) -> str:
         full = quote(self._key(key))
         target = self.target
@@ -399,6 +430,31 @@ class S3Store:
             return f"{parts.scheme}://{target.bucket}.{parts.netloc}{parts.path}/{full}"
         region = target.region or "us-east-1"
         return f"https://{target.bucket}.s3.{region}.amazonaws.com/{full}"
+
+
+class S3Body:
+    """An S3 object's body as a stream: ``read(size)`` and ``close()``, failures (a
+    dropped connection, a read timeout) as :class:`StoreError`. Closing before the end
+    drops the connection instead of downloading the rest."""
+
+    def __init__(self, body: Any, error: Callable[[Exception], StoreError]) -> None:
+        self._body = body
+        self._error = error
+
+    def read(self, size: int = -1, /) -> bytes:
+        try:
+            return bytes(self._body.read(None if size < 0 else size))
+        except Exception as exc:
+            raise self._error(exc) from exc
+
+    def close(self) -> None:
+        self._body.close()
+
+    def __enter__(self) -> S3Body:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 def open_store(target: Target) -> ObjectStore:

@@ -1,22 +1,31 @@
 """Chart geometry for the report's inline SVG: plain numbers, computed here and drawn by
 the template (which escapes every label), so no markup is built from strings in Python.
 
+- :func:`bar_classes`: the small pass-rate bar on each case's line and in tables, one
+  element drawn by the stylesheet (:func:`rate_bar_css`).
 - :func:`pass_rate_chart`: one bar per case with its 95% interval. Up to
   :data:`LABELLED_CASES` cases get a labelled horizontal bar each; more become a strip
-  of thin columns sorted by pass rate, each with a tooltip.
+  of columns sorted by pass rate, each with a tooltip; neighbours with the same result
+  share a column.
 - :func:`score_histograms`: per criterion, how trial scores spread over ten bins of
   width 0.1 plus one for a perfect 1.0 (thresholds of 1.0 are common), with the
-  threshold marked.
+  threshold marked. Text is laid out so it cannot collide at any run size: the title
+  and the count of scores on lines of their own, the title clipped to the width, the
+  count over each column in at most four characters.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from agentflow_eval.models.results import CaseResult, CriterionResult, TrialResult
+from agentflow_eval.report.formats import format_ci, format_count, format_count_short, format_pct
 
 __all__ = [
+    "BAR_STEPS",
     "LABELLED_CASES",
     "Bar",
     "BinBar",
@@ -24,11 +33,40 @@ __all__ = [
     "OrderKey",
     "PassRateChart",
     "ScoreBins",
+    "bar_classes",
     "case_state",
     "pass_rate_chart",
+    "rate_bar_css",
     "score_histograms",
     "verdict_keys",
 ]
+
+BAR_STEPS = 100
+"""A rate bar is drawn in whole hundredths of its width (one pixel of a 100-pixel bar)."""
+
+
+def bar_classes(rate: float, low: float | None = None, high: float | None = None) -> str:
+    """The classes that draw a rate bar with :func:`rate_bar_css`: the fill ``w0``–``w100``
+    (never full below a rate of 1, never empty above 0) and, given an interval, the
+    whisker from ``l..`` to ``h..`` (widened outward to whole steps). One element with
+    classes instead of an SVG per bar: a report has a bar on every case's line."""
+    fill = math.floor(rate * BAR_STEPS)
+    if rate > 0 and fill == 0:
+        fill = 1
+    if rate < 1 and fill == BAR_STEPS:
+        fill = BAR_STEPS - 1
+    classes = f"w{fill}"
+    if low is not None and high is not None:
+        classes += f" l{math.floor(low * BAR_STEPS)} h{math.ceil(high * BAR_STEPS)}"
+    return classes
+
+
+def rate_bar_css() -> str:
+    """The rules behind :func:`bar_classes`: each class sets one custom property the
+    bar's background (in ``report.css``) reads."""
+    steps = range(BAR_STEPS + 1)
+    return "".join(f".w{i}{{--w:{i}}}.l{i}{{--l:{i}}}.h{i}{{--h:{i}}}" for i in steps) + "\n"
+
 
 LABELLED_CASES = 30
 """Up to this many cases, the pass-rate chart labels each bar with the case id."""
@@ -50,7 +88,8 @@ def case_state(case: CaseResult) -> str:
 
 @dataclass(frozen=True)
 class Bar:
-    """One case's bar: a rectangle, its interval whisker, and its tooltip."""
+    """One case's bar (or, among many columns, the column of ``cases`` neighbours with
+    the same result): a rectangle, its interval whisker, and its tooltip."""
 
     x: float
     y: float
@@ -62,6 +101,7 @@ class Bar:
     label: str
     value_text: str
     tooltip: str
+    cases: int = 1
 
 
 @dataclass(frozen=True)
@@ -79,14 +119,10 @@ class PassRateChart:
     ticks: list[tuple[float, str]]
 
 
-def _pct(value: float) -> str:
-    return f"{value * 100:.0f}%"
-
-
 def _tooltip(case: CaseResult) -> str:
     return (
-        f"{case.case_id}: {case.passed}/{case.runs} passed ({_pct(case.pass_rate)}, "
-        f"95% CI {case.ci_low * 100:.0f}–{_pct(case.ci_high)})"
+        f"{case.case_id}: {case.passed}/{case.runs} passed ({format_pct(case.pass_rate)}, "
+        f"95% CI {format_ci(case.ci_low, case.ci_high)})"
     )
 
 
@@ -119,41 +155,70 @@ def _horizontal(cases: Sequence[CaseResult]) -> PassRateChart:
                 ci_to=round(plot_x + plot_w * case.ci_high, 1),
                 state=case_state(case),
                 label=_clip_label(case.case_id),
-                value_text=f"{case.passed}/{case.runs} · {_pct(case.pass_rate)}",
+                value_text=f"{case.passed}/{case.runs} · {format_pct(case.pass_rate)}",
                 tooltip=_tooltip(case),
             )
         )
     plot_h = row * max(len(cases), 1)
-    ticks = [(round(plot_x + plot_w * f, 1), _pct(f)) for f in (0, 0.25, 0.5, 0.75, 1)]
+    ticks = [(round(plot_x + plot_w * f, 1), format_pct(f)) for f in (0, 0.25, 0.5, 0.75, 1)]
     return PassRateChart(
         True, width, plot_y + plot_h + 22, plot_x, plot_y, plot_w, plot_h, bars, ticks
     )
 
 
+GROUP_NAMES = 5
+"""A column that stands for several cases names this many of them in its tooltip."""
+
+
+def _group_tooltip(group: Sequence[CaseResult]) -> str:
+    if len(group) == 1:
+        return _tooltip(group[0])
+    first = group[0]
+    names = ", ".join(case.case_id for case in group[:GROUP_NAMES])
+    if len(group) > GROUP_NAMES:
+        names += f" and {format_count(len(group) - GROUP_NAMES)} more"
+    return (
+        f"{format_count(len(group))} cases with {first.passed}/{first.runs} passed "
+        f"({format_pct(first.pass_rate)}, 95% CI {format_ci(first.ci_low, first.ci_high)}): "
+        f"{names}"
+    )
+
+
 def _columns(cases: Sequence[CaseResult]) -> PassRateChart:
+    """Columns sorted by pass rate; neighbours with the same result (passed of runs)
+    share one column as wide as they are together, so a run of thousands of cases, whose
+    rates repeat, draws a handful of shapes (each with a tooltip naming its cases)."""
     width, plot_x, plot_y, plot_h = 900.0, 44.0, 8.0, 140.0
     plot_w = width - plot_x - 8
-    ordered = sorted(cases, key=lambda c: (c.pass_rate, c.case_id))
+    ordered = sorted(cases, key=lambda c: (c.pass_rate, c.runs, c.case_id))
     step = plot_w / len(ordered)
     gap = 1.0 if step >= 3 else 0.0
+    groups = [
+        list(group)
+        for _, group in itertools.groupby(ordered, key=lambda c: (c.passed, c.runs, c.pass_rate))
+    ]
     bars = []
-    for index, case in enumerate(ordered):
-        height = round(plot_h * case.pass_rate, 1)
+    start = 0
+    for group in groups:
+        first = group[0]
+        height = round(plot_h * first.pass_rate, 1)
         bars.append(
             Bar(
-                x=round(plot_x + index * step, 2),
+                x=round(plot_x + start * step, 2),
                 y=round(plot_y + plot_h - height, 1),
-                width=round(max(step - gap, 0.5), 2),
+                width=round(max(step * len(group) - gap, 0.5), 2),
                 height=height,
-                ci_from=round(plot_y + plot_h * (1 - case.ci_high), 1),
-                ci_to=round(plot_y + plot_h * (1 - case.ci_low), 1),
-                state=case_state(case),
-                label=case.case_id,
-                value_text=_pct(case.pass_rate),
-                tooltip=_tooltip(case),
+                ci_from=round(plot_y + plot_h * (1 - first.ci_high), 1),
+                ci_to=round(plot_y + plot_h * (1 - first.ci_low), 1),
+                state=case_state(first),
+                label=first.case_id,
+                value_text=format_pct(first.pass_rate),
+                tooltip=_group_tooltip(group),
+                cases=len(group),
             )
         )
-    ticks = [(round(plot_y + plot_h * (1 - f), 1), _pct(f)) for f in (0, 0.5, 1)]
+        start += len(group)
+    ticks = [(round(plot_y + plot_h * (1 - f), 1), format_pct(f)) for f in (0, 0.5, 1)]
     return PassRateChart(
         False, width, plot_y + plot_h + 20, plot_x, plot_y, plot_w, plot_h, bars, ticks
     )
@@ -161,20 +226,37 @@ def _columns(cases: Sequence[CaseResult]) -> PassRateChart:
 
 @dataclass(frozen=True)
 class BinBar:
-    """One histogram bin: its column, count and whether it lies below the threshold."""
+    """One histogram bin: its column, count and whether it lies below the threshold.
+    ``count_text`` is the label over the column, short enough to fit its width
+    (:data:`COUNT_CHARS`); the tooltip gives the exact count."""
 
     x: float
     y: float
     width: float
     height: float
     count: int
+    count_text: str
     below: bool
     tooltip: str
 
 
+TITLE_FONT = 11.5
+"""Font size of a histogram's title (the criterion), in the SVG's units."""
+CAPTION_FONT = 10.5
+"""Font size of the line under the title (how many scores) and of the axis ticks."""
+COUNT_FONT = 9.0
+"""Font size of the counts over the columns."""
+CHAR_WIDTH = 0.62
+"""A generous average glyph width of the page's sans-serif font, in ems (digits and
+lower case are narrower), for sizing text before a browser lays it out."""
+COUNT_CHARS = 4
+"""Counts over the columns take at most this many characters (``1.2k``, ``12k``)."""
+
+
 @dataclass(frozen=True)
 class Histogram:
-    """How one criterion's trial scores spread over [0, 1]."""
+    """How one criterion's trial scores spread over [0, 1]: a title line, a caption line
+    under it (``n = 10,000``), then the columns with their counts over them."""
 
     criterion: str
     label: str
@@ -182,12 +264,20 @@ class Histogram:
     threshold_x: float | None
     threshold: float | None
     bins: list[BinBar]
+    caption: str = ""
     width: float = 300.0
-    height: float = 140.0
+    height: float = 152.0
     plot_x: float = 10.0
-    plot_y: float = 30.0
+    plot_y: float = 42.0
     plot_width: float = 280.0
     plot_height: float = 88.0
+    title_y: float = 12.0
+    caption_y: float = 26.0
+
+    @property
+    def title_chars(self) -> int:
+        """How many characters of the title fit the plot's width."""
+        return int(self.plot_width / (TITLE_FONT * CHAR_WIDTH))
 
 
 def _bin_of(score: float) -> int:
@@ -245,7 +335,8 @@ def score_histograms(trials: Iterable[TrialResult]) -> list[Histogram]:
 
 
 def _histogram(key: str, label: str, threshold: float | None, counts: list[int]) -> Histogram:
-    shape = Histogram(key, _clip_label(label, 34), sum(counts), None, threshold, [])
+    total = sum(counts)
+    shape = Histogram(key, label, total, None, threshold, [])
     peak = max(counts) or 1
     step = shape.plot_width / BINS
     bars = []
@@ -261,14 +352,26 @@ def _histogram(key: str, label: str, threshold: float | None, counts: list[int])
                 width=round(step - 2, 1),
                 height=height,
                 count=count,
+                count_text=format_count_short(count),
                 below=threshold is not None
                 and (high < threshold if perfect else high <= threshold),
-                tooltip=f"score {span}: {count} trial(s)",
+                tooltip=f"score {span}: {format_count(count)} trial(s)",
             )
         )
     # the ten 0.1-wide bins span [0, 1); the threshold sits where its score would fall
     threshold_x = round(shape.plot_x + step * 10 * threshold, 1) if threshold is not None else None
-    return Histogram(key, shape.label, sum(counts), threshold_x, threshold, bars)
+    caption = f"n = {format_count(total)}"
+    if threshold is not None:
+        caption += f" · threshold {threshold:g}"
+    return Histogram(
+        key,
+        _clip_label(label, shape.title_chars),
+        total,
+        threshold_x,
+        threshold,
+        bars,
+        caption=caption,
+    )
 
 
 @dataclass(frozen=True)
@@ -336,7 +439,7 @@ def trend_chart(runs_newest_first: Sequence[RunRate]) -> TrendChart | None:
                 ci_bottom=y_of(run.ci_low),
                 state=state,
                 tooltip=(
-                    f"{run.label}: {_pct(rate)} (95% CI {run.ci_low * 100:.0f}–{_pct(run.ci_high)})"
+                    f"{run.label}: {format_pct(rate)} (95% CI {format_ci(run.ci_low, run.ci_high)})"
                 ),
             )
         )
@@ -344,5 +447,5 @@ def trend_chart(runs_newest_first: Sequence[RunRate]) -> TrendChart | None:
     band = " ".join(
         [f"{p.x},{p.ci_top}" for p in points] + [f"{p.x},{p.ci_bottom}" for p in reversed(points)]
     )
-    ticks = [(y_of(f), _pct(f)) for f in (0, 0.5, 1)]
+    ticks = [(y_of(f), format_pct(f)) for f in (0, 0.5, 1)]
     return TrendChart(points, line, band, ticks)

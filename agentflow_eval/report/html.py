@@ -4,6 +4,11 @@ It works offline (no CDN, no web fonts, charts as inline SVG), escapes everythin
 recorded (agent answers, tool results and ids are data, never markup), and carries a
 Content-Security-Policy that lets only its own inline script and style run.
 
+The summary, charts and one line per case are markup; each case's details travel as a
+compressed block (:mod:`~agentflow_eval.report.case_details`) that the page's script
+draws when the case is opened, so a 10,000-trial report stays a page a browser opens
+quickly.
+
 The page is produced in pieces, one case at a time (:func:`html_chunks`): the report
 stage of a 10,000-trial run reads each case's trials from ``judged.jsonl`` as the case is
 written and never holds them all. :func:`render_html` and :func:`write_html` are the same
@@ -19,16 +24,16 @@ from agentflow_eval import __version__
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import RunResult
+from agentflow_eval.report.case_details import pack_case
 from agentflow_eval.report.case_trials import CaseWithTrials, TrialsInMemory, each_case
 from agentflow_eval.report.csp import content_security_policy
 from agentflow_eval.report.digest import TrialDigest
-from agentflow_eval.report.templating import asset, compact_chunks, environment
-from agentflow_eval.report.view import build_view, case_views
+from agentflow_eval.report.templating import asset, compact_chunks, environment, page_style
+from agentflow_eval.report.view import CaseView, build_view, case_views
 
 __all__ = ["html_chunks", "render_html", "write_html"]
 
 SCRIPT = "report.js"
-STYLE = "report.css"
 
 
 def html_chunks(
@@ -43,17 +48,24 @@ def html_chunks(
     ``run.trials`` is not read. With ``eval_set`` the expected trajectories and reference
     answers come from it; without, from the results (``CaseResult.expected``, then
     criterion details), and turns with no known expectation list their calls only."""
-    script, style = asset(SCRIPT), asset(STYLE)
+    script, style = asset(SCRIPT), page_style()
     template = environment().get_template("report.html.j2")
+    view = build_view(run, digest, eval_set)
     pieces = template.generate(
-        view=build_view(run, digest, eval_set),
-        cases=case_views(run, cases, digest, eval_set),
+        view=view,
+        cases=_with_details(case_views(run, cases, digest, eval_set), view.has_eval_set),
         csp=content_security_policy(scripts=[str(script)], styles=[str(style)]),
         script=script,
         style=style,
         version=__version__,
     )
     return compact_chunks(pieces)
+
+
+def _with_details(views: Iterator[CaseView], has_eval_set: bool) -> Iterator[tuple[CaseView, str]]:
+    """Each case's view with its details packed for the page's script."""
+    for view in views:
+        yield view, pack_case(view, has_eval_set)
 
 
 def _in_memory(run: RunResult) -> tuple[Iterator[CaseWithTrials], TrialDigest]:

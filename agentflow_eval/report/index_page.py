@@ -11,16 +11,14 @@ from agentflow_eval import __version__
 from agentflow_eval.publish.history import RunsManifest
 from agentflow_eval.report.charts import RunRate, trend_chart
 from agentflow_eval.report.csp import content_security_policy
-from agentflow_eval.report.templating import asset, compact, environment
+from agentflow_eval.report.templating import compact, environment, page_style
 
 __all__ = ["render_index"]
-
-STYLE = "report.css"
 
 
 def render_index(manifest: RunsManifest) -> str:
     """The index page of ``manifest``'s eval set."""
-    style = asset(STYLE)
+    style = page_style()
     rates = [
         RunRate(
             f"{run.started_at:%Y-%m-%d %H:%M} {run.run_id}", run.pass_rate, run.ci_low, run.ci_high

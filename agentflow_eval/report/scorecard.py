@@ -38,6 +38,7 @@ __all__ = [
     "PASSING_SHOWN",
     "CaseVerdict",
     "case_verdict",
+    "defaulted_criteria_line",
     "error_text",
     "format_failures",
     "format_scorecard",
@@ -138,6 +139,9 @@ def _header(run: RunResult, simulated_label: str) -> list[str]:
     lines.append(f"agent: {run.agent}{model}")
     if run.simulated:
         lines.append(simulated_label or "NOTE: simulated offline demo model, not a real LLM")
+    defaults = defaulted_criteria_line(run)
+    if defaults:
+        lines.append(defaults)
     return lines
 
 
@@ -323,3 +327,24 @@ def _answer_failed(result: TrialResult) -> bool:
         c.status == "failed" and not c.criterion.startswith(("tool_trajectory", "calls_tool"))
         for c in result.criteria
     )
+
+
+def defaulted_criteria_line(run: RunResult) -> str | None:
+    """Which criteria judged the run because no config was given (ADK's defaults), and on
+    how many cases (a case with expectations of its own gets a default only where it gives
+    the reference); ``None`` when every criterion was asked for."""
+    criteria = run.config.get("criteria") or {}
+    names = [
+        name
+        for name, options in criteria.items()
+        if isinstance(options, dict) and options.get("defaulted")
+    ]
+    if not names:
+        return None
+    total = len(run.cases)
+    applied = [
+        f"{name} on {sum(any(c.criterion == name for c in case.criteria) for case in run.cases)}"
+        f"/{total} cases"
+        for name in names
+    ]
+    return "default criteria (no config given): " + ", ".join(applied)

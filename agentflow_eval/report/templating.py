@@ -1,5 +1,6 @@
 """The jinja2 environment shared by the report pages: templates from the package,
-autoescaping always on, undefined names an error, and the number formats people read.
+autoescaping always on, undefined names an error, and the number formats people read
+(:mod:`~agentflow_eval.report.formats`) as filters.
 
 Inline assets (``*.css``, ``*.js`` beside the templates) are read as exact text so their
 CSP hashes match what the page contains byte for byte.
@@ -9,22 +10,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-__all__ = [
-    "asset",
-    "compact",
-    "compact_chunks",
-    "environment",
-    "format_cost",
-    "format_duration_ms",
-    "format_pct",
-]
+from agentflow_eval.report.charts import bar_classes, rate_bar_css
+from agentflow_eval.report.formats import (
+    format_ci,
+    format_cost,
+    format_count,
+    format_count_short,
+    format_duration_ms,
+    format_pct,
+    format_score,
+    format_time,
+)
+
+__all__ = ["STYLE", "asset", "compact", "compact_chunks", "environment", "page_style"]
+
+STYLE = "report.css"
 
 # Indentation between tags: the templates keep it for their readers; a 200-case page
 # does not need it. Escaped text never holds a raw ">", so only markup is touched.
@@ -65,59 +71,6 @@ def compact_chunks(chunks: Iterable[str], buffer: int = COMPACT_BUFFER) -> Itera
         yield compact("".join(pending))
 
 
-def format_pct(value: float | None, digits: int = 0) -> str:
-    """0.4567 -> ``46%``; None -> ``–``."""
-    if value is None:
-        return "–"
-    return f"{value * 100:.{digits}f}%"
-
-
-def format_ci(low: float, high: float) -> str:
-    """The 95% interval as ``23–88%``."""
-    return f"{low * 100:.0f}–{high * 100:.0f}%"
-
-
-def format_duration_ms(value: float | None) -> str:
-    """Milliseconds as ``850 ms``, ``2.4 s``, ``4 min 12 s``."""
-    if value is None:
-        return "–"
-    if value < 1000:
-        return f"{value:.0f} ms"
-    seconds = value / 1000
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, rest = divmod(round(seconds), 60)
-    if minutes < 60:
-        return f"{minutes} min {rest} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes} min"
-
-
-def format_cost(value: float | None) -> str:
-    """US dollars with enough digits for small sums; ``–`` when nothing was reported."""
-    if not value:
-        return "–"
-    if value >= 1:
-        return f"${value:,.2f}"
-    if value >= 0.01:
-        return f"${value:.3f}"
-    return f"${value:.5f}"
-
-
-def format_count(value: int | None) -> str:
-    return "–" if value is None else f"{value:,}"
-
-
-def format_score(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}"
-
-
-def format_time(value: datetime) -> str:
-    """A timestamp in UTC, to the second."""
-    moment = value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
-    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
 @cache
 def environment() -> Environment:
     """The shared environment (built once)."""
@@ -135,9 +88,11 @@ def environment() -> Environment:
         dur=format_duration_ms,
         cost=format_cost,
         count=format_count,
+        count_short=format_count_short,
         score=format_score,
         utc=format_time,
     )
+    env.globals.update(bar_classes=bar_classes)
     return env
 
 
@@ -154,3 +109,9 @@ def asset(name: str) -> Markup:
     if compact(text) != text:
         raise ValueError(f"inline asset {name} has a line ending in '>' before one starting '<'")
     return Markup(text)
+
+
+@cache
+def page_style() -> Markup:
+    """The pages' stylesheet: ``report.css`` and the generated rate-bar steps."""
+    return Markup(str(asset(STYLE)) + rate_bar_css())

@@ -1,9 +1,11 @@
 """The report's view model: a :class:`~agentflow_eval.models.results.RunResult` (and, when at
 hand, its :class:`~agentflow_eval.models.evalset.EvalSet`) reshaped into what the template shows.
 
-Everything the template needs is computed here: which expected call each actual call
-answers, which arguments differ, how long texts are clipped. The template only lays it
-out. The head of the page (:func:`build_view`) needs only the run's summary and its
+Everything the page shows is computed here: which expected call each actual call
+answers, which arguments differ, how long texts are clipped. The template lays out the
+head of the page and one line per case; a case's trials go into the page as data
+(:mod:`~agentflow_eval.report.case_details`) that its script lays out when the case is
+opened. The head of the page (:func:`build_view`) needs only the run's summary and its
 :class:`~agentflow_eval.report.digest.TrialDigest`; the cases (:func:`case_views`) are
 built one at a time as the page is written, so no more than one case's trials are needed
 at once. Long texts are clipped (tool results, tracebacks, details) so a 200 × 5 report stays

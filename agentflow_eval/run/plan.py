@@ -151,7 +151,12 @@ def load_inputs(
 
     Raises :class:`agentflow_eval.files.errors.EvalFileError` naming file, case and field.
     """
-    from agentflow_eval.files.loading import find_config_for, load_config, load_evalset
+    from agentflow_eval.files.loading import (
+        find_config_for,
+        load_config,
+        load_evalset,
+        unjudged_warnings,
+    )
 
     loaded = load_evalset(evalset)
     config_path: Path | None = None
@@ -164,7 +169,12 @@ def load_inputs(
         run_config.judge.model = judge_model
     check_criteria(run_config, config_path)
     check_scenarios(loaded.eval_set, run_config, evalset, config_path)
-    return RunInputs(loaded.eval_set, run_config, list(loaded.warnings), config_path)
+    warnings = [
+        *loaded.warnings,
+        *run_config.load_warnings,
+        *unjudged_warnings(loaded.eval_set, run_config),
+    ]
+    return RunInputs(loaded.eval_set, run_config, warnings, config_path)
 
 
 def check_criteria(config: EvalConfig, config_path: str | Path | None) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["pass_at_k", "pass_hat_k", "two_proportion_p_value", "wilson_interval"]
+__all__ = ["pass_at_k", "pass_hat_k", "wilson_interval"]
 
 
 def wilson_interval(passed: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -40,18 +40,6 @@ def pass_hat_k(n: int, passed: int, k: int) -> float:
     of ``n``."""
     _check(n, passed, k)
     return math.comb(passed, k) / math.comb(n, k)
-
-
-def two_proportion_p_value(passed_a: int, n_a: int, passed_b: int, n_b: int) -> float:
-    """Two-sided p-value of a two-proportion z-test (pooled): did the pass rate change?"""
-    if n_a <= 0 or n_b <= 0:
-        raise ValueError("both samples need at least one trial")
-    pooled = (passed_a + passed_b) / (n_a + n_b)
-    se = math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
-    if se == 0:
-        return 1.0
-    z = (passed_a / n_a - passed_b / n_b) / se
-    return math.erfc(abs(z) / math.sqrt(2))
 
 
 def _check(n: int, passed: int, k: int) -> None:

@@ -17,6 +17,9 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+from pydantic_core import to_jsonable_python
 
 from agentflow_eval.agents.base import (
     AgentSession,
@@ -71,6 +74,7 @@ async def run_trial(
     turns: list[Turn] = []
     error: TrialError | None = None
     session: AgentSession | None = None
+    final_state: dict[str, Any] | None = None
     try:
         with bind_session(context):
             async with asyncio.timeout(settings.timeout_s):
@@ -88,6 +92,7 @@ async def run_trial(
         error = _exception_error(exc)
     finally:
         if session is not None:
+            final_state = _session_state(session)
             await _close_quietly(session)
         if not settings.keep_workdirs and workdir.exists():
             shutil.rmtree(workdir, ignore_errors=True)
@@ -99,7 +104,17 @@ async def run_trial(
         started_at=started_at,
         duration_ms=(time.perf_counter() - start) * 1000,
         workdir=str(workdir) if settings.keep_workdirs and workdir.exists() else None,
+        final_session_state=final_state,
     )
+
+
+def _session_state(session: AgentSession) -> dict[str, Any] | None:
+    """A copy of the session's ``state`` dict, JSON-ready (it goes into trials.jsonl), or
+    ``None`` when the session exposes none."""
+    state = getattr(session, "state", None)
+    if not isinstance(state, dict):
+        return None
+    return to_jsonable_python(state, fallback=repr)
 
 
 async def _converse(session: AgentSession, source: UserTurnSource, turns: list[Turn]) -> None:

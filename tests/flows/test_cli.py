@@ -147,3 +147,18 @@ def test_the_installed_command_exits_with_the_gate_code_and_all_its_output(tmp_p
     assert "pass rate 0% is below --fail-under 50%" in result.stderr
     (run_dir,) = (tmp_path / "out").glob("*/*")
     assert (run_dir / "results.json").exists() and (run_dir / "report.html").exists()
+
+
+def test_the_notes_example_by_folder_passes_on_its_expectations_alone(
+    tmp_path, capsys, monkeypatch
+):
+    """An agent named by its folder, an eval set with only expectations and no config:
+    every trial passes, and the scorecard says the defaults judged no case."""
+    monkeypatch.chdir(ROOT)
+    out = str(tmp_path / "out")
+    notes = "examples/notes/notes.evalset.json"
+    assert main(["run", "examples/notes", notes, "--output", out, "--fail-under", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "overall: 15/15" in printed
+    assert "  append-note  5/5  calls session_note_append" in printed
+    assert "default criteria (no config given): tool_trajectory_avg_score on 0/3 cases" in printed

@@ -1,4 +1,5 @@
-"""Headless Chromium for browser tests: dump the DOM after scripts ran, take screenshots.
+"""Headless Chromium for browser tests: dump the DOM after scripts ran, take screenshots,
+or drive the browser over the DevTools protocol (:mod:`support.devtools`).
 
 Chromium runs with a throwaway profile and nothing that reaches the network on its own
 (no sync, no component updates, no background networking, no QUIC). When the browser is
@@ -12,10 +13,15 @@ import os
 import shutil
 import struct
 import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from support.devtools import DevTools, devtools_session
 
 __all__ = ["Chromium", "chromium_binary", "png_size"]
 
@@ -81,6 +87,17 @@ class Chromium:
         return self._run(
             f"--virtual-time-budget={settle_ms}", "--dump-dom", page.resolve().as_uri()
         ).stdout
+
+    @contextmanager
+    def devtools(self) -> Iterator[DevTools]:
+        """A browser of its own (its own throwaway profile, so it runs beside the others)
+        driven over the DevTools protocol (see :mod:`support.devtools`): load timings,
+        node counts, memory, clicks, screenshots of a page after a click."""
+        with (
+            tempfile.TemporaryDirectory(prefix="chromium-devtools-") as profile,
+            devtools_session(self.binary, Path(profile), FLAGS) as browser,
+        ):
+            yield browser
 
     def screenshot(self, page: Path, out: Path, *, width: int = 1300, height: int = 2400) -> Path:
         """A PNG of the top ``width`` × ``height`` pixels of the page."""

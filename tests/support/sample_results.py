@@ -33,11 +33,19 @@ from agentflow_eval.models.results import (
     Usage,
 )
 from agentflow_eval.report import expected_turns, write_html, write_junit, write_results_json
+from agentflow_eval.report.writer import write_run_reports
 from agentflow_eval.run.aggregate import aggregate
 from agentflow_eval.run.judging import judge_trial
-from agentflow_eval.run.plan import RunMeta
+from agentflow_eval.run.plan import RunMeta, RunPaths
 
-__all__ = ["XSS_ANSWER", "ScriptedJudge", "sample_eval_set", "sample_run", "write_run_dir"]
+__all__ = [
+    "XSS_ANSWER",
+    "ScriptedJudge",
+    "sample_eval_set",
+    "sample_run",
+    "write_run_dir",
+    "write_run_dir_streamed",
+]
 
 XSS_ANSWER = (
     'Here you go: <script>document.title="PWNED-SCRIPT";'
@@ -155,6 +163,21 @@ def _turn(
         latency_ms=round(rng.uniform(600, 2400), 1),
         usage=_usage(rng, len(calls) + 1),
     )
+
+
+def _with_sources(turn: Turn, rng: random.Random) -> Turn:
+    """``turn`` with an answer over several lines: the answer, where it came from, and a
+    closing line, as chat agents write them."""
+    if turn.final_response is None:
+        return turn
+    tools = ", ".join(dict.fromkeys(call.name for call in turn.tool_calls)) or "memory"
+    answer = (
+        f"{turn.final_response}\n"
+        f"Source: {tools} at {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d} UTC "
+        f"(request {rng.getrandbits(48):012x}).\n"
+        "Anything else?"
+    )
+    return turn.model_copy(update={"final_response": answer})
 
 
 def _weather_case(eval_id: str, cities: list[str], answer: str) -> dict[str, Any]:
@@ -395,12 +418,22 @@ def sample_run(
     payload: str = XSS_ANSWER,
     with_expected: bool = True,
     run_id: str = "3f9a2c1e",
+    multiline: bool = False,
+    behaviour_of: dict[str, str] | None = None,
 ) -> tuple[RunResult, EvalSet]:
     """A judged, aggregated run over :func:`sample_eval_set` and the eval set itself.
     ``with_expected`` copies each case's expectations into ``CaseResult.expected`` (as a
-    runner that records them does)."""
+    runner that records them does). ``multiline`` makes every answer run over several
+    lines, with what differs from trial to trial in a real run (times, request ids).
+    ``behaviour_of`` gives some cases another behaviour (``{"weather_lookup_simple":
+    "wrong_tool"}``: an agent that got worse there)."""
     rng = random.Random(seed)
     eval_set, behaviours = sample_eval_set(cases)
+    if behaviour_of:
+        behaviours = [
+            behaviour_of.get(case.eval_id, behaviour)
+            for case, behaviour in zip(eval_set.eval_cases, behaviours, strict=True)
+        ]
     config = EvalConfig(
         criteria={
             "tool_trajectory_avg_score": CriterionConfig(threshold=1.0, match_type="IN_ORDER"),
@@ -422,6 +455,8 @@ def sample_run(
             criteria.append(judges[next(k for k in judges if case.eval_id.startswith(k))])
             for index in range(trials):
                 turns, error = _trial_turns(behaviour, case, index, rng, payload)
+                if multiline:
+                    turns = [_with_sources(turn, rng) for turn in turns]
                 started = START + timedelta(seconds=rng.uniform(0, 60))
                 trial = Trial(
                     case_id=case.eval_id,
@@ -461,4 +496,28 @@ def write_run_dir(directory: Path, run: RunResult, eval_set: EvalSet | None = No
     write_results_json(run, directory / "results.json")
     write_html(run, directory / "report.html", eval_set)
     write_junit(run, directory / "junit.xml")
+    return directory
+
+
+def write_run_dir_streamed(directory: Path, run: RunResult, eval_set: EvalSet) -> Path:
+    """A finished run directory as a real run's report stage writes it: ``judged.jsonl``
+    with the trials in the order they finished (shuffled), then the three reports
+    written from it case by case (:func:`~agentflow_eval.report.writer.write_run_reports`)."""
+    paths = RunPaths(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    lines = [trial.model_dump_json() for trial in run.trials]
+    random.Random(5).shuffle(lines)
+    paths.judged.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    meta = RunMeta(
+        run_id=run.run_id,
+        agent=run.agent,
+        started_at=run.started_at,
+        runs_per_case=run.runs_per_case,
+        agent_model=run.agent_model,
+        judge_model=run.judge_model,
+        simulated=run.simulated,
+        notes=list(run.notes),
+    )
+    config = EvalConfig.model_validate(run.config)
+    write_run_reports(eval_set, config, meta, paths, finished_at=run.finished_at)
     return directory

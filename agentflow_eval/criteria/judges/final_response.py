@@ -6,6 +6,9 @@ times (default 5, as ADK) whether the answer is "valid" against the reference; t
 invocation's verdict is the majority. A tie is "invalid": an undecided judge does not pass
 an answer. An invocation the agent never answered is invalid without asking the judge.
 The score is the fraction of invocations judged valid (default threshold 0.8).
+
+With ``include_intermediate_responses_in_final`` (as in ADK), the judge sees each turn's
+intermediate responses followed by its final one, for the answer and the reference alike.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, field_validator
 
 from agentflow_eval.criteria.base import CriterionContext, skipped
+from agentflow_eval.criteria.invocations import actual_text, expected_text
 from agentflow_eval.criteria.judges.common import (
     Answer,
     DetailRow,
@@ -57,9 +61,12 @@ def parse_match_verdict(content: str) -> MatchVerdict:
 class FinalResponseMatchCriterion(JudgeCriterion):
     """Judges final answers for semantic agreement with the expected final responses."""
 
+    include_intermediate: bool = False
+
     @property
     def label(self) -> str:
-        return f"answer matches reference (LLM judge) >= {self.threshold:g}"
+        what = "answer" if not self.include_intermediate else "answer with intermediate responses"
+        return f"{what} matches reference (LLM judge) >= {self.threshold:g}"
 
     async def evaluate(self, ctx: CriterionContext) -> CriterionResult:
         if ctx.case.conversation_scenario is not None:
@@ -70,22 +77,31 @@ class FinalResponseMatchCriterion(JudgeCriterion):
             )
         rows: list[DetailRow] = []
         asks = JudgeAsks(self)
+        include = self.include_intermediate
         for view in turn_views(ctx):
-            expected = view.invocation.expected_final_response if view.invocation else None
-            reference = expected.text if expected is not None else ""
+            reference = (
+                expected_text(view.invocation, include_intermediate=include)
+                if view.invocation is not None
+                else None
+            )
             if not reference:
                 continue
+            answer = (
+                actual_text(view.turn, include_intermediate=include)
+                if view.final_response is not None
+                else None
+            )
             row: DetailRow = {
                 "invocation_id": view.invocation_id,
                 "expected": reference,
-                "actual": view.final_response,
+                "actual": answer,
             }
             rows.append(row)
-            if view.final_response is None:
+            if answer is None:
                 row.update(valid=False, votes=[], reason="no final response for this invocation")
                 continue
             prompt = self.setup.template.render(
-                user_prompt=view.user_text, reference=reference, response=view.final_response
+                user_prompt=view.user_text, reference=reference, response=answer
             )
             asks.add(row, prompt, parse_match_verdict)
         if not rows:
@@ -134,4 +150,8 @@ def build_final_response_match(
         default_threshold=0.8,
         default_samples=5,
     )
-    return FinalResponseMatchCriterion(name=name, setup=setup)
+    return FinalResponseMatchCriterion(
+        name=name,
+        setup=setup,
+        include_intermediate=options.include_intermediate_responses_in_final,
+    )

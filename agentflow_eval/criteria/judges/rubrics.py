@@ -10,7 +10,11 @@ for every rubric without asking the judge. The score is the mean over (turn, rub
 the verdicts (default threshold 0.8, 5 samples, as ADK).
 
 The two criteria differ only in their prompt: the first judges the final answer, the
-second the tool calls (names, arguments, order, use of results).
+second the tool calls (names, arguments, order, use of results). A case's or an
+invocation's rubric with a ``type`` (ADK's ``FINAL_RESPONSE_QUALITY`` or
+``TOOL_USE_QUALITY``) is judged only by the criterion of that kind; an untyped one by both.
+With ``include_intermediate_responses_in_final`` (as in ADK), the answer judged is the
+turn's intermediate responses followed by its final one.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, field_validator
 
 from agentflow_eval.criteria.base import CriterionContext, skipped
+from agentflow_eval.criteria.invocations import actual_text
 from agentflow_eval.criteria.judges.common import (
     Answer,
     DetailRow,
@@ -41,6 +46,7 @@ from agentflow_eval.models.evalset import Rubric
 from agentflow_eval.models.results import CriterionResult
 
 __all__ = [
+    "RUBRIC_TYPES",
     "RubricCriterion",
     "RubricVerdict",
     "RubricVerdicts",
@@ -97,14 +103,30 @@ def rubric_parser(rubric_ids: list[str]) -> Callable[[str], dict[str, RubricVerd
     return parse
 
 
+RUBRIC_TYPES: dict[str, str] = {
+    "final_response": "FINAL_RESPONSE_QUALITY",
+    "tool_use": "TOOL_USE_QUALITY",
+}
+"""ADK's rubric ``type`` for each kind of rubric criterion."""
+
+
 def rubrics_for(
-    config_rubrics: list[Rubric], ctx: CriterionContext, view: TurnView
+    config_rubrics: list[Rubric],
+    ctx: CriterionContext,
+    view: TurnView,
+    rubric_type: str | None = None,
 ) -> list[Rubric]:
     """The rubrics that apply to one turn: config, then case, then invocation rubrics,
-    a later level replacing an earlier one's rubric of the same id."""
+    a later level replacing an earlier one's rubric of the same id. With ``rubric_type``,
+    case and invocation rubrics of another type are left out."""
     merged: dict[str, Rubric] = {}
     invocation_rubrics = view.invocation.rubrics if view.invocation is not None else []
-    for rubric in [*config_rubrics, *ctx.case.rubrics, *invocation_rubrics]:
+    own = [
+        rubric
+        for rubric in [*ctx.case.rubrics, *invocation_rubrics]
+        if rubric_type is None or rubric.type is None or rubric.type.upper() == rubric_type
+    ]
+    for rubric in [*config_rubrics, *own]:
         merged[rubric.rubric_id] = rubric
     return list(merged.values())
 
@@ -115,6 +137,7 @@ class RubricCriterion(JudgeCriterion):
 
     rubrics: list[Rubric]
     subject: Literal["final_response", "tool_use"]
+    include_intermediate: bool = False
 
     @property
     def label(self) -> str:
@@ -125,7 +148,7 @@ class RubricCriterion(JudgeCriterion):
         rows: list[DetailRow] = []
         asks = JudgeAsks(self)
         for view in turn_views(ctx):
-            rubrics = rubrics_for(self.rubrics, ctx, view)
+            rubrics = rubrics_for(self.rubrics, ctx, view, RUBRIC_TYPES[self.subject])
             if not rubrics:
                 continue
             row: DetailRow = {
@@ -143,7 +166,8 @@ class RubricCriterion(JudgeCriterion):
             prompt = self.setup.template.render(
                 user_prompt=view.user_text,
                 tool_calls=tool_calls_text(view.turn.tool_calls),
-                response=view.final_response or "(no final response)",
+                response=actual_text(view.turn, include_intermediate=self.include_intermediate)
+                or "(no final response)",
                 rubrics=rubrics,
             )
             asks.add(row, prompt, rubric_parser([r.rubric_id for r in rubrics]))
@@ -195,7 +219,15 @@ def _build(
         default_threshold=0.8,
         default_samples=5,
     )
-    return RubricCriterion(name=name, setup=setup, rubrics=list(options.rubrics), subject=subject)
+    return RubricCriterion(
+        name=name,
+        setup=setup,
+        rubrics=list(options.rubrics),
+        subject=subject,
+        # as in ADK, only the final-response rubrics read it
+        include_intermediate=subject == "final_response"
+        and options.include_intermediate_responses_in_final,
+    )
 
 
 @register("rubric_based_final_response_quality_v1")

@@ -150,7 +150,9 @@ def test_model_only_applies_to_agents_that_can_switch_model(project: str) -> Non
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("no_colon_here", "is not one of 'package.module:attr'"),
+        ("not a module!", "is not one of 'package.module:attr'"),
+        ("no_module_here", "importing 'no_module_here' failed: ModuleNotFoundError.*'package"),
+        ("./no/such/folder", "no such file or folder"),
         ("module:", "is not one of"),
         ("simple+ftp://x", "expected simple\\+http"),
         ("missing_module_xyz:agent", "importing 'missing_module_xyz' failed: ModuleNotFoundError"),
@@ -194,3 +196,75 @@ def test_an_error_inside_the_module_is_reported_with_its_cause(
     with pytest.raises(AgentLoadError, match="RuntimeError: missing API key") as info:
         load_agent(f"{name}:agent")
     assert isinstance(info.value.__cause__, RuntimeError)
+
+
+# --- agents named by module or folder, as ADK's agent_module -------------------------------
+
+PACKAGE_AGENT = """
+from agentflow_eval.agents.python import PythonAgent
+
+def _reply(message: str) -> str:
+    return "pkg:" + message
+
+{name} = PythonAgent(_reply, name="{label}")
+"""
+
+
+@pytest.fixture
+def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A package ``pkg_<id>`` under the cwd with ``agent.py`` defining ``agent`` and
+    ``other/agent.py`` defining ``root_agent`` beside ``agent``."""
+    name = f"pkg_{uuid.uuid4().hex[:8]}"
+    root = tmp_path / name
+    (root / "other").mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    (root / "agent.py").write_text(PACKAGE_AGENT.format(name="agent", label="plain"))
+    (root / "other" / "__init__.py").write_text("from . import agent\n")
+    (root / "other" / "agent.py").write_text(
+        PACKAGE_AGENT.format(name="root_agent", label="root")
+        + PACKAGE_AGENT.format(name="agent", label="second")
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    return name
+
+
+@pytest.mark.parametrize(
+    ("spec", "name"),
+    [
+        ("{pkg}.agent", "plain"),
+        ("{pkg}", "plain"),
+        ("{pkg}/", "plain"),
+        ("{pkg}/agent.py", "plain"),
+        ("./{pkg}", "plain"),
+        ("{pkg}.other.agent", "root"),  # root_agent first, as ADK
+        ("{pkg}.other", "root"),  # the package imports its agent module: ADK's layout
+        ("{pkg}/other", "root"),
+    ],
+)
+def test_module_and_folder_specs_take_root_agent_else_agent(
+    package: str, spec: str, name: str
+) -> None:
+    agent = load_agent(spec.format(pkg=package))
+    assert isinstance(agent, PythonAgent) and agent.name == name
+
+
+def test_a_module_without_root_agent_or_agent_lists_what_it_has(project: str) -> None:
+    with pytest.raises(AgentLoadError, match="defines neither root_agent nor agent") as info:
+        load_agent(project)
+    assert "agent-like names there: llm" in str(info.value)
+    assert "'package.module:attr'" in str(info.value)
+
+
+def test_a_folder_without_an_agent_module_says_so(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(AgentLoadError, match=r"the folder has no agent\.py"):
+        load_agent("empty")
+
+
+def test_the_weather_example_by_module_and_by_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    for spec in ("examples.weather.agent", "examples/weather", "examples.weather"):
+        agent = load_agent(spec)
+        assert isinstance(agent, LiteLLMAgent) and agent.name == "weather_agent"

@@ -193,6 +193,16 @@ async def test_simple_shape_round_trip_with_state(
     assert second["state"] == {"user": "ada", "turns": 1}
     assert [(c.name, c.args) for c in recorder.tool_calls] == [("lookup", {"q": "hello"})]
     assert (recorder.usage_total.prompt_tokens, recorder.usage_total.completion_tokens) == (4, 2)
+    # the state the agent returned last is the session's: the trial records it
+    assert session.state == {"user": "ada", "turns": 2}
+
+
+async def test_an_openai_shaped_session_reports_no_state(make_context: MakeContext) -> None:
+    session = await HttpAgent("http://127.0.0.1:1/v1/chat/completions").start_session(
+        make_context(state={"user": "ada"})
+    )
+    assert session.state is None
+    await session.aclose()
 
 
 async def test_each_session_has_its_own_client_closed_by_aclose(

@@ -32,7 +32,7 @@ async def judge(criterion, tried):
     return await criterion.evaluate(context(ONE, tried))
 
 
-def test_labels_read_like_seed_003s_scorecard():
+def test_labels_read_like_the_scorecard_shows_them():
     assert completes().label == "completes"
     assert calls("session_note_append").label == "calls session_note_append"
     assert final_contains("7").label == 'final contains "7"'

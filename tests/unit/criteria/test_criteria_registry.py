@@ -8,6 +8,7 @@ from criteria_helpers import case, context, expect, invocation, made, trial, tur
 
 from agentflow_eval.criteria.registry import UnknownCriterion, build_criteria, known_criteria
 from agentflow_eval.models.config import EvalConfig
+from agentflow_eval.models.evalset import Invocation
 
 
 def test_the_deterministic_criteria_are_registered():
@@ -87,3 +88,58 @@ def test_an_unknown_criterion_lists_the_known_ones():
         build_criteria(config, case(invocation()))
     for name in ("tool_trajectory_avg_score", "response_match_score", "calls_tool"):
         assert name in str(caught.value)
+
+
+# --- ADK's defaults fill only what a case leaves undefined ------------------------------
+
+SEED_EXPECTATIONS = ["completes", {"calls_tool": "session_note_append"}, {"final_contains": "7"}]
+
+
+def written(**fields) -> Invocation:
+    """An invocation as a file writes it: only the keys given are set."""
+    return Invocation.model_validate({"user_content": "question", **fields})
+
+
+def _names(config: EvalConfig, judged) -> list[str]:
+    return [c.name for c in build_criteria(config, judged)]
+
+
+def test_the_default_config_marks_its_criteria_as_defaults():
+    config = EvalConfig.default()
+    assert config.defaulted_criteria == ["tool_trajectory_avg_score", "response_match_score"]
+    asked = EvalConfig.model_validate({"criteria": {"response_match_score": 0.8}})
+    assert asked.defaulted_criteria == []
+
+
+def test_an_expectation_only_case_gets_no_default_criteria():
+    judged = case(written(), expectations=SEED_EXPECTATIONS)
+    assert _names(EvalConfig.default(), judged) == ["completes", "calls_tool", "final_contains"]
+
+
+def test_a_case_with_expectations_gets_the_defaults_whose_reference_it_gives():
+    with_trajectory = case(
+        written(expected_tool_trajectory=[{"name": "session_note_append"}]),
+        expectations=["completes"],
+    )
+    assert _names(EvalConfig.default(), with_trajectory) == [
+        "tool_trajectory_avg_score",
+        "completes",
+    ]
+    no_tools = case(written(intermediate_data={"tool_uses": []}), expectations=["completes"])
+    assert _names(EvalConfig.default(), no_tools) == ["tool_trajectory_avg_score", "completes"]
+    with_answer = case(written(final_response="7"), expectations=["completes"])
+    assert _names(EvalConfig.default(), with_answer) == ["response_match_score", "completes"]
+
+
+def test_a_case_without_expectations_gets_adks_defaults_as_adk_applies_them():
+    bare = case(written(final_response="hello"))
+    assert _names(EvalConfig.default(), bare) == [
+        "tool_trajectory_avg_score",
+        "response_match_score",
+    ]
+
+
+def test_criteria_a_config_asks_for_apply_to_every_case():
+    config = EvalConfig.model_validate({"criteria": {"tool_trajectory_avg_score": 1.0}})
+    judged = case(written(), expectations=["completes"])
+    assert _names(config, judged) == ["tool_trajectory_avg_score", "completes"]

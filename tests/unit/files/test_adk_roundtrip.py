@@ -56,7 +56,7 @@ def test_native_file_round_trips_with_adk_roles(tmp_path: Path):
     assert again == original
 
 
-def test_seed_003_fields_survive_the_round_trip(tmp_path: Path):
+def test_expectation_fields_survive_the_round_trip(tmp_path: Path):
     original = load_evalset(FIXTURES / "yaml" / "arithmetic.evalset.yml").eval_set
     data, again = _written_and_read(original, tmp_path)
 
@@ -84,6 +84,7 @@ def test_written_shape_is_adk_snake_case_without_nulls():
         {
             "rubric_id": "states_new_setting",
             "rubric_content": {"text_property": "The reply states the new night-time temperature."},
+            "type": "FINAL_RESPONSE_QUALITY",
         }
     ]
     turn = case["conversation"][0]

@@ -23,11 +23,16 @@ FIXTURES = Path(__file__).parents[2] / "fixtures"
 ADK = FIXTURES / "adk"
 
 
+def _only_unjudged_tool_responses(warnings: list[str]) -> bool:
+    """ADK records what the tools returned; the loader says no criterion judges it."""
+    return all("recorded tool responses" in w and "not judged" in w for w in warnings)
+
+
 def test_camel_case_evalset_with_parts_final_response_and_tool_uses():
     loaded = load_evalset(ADK / "thermostat.evalset.json")
     eval_set = loaded.eval_set
 
-    assert loaded.warnings == []
+    assert _only_unjudged_tool_responses(loaded.warnings)
     assert eval_set.eval_set_id == "thermostat_regression"
     assert eval_set.creation_timestamp == 1767225600.25
     simple = eval_set.case("set_bedroom_temperature")
@@ -65,7 +70,7 @@ def test_snake_case_adk_dump_with_nulls_and_invocation_events():
     loaded = load_evalset(ADK / "card_support.evalset.json")
     eval_set = loaded.eval_set
 
-    assert loaded.warnings == []
+    assert _only_unjudged_tool_responses(loaded.warnings)
     assert eval_set.description == ""  # ADK writes "description": null
     case = eval_set.case("freeze_lost_card")
     assert case.conversation_scenario is None
@@ -146,10 +151,11 @@ def test_initial_session_is_not_applied_to_eval_set_files_and_says_so():
 
     case = loaded.eval_set.case("set_bedroom_temperature")
     assert case.session_input is not None and case.session_input.app_name == "thermostat_agent"
-    assert loaded.warnings == [
+    assert loaded.warnings[0] == (
         f"{path}: initial_session is used only for legacy test files; this file's cases take "
         "their session from their own session_input"
-    ]
+    )
+    assert _only_unjudged_tool_responses(loaded.warnings[1:])
 
 
 def test_legacy_list_of_cases_gives_one_case_per_entry():

@@ -185,8 +185,8 @@ CASES: list[tuple[str, Callable[[Path], Any], str | None, str | None, list[str]]
             "criterion options, found 'high'",
             "  criteria.final_response_match_v2.threshold: Input should be less than or equal "
             "to 1, found 1.5",
-            "  criteria.final_response_match_v2.num_samples: Input should be greater than or "
-            "equal to 1, found 0",
+            "  criteria.final_response_match_v2.judge_model_options.num_samples: Input should "
+            "be greater than or equal to 1, found 0",
             "  user_simulator_config.max_allowed_invocations: Input should be a valid integer, "
             "unable to parse string as an integer, found 'ten'",
         ],
@@ -274,10 +274,13 @@ def test_long_lists_of_problems_are_cut_short(tmp_path: Path):
             "duration",
             "expected_final_response",
             "expected_intermediate_responses",
+            "expected_tool_responses",
             "expected_tool_trajectory",
             "inference_call_count",
             "invocation_id",
+            "model_duration",
             "rubrics",
+            "tool_duration",
             "user_content",
         ]
     )

@@ -1,11 +1,9 @@
-"""Native eval sets and configs (seed 001 §8/§9, seed 003 expectations), JSON and YAML."""
+"""Native eval sets and configs (with case expectations), in JSON and YAML."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-
-import pytest
 
 from agentflow_eval.files.loading import LoadedEvalSet, load_config, load_evalset
 from agentflow_eval.models.config import EvalConfig
@@ -54,27 +52,13 @@ def test_seed_eval_set_loads_with_every_field():
     }
 
 
-def test_the_seed_fixture_is_the_seed_text():
-    seeds = sorted(Path("/work/shared/seeds").glob("001_*.txt"))
-    if not seeds:
-        pytest.skip("seed 001 is not on this machine")
-    text = seeds[0].read_text(encoding="utf-8")
-    for heading, fixture in (
-        ("## 8. Example Eval Set File", "weather.evalset.json"),
-        ("## 9. Example Eval Config File", "eval_config.json"),
-    ):
-        start = text.index("```json\n", text.index(heading)) + len("```json\n")
-        printed = text[start : text.index("```", start)]
-        assert (FIXTURES / fixture).read_text(encoding="utf-8") == printed
-
-
 def test_yaml_eval_set_equals_the_json_one():
     from_yaml = load_evalset(FIXTURES / "yaml" / "weather.evalset.yaml").eval_set
     from_json = load_evalset(FIXTURES / "weather.evalset.json").eval_set
     assert from_yaml == from_json
 
 
-def test_yml_extension_and_seed_003_expectation_shorthands():
+def test_yml_extension_and_expectation_shorthands():
     eval_set = load_evalset(FIXTURES / "yaml" / "arithmetic.evalset.yml").eval_set
 
     assert eval_set.case("say-hi").expectations == [Completes()]

@@ -27,12 +27,27 @@ GOOD_EVALSETS = [
     "adk/trip_scenarios.evalset.json",
     "adk/legacy/unit_converter.test.json",
     "adk/legacy/recipes.evalset.json",
+    "adk213/written/dump_full.evalset.json",
+    "adk213/written/dump_no_nulls.evalset.json",
+    "adk213/written/dump_camel.evalset.json",
+    "adk213/written/dump_camel_no_nulls.evalset.json",
+    "adk213/written/migrated.evalset.json",
+    "adk213/written/web_saved.evalset.json",
+    "adk213/written/legacy_source.test.json",
 ]
 GOOD_CONFIGS = [
     "eval_config.json",
     "yaml/eval_config.yaml",
     "adk/test_config.json",
     "adk/legacy/test_config.json",
+    "adk213/written/config_full.json",
+    "adk213/written/config_no_nulls.json",
+    "adk213/written/config_camel.json",
+    "adk213/written/config_spellings_in_order.json",
+    "adk213/written/config_spellings_upper.json",
+    "adk213/written/config_spellings_any_order_words.json",
+    "adk213/written/config_spellings_int_any_order.json",
+    "adk213/written/config_spellings_int_exact.json",
 ]
 # broken files whose problem a schema can see (duplicate ids and the like it cannot)
 BAD_EVALSETS = [
@@ -161,3 +176,28 @@ def test_write_schemas(tmp_path: Path):
     assert json.loads(paths[0].read_text(encoding="utf-8")) == evalset_json_schema()
     assert json.loads(paths[1].read_text(encoding="utf-8")) == config_json_schema()
     assert paths[0].read_text(encoding="utf-8").endswith("}\n")
+
+
+def test_adk_2_13_fields_and_the_short_rubric_form_are_in_the_schemas(
+    evalset_validator, config_validator
+):
+    invocation = {
+        "user_content": "hi",
+        "model_duration": 1.5,
+        "tool_duration": 0.5,
+        "intermediate_data": {"tool_uses": [], "tool_responses": [{"name": "x", "response": {}}]},
+    }
+    case = {"eval_id": "c", "conversation": [invocation], "rubrics": [{"id": "a", "content": "b"}]}
+    assert evalset_validator.is_valid({"eval_set_id": "s", "eval_cases": [case]})
+    invocation["intermediate_data"]["tool_use"] = []  # ADK refuses this key; so do we
+    assert not evalset_validator.is_valid({"eval_set_id": "s", "eval_cases": [case]})
+    criteria = {
+        "tool_trajectory_avg_score": {"match_type": "in-order", "ignore_args": True},
+        "final_session_state_match": {"state_match": "SUBSET"},
+        "final_response_match_v2": {
+            "include_intermediate_responses_in_final": True,
+            "judge_model_options": {"judge_model": "m", "num_samples": 3, "parallelism_limit": 2},
+        },
+    }
+    assert config_validator.is_valid({"criteria": criteria, "evaluation_settings": {}})
+    assert not config_validator.is_valid({"criteria": {"t": {"match_type": "sideways"}}})

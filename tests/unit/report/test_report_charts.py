@@ -1,14 +1,31 @@
-"""Chart geometry: bins, thresholds, layouts."""
+"""Chart geometry: bins, thresholds, layouts, and text that stays legible at any size."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
+import pytest
+
 from agentflow_eval.models.results import CaseResult, CriterionResult, Trial, TrialResult
-from agentflow_eval.report.charts import case_state, pass_rate_chart, score_histograms
+from agentflow_eval.report.charts import (
+    CAPTION_FONT,
+    CHAR_WIDTH,
+    COUNT_CHARS,
+    COUNT_FONT,
+    TITLE_FONT,
+    bar_classes,
+    case_state,
+    pass_rate_chart,
+    rate_bar_css,
+    score_histograms,
+)
+from agentflow_eval.report.templating import asset
+from agentflow_eval.run.stats import wilson_interval
 
 
 def case(case_id: str, passed: int, runs: int = 5) -> CaseResult:
+    low, high = wilson_interval(passed, runs) if runs else (0.0, 1.0)
     return CaseResult(
         case_id=case_id,
         label="",
@@ -18,8 +35,8 @@ def case(case_id: str, passed: int, runs: int = 5) -> CaseResult:
         errored=0,
         not_evaluated=0,
         pass_rate=passed / runs if runs else 0.0,
-        ci_low=0.1,
-        ci_high=0.9,
+        ci_low=low,
+        ci_high=high,
     )
 
 
@@ -65,7 +82,114 @@ def test_few_cases_get_labelled_bars_in_eval_set_order() -> None:
 def test_many_cases_get_columns_sorted_worst_first() -> None:
     cases = [case(f"c{i:02d}", i % 6) for i in range(40)]
     chart = pass_rate_chart(cases)
-    assert not chart.horizontal and len(chart.bars) == 40
-    rates = [b.height for b in chart.bars]
-    assert rates == sorted(rates)
-    assert all(b.x + b.width <= chart.plot_x + chart.plot_width + 0.01 for b in chart.bars)
+    assert not chart.horizontal
+    # neighbours with the same result share a column, as wide as they are together
+    assert [b.cases for b in chart.bars] == [7, 7, 7, 7, 6, 6]
+    heights = [b.height for b in chart.bars]
+    assert heights == sorted(heights) and len(set(heights)) == 6
+    assert chart.bars[0].x == chart.plot_x
+    ends = [b.x + b.width + 1 for b in chart.bars]  # + the gap between columns
+    assert ends[-1] == pytest.approx(chart.plot_x + chart.plot_width, abs=0.02)
+    assert [round(b.x, 1) for b in chart.bars[1:]] == [round(e, 1) for e in ends[:-1]]
+    assert chart.bars[0].tooltip == (
+        "7 cases with 0/5 passed (0%, 95% CI 0–43%): c00, c06, c12, c18, c24 and 2 more"
+    )
+
+
+def test_cases_with_distinct_results_keep_a_column_each() -> None:
+    cases = [case(f"c{i:02d}", i, runs=40) for i in range(40)]
+    chart = pass_rate_chart(cases)
+    assert [b.cases for b in chart.bars] == [1] * 40
+    assert chart.bars[3].tooltip == "c03: 3/40 passed (8%, 95% CI 3–20%)"
+
+
+def test_an_interval_near_zero_or_one_keeps_its_digits() -> None:
+    none_of_1000 = case("never", 0, runs=1000)
+    all_of_1000 = case("always", 1000, runs=1000)
+    assert none_of_1000.ci_high == pytest.approx(0.0038, abs=0.0001)
+    chart = pass_rate_chart([none_of_1000, all_of_1000])
+    assert chart.bars[0].tooltip == "never: 0/1000 passed (0%, 95% CI 0–0.4%)"
+    assert chart.bars[1].tooltip == "always: 1000/1000 passed (100%, 95% CI 99.6–100%)"
+
+
+def _text_width(text: str, font: float) -> float:
+    return len(text) * font * CHAR_WIDTH
+
+
+def test_histogram_title_caption_and_counts_never_collide() -> None:
+    """At 10,000 trials: a long criterion label, five-digit totals, and neighbouring bins
+    each holding thousands of scores (the counts used to run together, "20002000")."""
+    label = "judge: the answer agrees with the reference answer on every fact"
+    scores = [0.05] * 2000 + [0.15] * 2000 + [0.25] * 2000 + [0.95] * 1999 + [1.0] * 2001
+    trials = [
+        TrialResult(
+            trial=Trial(
+                case_id=f"c{i}", trial_index=0, started_at=datetime(2026, 1, 1, tzinfo=UTC)
+            ),
+            criteria=[
+                CriterionResult(
+                    criterion="judge", label=label, status="passed", score=score, threshold=0.85
+                )
+            ],
+            status="passed",
+        )
+        for i, score in enumerate(scores)
+    ]
+    (hist,) = score_histograms(trials)
+    assert hist.total == 10_000
+    # the title has its own line, clipped to the plot's width; the total sits under it
+    assert hist.label.endswith("…") and label.startswith(hist.label[:-1])
+    assert _text_width(hist.label, TITLE_FONT) <= hist.plot_width
+    assert hist.caption == "n = 10,000 · threshold 0.85"
+    assert _text_width(hist.caption, CAPTION_FONT) <= hist.plot_width
+    assert hist.caption_y - hist.title_y >= TITLE_FONT
+    # counts over the columns: short, each narrower than the step between columns, and
+    # the tallest one's text clears the caption
+    counts = [b.count_text for b in hist.bins if b.count]
+    assert counts == ["2.0k", "2.0k", "2.0k", "2.0k", "2.0k"]
+    step = hist.bins[1].x - hist.bins[0].x
+    assert all(len(b.count_text) <= COUNT_CHARS for b in hist.bins)
+    assert _text_width("9.9k", COUNT_FONT) < step - 2
+    tallest = min(b.y for b in hist.bins)
+    assert tallest - 2 - COUNT_FONT >= hist.caption_y + 2
+    assert hist.bins[0].tooltip == "score [0.0, 0.1): 2,000 trial(s)"
+
+
+def test_the_stylesheet_uses_the_font_sizes_the_layout_assumes() -> None:
+    css = str(asset("report.css"))
+
+    def size(selector: str) -> float:
+        rule = re.search(re.escape(selector) + r"[^{]*\{[^}]*font-size: ([0-9.]+)px", css)
+        assert rule, selector
+        return float(rule.group(1))
+
+    assert size(".hist .htitle") == TITLE_FONT
+    assert size(".hist .tick") == CAPTION_FONT
+    assert size(".bin .count") == COUNT_FONT
+
+
+@pytest.mark.parametrize(
+    ("rate", "low", "high", "classes"),
+    [
+        (1.0, None, None, "w100"),
+        (0.0, None, None, "w0"),
+        (0.6, 0.231, 0.882, "w60 l23 h89"),
+        (0.999, 0.994, 1.0, "w99 l99 h100"),  # not full: it is not 100%
+        (0.001, 0.0, 0.006, "w1 l0 h1"),  # not empty: some trials passed
+    ],
+)
+def test_a_rate_bar_is_drawn_in_whole_steps_that_never_misstate_the_rate(
+    rate: float, low: float | None, high: float | None, classes: str
+) -> None:
+    assert bar_classes(rate, low, high) == classes
+
+
+def test_every_rate_bar_step_has_its_rule() -> None:
+    css = rate_bar_css()
+    for step in (0, 1, 57, 99, 100):
+        for prop in ("w", "l", "h"):
+            assert f".{prop}{step}{{--{prop}:{step}}}" in css
+    assert ".w101" not in css
+    # the bar's own rule reads exactly those properties
+    style = str(asset("report.css"))
+    assert "var(--w)" in style and "var(--l)" in style and "var(--h)" in style

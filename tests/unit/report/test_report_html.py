@@ -1,4 +1,8 @@
-"""The HTML report: content, escaping, highlighting, CSP, degraded rendering, size."""
+"""The HTML report: content, escaping, highlighting, CSP, degraded rendering, size.
+
+A case's details (its trials: calls side by side, answers, verdicts, errors) travel as a
+packed block that the page's script draws when the case is opened; these tests read the
+blocks decoded (tests/e2e/test_browser_report.py checks what the browser draws)."""
 
 from __future__ import annotations
 
@@ -6,11 +10,15 @@ import re
 from html.parser import HTMLParser
 
 import pytest
+from support.report_page import BASE64, case_blocks, case_details, rows_of
 from support.sample_results import XSS_ANSWER, sample_run
 
 from agentflow_eval.models.results import RunResult, RunTotals
+from agentflow_eval.report.case_details import unpack_case
 from agentflow_eval.report.csp import csp_hash
 from agentflow_eval.report.html import render_html, write_html
+from agentflow_eval.report.templating import asset
+from agentflow_eval.run.stats import wilson_interval
 
 
 @pytest.fixture(scope="module")
@@ -54,29 +62,44 @@ def parse(page: str) -> _Elements:
     return parser
 
 
-def _case_block(page: str, case_id: str) -> str:
-    start = page.index(f'data-id="{case_id}"')
-    end = page.find('<details class="case', start)
-    return page[start : end if end != -1 else len(page)]
+def _answers(details: dict[str, object]) -> list[object]:
+    return [turn.get("answer") for trial in details["trials"] for turn in trial["turns"]]  # type: ignore[index,union-attr,attr-defined]
 
 
 # --- security --------------------------------------------------------------------------
 
 
-def test_agent_answer_with_markup_is_escaped_text(page: str) -> None:
+def test_agent_answer_with_markup_is_data_never_markup(page: str) -> None:
     assert XSS_ANSWER not in page
-    assert "&lt;script&gt;document.title=&#34;PWNED-SCRIPT&#34;" in page
-    assert "&lt;img src=x onerror=" in page
     assert "<img" not in page
     # the only script element is the report's own
     assert len(re.findall(r"<script\b", page)) == 1
+    # the answer travels in its case's block, as data, exactly as the agent wrote it
+    blocks = case_blocks(page)
+    assert all(BASE64.fullmatch(block) for block in blocks.values())
+    assert XSS_ANSWER in _answers(case_details(page, "html_in_answer"))
 
 
-def test_tool_results_and_ids_with_markup_are_escaped(page: str) -> None:
-    # the payload case's tool result and argument hold markup too
-    assert r"&lt;img src=x onerror=\&#34;alert(1)\&#34;&gt;" in page  # JSON-quoted
-    assert "Memmo &lt;Alfama&gt;" in page
-    assert "Summarise the &lt;b&gt;reviews&lt;/b&gt;" in page
+def test_tool_results_ids_and_user_text_with_markup_are_escaped(page: str) -> None:
+    # the case's summary line (markup) escapes the user's question
+    assert "Summarise the &lt;b&gt;reviews&lt;/b&gt; &amp; quote one verbatim." in page
+    # its calls (data) keep the markup as text, JSON-quoted as the report shows values
+    (row,) = rows_of(case_details(page, "html_in_answer"), trial=0)
+    assert row["expected"]["args"] == [["hotel", '"Memmo <Alfama>"']]
+    assert row["actual"]["result"] == '"<img src=x onerror=\\"alert(1)\\">"'
+
+
+def test_case_ids_with_markup_are_escaped_in_the_summary() -> None:
+    run, _ = sample_run(cases=1, trials=1)
+    case = run.cases[0].model_copy(update={"case_id": '<b id="x">bold</b>'})
+    trials = [
+        t.model_copy(update={"trial": t.trial.model_copy(update={"case_id": case.case_id})})
+        for t in run.trials
+    ]
+    page = render_html(run.model_copy(update={"cases": [case], "trials": trials}))
+    assert '<b id="x">' not in page
+    assert 'data-id="&lt;b id=&#34;x&#34;&gt;bold&lt;/b&gt;"' in page
+    assert '<span class="id">&lt;b id=&#34;x&#34;&gt;bold&lt;/b&gt;</span>' in page
 
 
 def test_csp_allows_exactly_the_inline_script_and_style(page: str) -> None:
@@ -95,6 +118,26 @@ def test_csp_allows_exactly_the_inline_script_and_style(page: str) -> None:
     order = [t for t, _ in elements.tags]
     assert order.index("meta") < order.index("style") < order.index("script")
     assert order[: order.index("style")].count("meta") >= 2  # charset, then the CSP
+
+
+def test_the_script_builds_no_markup_from_strings() -> None:
+    """The page's script draws run data with text nodes only; none of the ways to turn a
+    string into markup or code appears in it."""
+    script = str(asset("report.js"))
+    for sink in (
+        "innerHTML",
+        "outerHTML",
+        "insertAdjacentHTML",
+        "document.write",
+        "createContextualFragment",
+        "DOMParser",
+        "eval(",
+        "Function(",
+        'setAttribute("on',
+        "srcdoc",
+    ):
+        assert sink not in script, sink
+    assert "createTextNode" in script and "textContent" in script
 
 
 def test_no_inline_handlers_or_style_attributes(page: str) -> None:
@@ -151,42 +194,116 @@ def test_cases_carry_state_and_rate_for_filtering(page: str) -> None:
     assert 'data-filter="not-passing"' in page and 'id="sort"' in page
 
 
+def test_trial_details_are_not_markup_until_a_case_is_opened(page: str) -> None:
+    assert page.count('<details class="case ') == 6
+    assert '<details class="trial' not in page and '<table class="calls"' not in page
+    blocks = case_blocks(page)
+    assert list(blocks) == [
+        "weather_lookup_simple",
+        "weather_multi_city",
+        "flight_search_basic",
+        "hotel_booking_two_turns",
+        "currency_conversion",
+        "html_in_answer",
+    ]
+    for block in blocks.values():
+        details = unpack_case(block)
+        assert [t["index"] for t in details["trials"]] == [0, 1, 2, 3, 4]
+    assert "<noscript>" in page and "results.json" in page
+
+
 def test_wrong_arguments_are_one_row_with_the_differing_args_marked(page: str) -> None:
-    block = _case_block(page, "weather_multi_city")
-    row = block[block.index('<tr class="r-args">') :]
-    row = row[: row.index("</tr>")]
-    expected, actual = row.split("</td>", 1)
-    diff = '<span class="arg diff"><span class="k">{}</span>=<span class="v">&#34;{}&#34;'
-    assert diff.format("location", "London") in expected
-    assert diff.format("location", "London, UK") in actual
-    assert '<span class="arg diff"><span class="k">units</span>' in actual
-    assert "arguments differ" in row
+    details = case_details(page, "weather_multi_city")
+    trial = details["trials"][1]  # odd trials ask for "London, UK" in metric units
+    assert trial["status"] == "failed"
+    match, differ = rows_of(details, trial=1)
+    assert differ["status"] == "args"
+    assert differ["expected"]["args"] == [["location", '"London"', True]]
+    assert differ["actual"]["args"] == [
+        ["location", '"London, UK"', True],
+        ["units", '"metric"', True],
+    ]
+    assert differ["actual"]["result"] == '"cloudy, 13°C"'
     # the matching call of the same turn is not marked
-    assert '<tr class="r-match">' in block
+    assert match["status"] == "match"
+    assert match["expected"]["args"] == match["actual"]["args"] == [["location", '"Tokyo"']]
+    # a trial that called as expected has only matching rows
+    assert [r["status"] for r in rows_of(details, trial=0)] == ["match", "match"]
 
 
 def test_wrong_tool_shows_a_missing_and_an_unexpected_call(page: str) -> None:
-    block = _case_block(page, "currency_conversion")
-    assert '<tr class="r-missing">' in block and '<tr class="r-extra">' in block
-    missing = block[block.index('<tr class="r-missing">') :]
-    assert missing.index("convert_currency") < missing.index("not called")
+    rows = {row["status"]: row for row in rows_of(case_details(page, "currency_conversion"), 0)}
+    assert list(rows) == ["extra", "missing"]
+    missing, extra = rows["missing"], rows["extra"]
+    assert "actual" not in missing
+    assert missing["expected"]["name"] == "convert_currency"
+    assert "expected" not in extra
+    assert extra["actual"]["name"] == "web_search"
 
 
 def test_trial_drill_down_shows_answers_verdicts_errors_and_costs(page: str) -> None:
-    block = _case_block(page, "hotel_booking_two_turns")
-    assert "Turn 2" in block
-    assert "The trial ended before this turn." in block
-    assert "timeout: no answer within 30 s" in block
-    assert "BookingUnavailable: 503" in block  # the traceback
-    assert "The reference gives the hotel name; the answer" not in block  # its judge said yes
+    details = case_details(page, "hotel_booking_two_turns")
+    assert details["facts"][0] == "2 passed · 0 failed · 3 errored"
+    assert "pass@3 90%" in details["facts"]
+    timeout, crash = details["trials"][1], details["trials"][2]
+    assert timeout["status"] == "errored" and timeout["why"] == "timeout: no answer within 30 s"
+    assert timeout["error"] == {"kind": "timeout", "message": "no answer within 30 s"}
+    assert crash["error"]["type"] == "BookingUnavailable"
+    assert crash["error"]["traceback"].endswith("BookingUnavailable: 503")
+    second = timeout["turns"][1]
+    assert second["number"] == 2 and second["unreached"] is True
+    assert second["reference"] == "Booked Memmo Alfama for two nights from Dec 3."
+    assert "answer" not in second  # no final answer: the trial ended before this turn
+    assert [r["status"] for r in second["rows"]] == ["missing"]
+    judge = timeout["verdicts"][2]
+    assert judge["label"] == "judge: answer agrees with reference"
+    assert judge["status"] == "passed"  # its judge said yes
+    assert (judge["score"], judge["threshold"], judge["cost"]) == (
+        "1.00",
+        "0.50",
+        "850 ms · $0.00042",
+    )
     # judge votes and reasons, one per line, under their invocation
-    votes = "votes:\n    - verdict: valid · reasoning: The answer gives the hotel name, as the"
-    assert "- invocation_id: hotel_booking_two_turns-1 · valid: true · reason: 3 of 3" in block
-    assert votes in block
-    assert "Booked Memmo Alfama for two nights from Dec 3." in block  # reference
-    assert re.search(r"\d[\d,]* tok · \$0\.\d+", block)
-    failing = _case_block(page, "html_in_answer")
-    assert "The reference gives the rooftop view; the answer does not." in failing
+    (key, text), *_ = judge["details"]
+    assert key == "invocations"
+    assert text.startswith(
+        "- invocation_id: hotel_booking_two_turns-1 · valid: true · reason: 3 of 3"
+    )
+    assert (
+        "  votes:\n    - verdict: valid · reasoning: The answer gives the hotel name, as the"
+        in text
+    )
+    assert re.fullmatch(r"\d+(\.\d)? m?s · \d[\d,]* tok · \$0\.\d+", timeout["meta"])
+    assert timeout["judge_cost"] == "$0.00042"
+    failing = case_details(page, "html_in_answer")
+    reasons = [v.get("reason") for t in failing["trials"] for v in t["verdicts"]]
+    assert "judged invalid: html_in_answer-1" in reasons
+    votes = failing["trials"][0]["verdicts"][2]["details"][0][1]
+    assert "The reference gives the rooftop view; the answer does not." in votes
+
+
+def test_an_interval_near_zero_keeps_its_digits_on_the_page() -> None:
+    """0 of 1,000 passed: the interval's upper bound is 0.4%, not "0–0%"."""
+    run, _ = sample_run(cases=2, trials=1)
+    low, high = wilson_interval(0, 1000)
+    never = run.cases[0].model_copy(
+        update={
+            "runs": 1000,
+            "passed": 0,
+            "failed": 1000,
+            "errored": 0,
+            "pass_rate": 0.0,
+            "ci_low": low,
+            "ci_high": high,
+        }
+    )
+    totals = run.totals.model_copy(
+        update={"trials": 1000, "passed": 0, "pass_rate": 0.0, "ci_low": low, "ci_high": high}
+    )
+    page = render_html(run.model_copy(update={"cases": [never], "trials": [], "totals": totals}))
+    assert '0/1000</strong> <span class="muted">0% · CI 0–0.4%</span>' in page
+    assert "95% CI 0–0.4%" in page
+    assert "0/1000 passed (0%, 95% CI 0–0.4%)</title>" in page  # the chart's tooltip
 
 
 def test_charts_are_inline_svg_with_case_tooltips(page: str) -> None:
@@ -213,11 +330,13 @@ def test_rerender_from_results_alone_uses_recorded_expectations() -> None:
 
 def test_without_expectations_falls_back_to_criterion_details() -> None:
     run, _ = sample_run(with_expected=False)
-    page = render_html(run)
-    block = _case_block(page, "weather_multi_city")
-    assert '<tr class="r-args">' in block and 'class="arg diff"' in block
+    details = case_details(render_html(run), "weather_multi_city")
+    match, differ = rows_of(details, trial=1)
+    assert (match["status"], differ["status"]) == ("match", "args")
+    assert differ["expected"]["args"] == [["location", '"London"', True]]
     # the reference answer comes from the ROUGE criterion's details
-    assert "Tokyo is clear at 24°C while London is cloudy at 13°C." in block
+    reference = details["trials"][1]["turns"][0]["reference"]
+    assert reference == "Tokyo is clear at 24°C while London is cloudy at 13°C."
 
 
 def test_without_any_expectation_lists_calls_unjudged() -> None:
@@ -225,10 +344,15 @@ def test_without_any_expectation_lists_calls_unjudged() -> None:
     for result in run.trials:
         result.criteria = [c for c in result.criteria if c.criterion != "tool_trajectory_avg_score"]
     page = render_html(run)
-    block = _case_block(page, "weather_multi_city")
-    assert '<tr class="r-unknown">' in block
-    assert 'class="arg diff"' not in block and "r-missing" not in block
-    assert "No expected tool calls known for this turn (render with the eval set" in block
+    details = case_details(page, "weather_multi_city")
+    for trial in details["trials"]:
+        (turn,) = trial["turns"]
+        assert turn["unknown"].startswith(
+            "No expected tool calls known for this turn (render with the eval set"
+        )
+        assert [r["status"] for r in turn["rows"]] == ["unknown", "unknown"]
+        assert all("expected" not in r for r in turn["rows"])
+        assert all(len(arg) == 2 for r in turn["rows"] for arg in r["actual"]["args"])
 
 
 # --- scale -------------------------------------------------------------------------------
@@ -238,11 +362,13 @@ def test_200_cases_by_5_trials_stay_a_lean_page() -> None:
     run, eval_set = sample_run(cases=200, trials=5)
     page = render_html(run, eval_set)
     size = len(page.encode("utf-8"))
-    assert size < 5_000_000, f"report for 1,000 trials is {size:,} bytes"
+    assert size < 1_000_000, f"report for 1,000 trials is {size:,} bytes"
     assert page.count('<details class="case') == 200
-    assert page.count('<details class="trial') == 1000
-    # many cases switch the chart to one column per case
+    blocks = case_blocks(page)
+    assert sum(len(unpack_case(b)["trials"]) for b in blocks.values()) == 1000
+    # many cases switch the chart to columns; cases with the same result share one
     assert 'class="col s-' in page and 'class="bar s-' not in page
+    assert page.count('class="col s-') == len({(c.passed, c.runs) for c in run.cases})
 
 
 def test_an_empty_run_and_a_case_without_trials_still_render() -> None:
@@ -255,4 +381,5 @@ def test_an_empty_run_and_a_case_without_trials_still_render() -> None:
     no_trials = run.model_copy(update={"trials": []})
     no_trials.cases[0] = no_trials.cases[0].model_copy(update={"runs": 0, "passed": 0})
     page = render_html(no_trials)
-    assert 'data-state="empty"' in page and "No trials recorded for this case." in page
+    assert 'data-state="empty"' in page
+    assert case_details(page, run.cases[0].case_id)["trials"] == []

@@ -181,7 +181,8 @@ def test_a_case_whose_criteria_were_all_skipped_is_not_evaluated_not_passed() ->
     assert _section_of(lines, "refund_scenario").startswith("not evaluated")
     assert "not evaluated ×2 (trials 0, 1): every criterion was skipped" in text
     assert "conversation_scenario" in text
-    assert "2 trials not evaluated" in lines[3]
+    counts = next(line for line in lines if line.strip().startswith("2 cases:"))
+    assert "2 trials not evaluated" in counts
     assert any("not evaluated: every criterion was skipped" in note for note in run.notes)
 
 
@@ -189,7 +190,8 @@ def test_a_run_where_nothing_was_judged_says_so_first() -> None:
     run = _scenario_run(with_trajectory_case=False)
     assert run.totals.trials == run.totals.not_evaluated == 2
     lines = format_scorecard(run).splitlines()
-    assert lines[4].startswith("NOT EVALUATED: no trial of this run was judged")
+    overall = next(i for i, line in enumerate(lines) if line.startswith("overall: "))
+    assert lines[overall + 2].startswith("NOT EVALUATED: no trial of this run was judged")
 
 
 def test_case_verdicts_leave_provider_errors_out() -> None:

@@ -1,5 +1,6 @@
 """The report stage written case by case from judged.jsonl: the same files as the
-in-memory writers, every trial in the page, and one case's trials in memory at a time."""
+in-memory writers, every trial in the page (in its case's packed details), and one case's
+trials in memory at a time."""
 
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 from support.judged_file import JudgedFile, write_judged_file
+from support.report_page import case_blocks
 from support.sample_results import START, sample_run
 
 from agentflow_eval.files.jsonl import iter_records
 from agentflow_eval.files.results_json import results_json_chunks
 from agentflow_eval.models.results import CriterionResult, RunResult, Trial, TrialResult
 from agentflow_eval.report import read_results_json, write_html, write_junit, write_results_json
+from agentflow_eval.report.case_details import unpack_case
 from agentflow_eval.report.case_trials import JudgedFileTrials
 from agentflow_eval.report.digest import TrialDigest
 from agentflow_eval.report.html import render_html
@@ -78,12 +81,15 @@ def test_streamed_page_details_every_trial_of_every_case(
     judged: JudgedFile, streamed: RunResult
 ) -> None:
     page = (judged.paths.run_dir / "report.html").read_text(encoding="utf-8")
-    assert page.count('<details class="trial ') == streamed.totals.trials == len(judged.counted)
-    blocks = page.split('<details class="case ')[1:]
-    assert len(blocks) == len(streamed.cases)
-    for case, block in zip(streamed.cases, blocks, strict=True):
-        assert f'data-id="{case.case_id}"' in block
-        assert block.count('<details class="trial ') == case.runs == 3
+    blocks = {case_id: unpack_case(block) for case_id, block in case_blocks(page).items()}
+    assert list(blocks) == [case.case_id for case in streamed.cases]
+    trials = [trial for details in blocks.values() for trial in details["trials"]]
+    assert len(trials) == streamed.totals.trials == len(judged.counted)
+    for case in streamed.cases:
+        assert [t["index"] for t in blocks[case.case_id]["trials"]] == [0, 1, 2]
+        assert case.runs == 3
+    answers = [turn.get("answer") for trial in trials for turn in trial["turns"]]
+    assert "A SECOND LINE FOR AN EXISTING TRIAL" not in answers
     assert "A SECOND LINE FOR AN EXISTING TRIAL" not in page
     assert "not_in_this_eval_set" not in page
     junit = (judged.paths.run_dir / "junit.xml").read_text(encoding="utf-8")
@@ -130,7 +136,8 @@ def test_each_case_is_read_once_and_dropped_before_the_next(
     assert counting.most_held == run.runs_per_case == 3
     assert len(counting.handed_out) == run.totals.trials
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
-    assert page.count('<details class="trial ') == run.totals.trials
+    blocks = case_blocks(page).values()
+    assert sum(len(unpack_case(block)["trials"]) for block in blocks) == run.totals.trials
 
 
 def _verdict(name: str, label: str, score: float, details: dict[str, object]) -> CriterionResult:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentflow_eval.evaluator import AgentEvaluator, EvaluationFailed
+from agentflow_eval.evaluator import AgentEvaluator, EvalInputWarning, EvaluationFailed
 
 ROOT = Path(__file__).resolve().parents[3]
 EVALSET = ROOT / "examples/weather/weather.evalset.json"
@@ -46,3 +46,16 @@ async def test_evaluate_file_raises_with_the_scorecard_below_the_rate(tmp_path):
     assert str(failure.value.run_dir / "report.html") in message
     assert (failure.value.run_dir / "report.html").is_file()
     assert failure.value.run.totals.trials == 4
+
+
+async def test_input_warnings_reach_the_test_as_warnings(tmp_path):
+    evalset = tmp_path / "extra.evalset.json"
+    evalset.write_text(
+        '{"eval_set_id": "x", "eval_cases": [{"eval_id": "c", "conversation": '
+        '[{"user_content": "hi"}], "my_note": "kept"}]}',
+        encoding="utf-8",
+    )
+    agent = tmp_path / "echo.py"
+    agent.write_text("def agent(message):\n    return message\n", encoding="utf-8")
+    with pytest.warns(EvalInputWarning, match="unknown key 'my_note'"):
+        await AgentEvaluator(f"{agent}:agent").evaluate(evalset, runs=1, output_dir=tmp_path)

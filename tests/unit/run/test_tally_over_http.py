@@ -17,7 +17,7 @@ pytestmark = pytest.mark.usefixtures("llm_transport")  # both model transports
 
 EVALSET = EvalSet.model_validate(
     {
-        "eval_set_id": "seed003",
+        "eval_set_id": "tally",
         "eval_cases": [
             {
                 "eval_id": "say-hi",

@@ -1,0 +1,129 @@
+"""``agentflow-eval compare``: did the candidate run get worse than its baseline?
+
+Each side is a run folder, a results.json, an ``s3://`` location (a published run's
+folder or its results.json), ``<publish target>/<eval_set_id>/latest``, or ``latest``
+with ``--publish-to``. Prints the per-case table, the overall line, criterion means and
+the power line (``--json``: the comparison as JSON). Exit codes: 0 (report-only), 1 with
+``--fail-on-regression`` when a case or the overall pass rate regressed significantly,
+2 bad input (one line), 3 the store could not be reached.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from agentflow_eval.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_BELOW_THRESHOLD,
+    EXIT_OK,
+    EXIT_RUN_FAILED,
+    fail,
+)
+
+__all__ = ["add_parser", "run"]
+
+SIDE_HELP = (
+    "a run folder, its results.json, s3://bucket/prefix/<eval_set_id>/<run folder>, "
+    ".../<eval_set_id>/latest, or 'latest' (with --publish-to)"
+)
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser(
+        "compare",
+        help="compare a run with its baseline: per-case exact tests, the overall change, power",
+        description="Compare a candidate run with a baseline run of the same eval set: per "
+        "case, Boschloo's exact test on the pass counts with Holm's correction; overall, the "
+        "change in pass rate paired by case with a confidence interval; and the power of "
+        "the per-case test for the runs used. Report-only unless --fail-on-regression.",
+    )
+    parser.add_argument("baseline", help=f"the baseline: {SIDE_HELP}")
+    parser.add_argument("candidate", help=f"the candidate: {SIDE_HELP}")
+    parser.add_argument(
+        "--publish-to",
+        help="where runs are published (s3://bucket/prefix or a folder): where 'latest' looks",
+    )
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, help="significance level, two-sided (default 0.05)"
+    )
+    parser.add_argument(
+        "--detect-drop",
+        type=float,
+        default=0.2,
+        help="the drop in pass rate to plan runs for in the power line (default 0.2)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    parser.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when a case or the overall pass rate regressed significantly",
+    )
+    parser.add_argument(
+        "--allow-different-eval-sets",
+        action="store_true",
+        help="compare runs of different eval sets (cases are paired by id)",
+    )
+    parser.add_argument("--s3-endpoint-url", help="S3-compatible endpoint, e.g. http://host:8333")
+    parser.add_argument("--s3-region")
+    parser.add_argument("--s3-path-style", action="store_true", help="path-style S3 addressing")
+
+
+def run(args: argparse.Namespace) -> int:
+    from agentflow_eval.compare import (
+        ComparisonError,
+        Side,
+        SideError,
+        compare_runs,
+        console_for,
+        is_latest,
+        load_side,
+        print_comparison,
+    )
+    from agentflow_eval.models.params import S3Options
+    from agentflow_eval.publish.storage import StoreError
+
+    if not 0 < args.alpha < 1:
+        return fail(f"--alpha must be between 0 and 1, got {args.alpha}")
+    if not 0 < args.detect_drop <= 1:
+        return fail(f"--detect-drop must be within (0, 1], got {args.detect_drop}")
+    if str(args.baseline).strip() == "latest" and str(args.candidate).strip() == "latest":
+        return fail("only one side can be a bare 'latest': give the other side as a run")
+    s3 = S3Options(
+        endpoint_url=args.s3_endpoint_url, region=args.s3_region, path_style=args.s3_path_style
+    )
+    try:
+        # a bare 'latest' learns its eval set (and which run to skip) from the other side
+        order = ("baseline", "candidate")
+        if is_latest(args.baseline) and not is_latest(args.candidate):
+            order = ("candidate", "baseline")
+        sides: dict[str, Side] = {}
+        for name in order:
+            other = next(iter(sides.values()), None)
+            sides[name] = load_side(
+                getattr(args, name),
+                publish_to=args.publish_to,
+                eval_set_id=other.run.eval_set_id if other else None,
+                exclude_run_id=other.run.run_id if other else None,
+                s3=s3,
+            )
+        baseline, candidate = sides["baseline"], sides["candidate"]
+        comparison = compare_runs(
+            baseline.run,
+            candidate.run,
+            alpha=args.alpha,
+            detect_drop=args.detect_drop,
+            allow_different_eval_sets=args.allow_different_eval_sets,
+            baseline_source=baseline.source,
+            candidate_source=candidate.source,
+        )
+    except (SideError, ComparisonError) as exc:
+        return fail(str(exc))
+    except StoreError as exc:
+        fail(str(exc).splitlines()[0])
+        return EXIT_RUN_FAILED if exc.transient else EXIT_BAD_INPUT
+    if args.json:
+        print(comparison.model_dump_json(indent=2))
+    else:
+        print_comparison(comparison, console_for())
+    return EXIT_BELOW_THRESHOLD if args.fail_on_regression and comparison.regressed else EXIT_OK

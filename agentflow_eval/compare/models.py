@@ -1,0 +1,168 @@
+"""What a comparison finds, as the JSON ``agentflow-eval compare --json`` prints.
+
+Field names are stable: readers (CI scripts, the regression flow, reports) rely on them;
+bump :data:`COMPARISON_VERSION` on any change a reader could notice.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentflow_eval.compare.exact import TestMethod
+from agentflow_eval.compare.power import PowerMethod
+
+__all__ = [
+    "COMPARISON_VERSION",
+    "CaseComparison",
+    "CaseCounts",
+    "ChangeVerdict",
+    "Comparison",
+    "CriterionChange",
+    "OverallChange",
+    "PowerSummary",
+    "RunInfo",
+    "Verdict",
+]
+
+COMPARISON_VERSION = "1.0"
+
+ChangeVerdict = Literal["regression", "improvement", "no significant change"]
+Verdict = Literal["regression", "improvement", "no significant change", "added", "removed"]
+"""``regression``/``improvement``: the pass rate changed significantly (per case: Holm-
+adjusted exact test; overall: the paired interval excludes zero). ``no significant
+change``: the data cannot tell a change from noise (see the power summary for how large
+a change could hide). ``added``/``removed``: the case is in the candidate only / the
+baseline only."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RunInfo(_Model):
+    """One side of the comparison: which run, and where its results were read."""
+
+    source: str
+    run_id: str
+    eval_set_id: str
+    eval_set_name: str = ""
+    agent: str
+    agent_model: str | None = None
+    started_at: datetime
+    runs_per_case: int
+    simulated: bool = False
+
+
+class CaseCounts(_Model):
+    """A case's trials on one side. ``runs`` counts only what the agent answered for:
+    trials that failed for infrastructure reasons (a provider fault after retries) are
+    left out of ``runs`` and ``passed`` and counted in ``infrastructure_errors``."""
+
+    passed: int
+    runs: int
+    infrastructure_errors: int = 0
+    pass_rate: float | None = Field(description="passed / runs; None with no countable trial")
+
+
+class CriterionChange(_Model):
+    """A criterion's mean score on both sides (None where a side has no score)."""
+
+    criterion: str
+    label: str = ""
+    baseline_mean: float | None = None
+    candidate_mean: float | None = None
+    change: float | None = None
+
+
+class CaseComparison(_Model):
+    """One case: its counts on both sides, the exact test and the verdict."""
+
+    case_id: str
+    label: str = ""
+    verdict: Verdict
+    baseline: CaseCounts | None = None
+    candidate: CaseCounts | None = None
+    change: float | None = Field(
+        default=None, description="candidate pass rate minus baseline pass rate"
+    )
+    p_value: float | None = Field(default=None, description="two-sided exact p-value")
+    p_adjusted: float | None = Field(
+        default=None, description="Holm-adjusted across the tested cases; significant at <= alpha"
+    )
+    test: TestMethod | None = None
+    criteria: list[CriterionChange] = Field(default_factory=list)
+    note: str | None = None
+
+
+class OverallChange(_Model):
+    """The change in pass rate over the cases both runs have, paired by case: the mean of
+    the per-case pass rates on each side, their difference with a ``confidence`` interval
+    (Student's t over the per-case differences; see ``agentflow_eval.compare.paired``)."""
+
+    verdict: ChangeVerdict
+    paired_cases: int
+    added_cases: int = 0
+    removed_cases: int = 0
+    regressed_cases: int = 0
+    improved_cases: int = 0
+    baseline_pass_rate: float | None = None
+    candidate_pass_rate: float | None = None
+    change: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    confidence: float
+    standard_error: float | None = None
+    clustered_se: float | None = None
+    trial_se: float | None = None
+    p_value: float | None = None
+    note: str | None = None
+
+
+class PowerSummary(_Model):
+    """What the per-case test can detect with the trials the runs used.
+
+    ``minimum_detectable_drop``: the smallest drop from ``reference_pass_rate`` that a
+    case flags as a regression with ``target_power``, at the level a case that regressed
+    alone among ``cases_tested`` must reach after Holm's correction (``level``, one-sided
+    alpha / (2 m)); ``minimum_detectable_drop_alone`` at ``alpha / 2``, for a case tested
+    by itself; ``minimum_detectable_drop_from_full`` at ``level`` for a case that always
+    passed (100%), the easiest drop to see. None: not even a drop to 0 is flagged that
+    often. ``runs_needed``: trials
+    per side for a case to flag a drop of ``detect_drop`` with ``target_power`` at
+    ``level`` (``runs_needed_exceeds``: more than ``runs_needed``)."""
+
+    alpha: float
+    target_power: float
+    cases_tested: int
+    runs_baseline: int = Field(description="median countable trials per case, baseline")
+    runs_candidate: int = Field(description="median countable trials per case, candidate")
+    reference_pass_rate: float
+    level: float
+    test: TestMethod
+    method: PowerMethod
+    minimum_detectable_drop: float | None = None
+    minimum_detectable_drop_alone: float | None = None
+    minimum_detectable_drop_from_full: float | None = None
+    detect_drop: float
+    power_at_detect_drop: float | None = None
+    runs_needed: int | None = None
+    runs_needed_method: PowerMethod | None = None
+    runs_needed_exceeds: bool = False
+
+
+class Comparison(_Model):
+    """A candidate run against its baseline: per case, overall, criteria, power."""
+
+    comparison_version: str = COMPARISON_VERSION
+    alpha: float
+    baseline: RunInfo
+    candidate: RunInfo
+    overall: OverallChange
+    cases: list[CaseComparison] = Field(default_factory=list)
+    criteria: list[CriterionChange] = Field(default_factory=list)
+    power: PowerSummary | None = None
+    regressed: bool = Field(description="a significant regression overall or in some case")
+    notes: list[str] = Field(default_factory=list)

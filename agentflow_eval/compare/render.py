@@ -1,0 +1,231 @@
+"""A comparison for people: the case table, the overall line, criteria, power, notes.
+
+Rendered with ``rich``: colour and box drawing on a terminal; plain ASCII tables without
+escape codes when the output is a file or a pipe (CI logs). ``NO_COLOR`` turns colour
+off on a terminal too.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TextIO
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from agentflow_eval.compare.models import CaseComparison, CaseCounts, Comparison, PowerSummary
+
+__all__ = ["console_for", "format_overall", "format_power", "print_comparison"]
+
+_STYLES = {
+    "regression": "bold red",
+    "improvement": "bold green",
+    "added": "cyan",
+    "removed": "yellow",
+    "no significant change": "",
+}
+_CRITERION_EPSILON = 0.005  # a criterion mean that moved less than this is shown as unchanged
+
+
+def console_for(stream: TextIO | None = None) -> Console:
+    """A console for ``stream`` (stdout by default): rich on a terminal, plain text
+    otherwise (and without colour under ``NO_COLOR``)."""
+    stream = stream or sys.stdout
+    terminal = stream.isatty()
+    return Console(
+        file=stream,
+        force_terminal=terminal,
+        no_color=not terminal or bool(os.environ.get("NO_COLOR")),
+        highlight=False,
+        emoji=False,
+        # a pipe has no width: never wrap a line of the table there
+        width=None if terminal else 10_000,
+        legacy_windows=False,
+    )
+
+
+def _percent(rate: float | None) -> str:
+    return "-" if rate is None else f"{100 * rate:.1f}%"
+
+
+def _points(change: float | None) -> str:
+    return "-" if change is None else f"{100 * change:+.1f} pts"
+
+
+def _p(p_value: float | None) -> str:
+    if p_value is None:
+        return "-"
+    return "<0.001" if p_value < 0.001 else f"{p_value:.3f}"
+
+
+def _counts(counts: CaseCounts | None) -> str:
+    if counts is None:
+        return "-"
+    text = f"{counts.passed}/{counts.runs}"
+    if counts.infrastructure_errors:
+        text += f" (+{counts.infrastructure_errors} infra)"
+    return text
+
+
+def _criteria_moved(case: CaseComparison) -> str:
+    moved = [
+        f"{change.criterion} {change.baseline_mean:.2f} -> {change.candidate_mean:.2f}"
+        for change in case.criteria
+        if change.change is not None
+        and change.baseline_mean is not None
+        and change.candidate_mean is not None
+        and abs(change.change) >= _CRITERION_EPSILON
+    ]
+    return ", ".join(moved)
+
+
+def _case_table(comparison: Comparison, ascii_only: bool) -> Table:
+    table = Table(box=box.ASCII if ascii_only else box.SIMPLE_HEAVY, show_edge=not ascii_only)
+    # on a narrow terminal the case ids and criteria fold; counts and verdicts never do
+    table.add_column("case", overflow="fold")
+    for name in ("baseline", "candidate", "change", "p (Holm)"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    for case in comparison.cases:
+        table.add_row(
+            Text(case.case_id),
+            _counts(case.baseline),
+            _counts(case.candidate),
+            _points(case.change),
+            _p(case.p_adjusted),
+            Text(case.verdict + (" *" if case.note else ""), style=_STYLES[case.verdict]),
+        )
+    return table
+
+
+def _criteria_table(comparison: Comparison, ascii_only: bool) -> Table:
+    table = Table(
+        title="criteria: mean score over trials",
+        box=box.ASCII if ascii_only else box.SIMPLE_HEAVY,
+        show_edge=not ascii_only,
+        title_justify="left",
+    )
+    table.add_column("criterion")
+    table.add_column("baseline", justify="right")
+    table.add_column("candidate", justify="right")
+    table.add_column("change", justify="right")
+    for change in comparison.criteria:
+
+        def score(value: float | None) -> str:
+            return "-" if value is None else f"{value:.3f}"
+
+        table.add_row(
+            Text(change.criterion),
+            score(change.baseline_mean),
+            score(change.candidate_mean),
+            "-" if change.change is None else f"{change.change:+.3f}",
+        )
+    return table
+
+
+def format_overall(comparison: Comparison) -> str:
+    """The overall line: the paired change, its interval and the verdict."""
+    overall = comparison.overall
+    counted = [f"{overall.paired_cases} case(s) paired"]
+    if overall.added_cases:
+        counted.append(f"{overall.added_cases} added")
+    if overall.removed_cases:
+        counted.append(f"{overall.removed_cases} removed")
+    head = f"Overall ({', '.join(counted)}): "
+    if overall.change is None:
+        return head + f"{overall.verdict} ({overall.note})"
+    body = (
+        f"mean pass rate {_percent(overall.baseline_pass_rate)} -> "
+        f"{_percent(overall.candidate_pass_rate)}, change {_points(overall.change)}"
+    )
+    if overall.ci_low is not None and overall.ci_high is not None:
+        body += (
+            f" ({100 * overall.confidence:g}% CI {_points(overall.ci_low)} to "
+            f"{_points(overall.ci_high)}, p {_p(overall.p_value)})"
+        )
+    elif overall.note:
+        body += f" ({overall.note})"
+    cases = []
+    if overall.regressed_cases:
+        cases.append(f"{overall.regressed_cases} case(s) regressed")
+    if overall.improved_cases:
+        cases.append(f"{overall.improved_cases} improved")
+    return head + body + f": {overall.verdict}" + (f"; {', '.join(cases)}" if cases else "")
+
+
+def format_power(power: PowerSummary) -> str:
+    """The power line: the smallest drop a case would show, the runs a drop needs."""
+    runs = (
+        f"{power.runs_baseline} runs per case"
+        if power.runs_baseline == power.runs_candidate
+        else f"{power.runs_baseline} baseline and {power.runs_candidate} candidate runs per case"
+    )
+    level = f"one-sided level {power.level:.2g}"
+    if power.cases_tested > 1:
+        level = f"Holm over {power.cases_tested} cases: {level}"
+    head = f"Power ({100 * power.target_power:g}%, {level}) with {runs}: "
+    mean = _percent(power.reference_pass_rate)
+    found = f"a case at the baseline's mean pass rate ({mean}) is "
+    if power.minimum_detectable_drop is None:
+        found += "not flagged even if it drops to 0%"
+    else:
+        found += f"flagged once it drops by {100 * power.minimum_detectable_drop:.0f} pts"
+    alone = power.minimum_detectable_drop_alone
+    if power.cases_tested > 1 and alone is not None:
+        found += f" ({100 * alone:.0f} pts if it were the only case)"
+    full = power.minimum_detectable_drop_from_full
+    if power.reference_pass_rate < 1 and full is not None:
+        found += f"; a case that always passed, once it drops by {100 * full:.0f} pts"
+    drop = f"{100 * power.detect_drop:.0f}-pt drop from {mean}"
+    if power.runs_needed is None:
+        plan = f"A {drop} is not possible."
+    else:
+        more = "more than " if power.runs_needed_exceeds else ""
+        approximate = power.runs_needed_method == "normal approximation"
+        how = " (normal approximation)" if approximate else ""
+        plan = f"A {drop} needs {more}{power.runs_needed} runs per side{how}."
+    return f"{head}{found}. {plan}"
+
+
+def print_comparison(comparison: Comparison, console: Console) -> None:
+    """Print the whole comparison to ``console``."""
+    ascii_only = console.no_color and not console.is_terminal
+    baseline, candidate = comparison.baseline, comparison.candidate
+    title = baseline.eval_set_id + (
+        f" ({baseline.eval_set_name})" if baseline.eval_set_name else ""
+    )
+    if candidate.eval_set_id != baseline.eval_set_id:
+        title += f" -> {candidate.eval_set_id}"
+    console.print(Text(f"Comparing {title}"), soft_wrap=True)
+    for name, info in (("baseline ", baseline), ("candidate", candidate)):
+        console.print(
+            Text(f"  {name} {info.run_id}  {info.started_at:%Y-%m-%d %H:%M %Z}  {info.source}"),
+            soft_wrap=True,
+        )
+    console.print(_case_table(comparison, ascii_only))
+    for case in comparison.cases:
+        if case.note:
+            console.print(Text(f"* {case.case_id}: {case.note}"), soft_wrap=True)
+    overall = Text(format_overall(comparison), style=_STYLES[comparison.overall.verdict])
+    console.print(overall, soft_wrap=True)
+    changed = [
+        (case, _criteria_moved(case))
+        for case in comparison.cases
+        if case.verdict in ("regression", "improvement")
+    ]
+    if any(moved for _, moved in changed):
+        console.print(Text("Criterion means of the cases that changed:"))
+        for case, moved in changed:
+            if moved:
+                line = Text(f"  {case.case_id} ({case.verdict}): ", style=_STYLES[case.verdict])
+                console.print(line + Text(moved), soft_wrap=True)
+    if comparison.criteria:
+        console.print()
+        console.print(_criteria_table(comparison, ascii_only))
+    if comparison.power is not None:
+        console.print(Text(format_power(comparison.power)), soft_wrap=True)
+    for note in comparison.notes:
+        console.print(Text(f"Note: {note}"), soft_wrap=True)

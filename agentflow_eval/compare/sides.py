@@ -1,0 +1,262 @@
+"""The two sides of a comparison: where a run's results are, read without their trials.
+
+A side is written as:
+
+- a run folder (``runs/20261120T023000Z-3f9a2c1e``) or its ``results.json``;
+- ``s3://bucket/prefix/<eval_set_id>/<run folder>`` (a published run) or that folder's
+  ``results.json``;
+- ``<publish target>/<eval_set_id>/latest`` (S3 or a folder): the newest published run
+  of the eval set, as its ``latest.json`` names it;
+- ``latest`` with a publish target (``publish_to``) and the eval set's id (taken from the
+  other side): the same thing, spelled shorter.
+
+Publishing takes only finished run folders, so ``latest`` is always a completed run. When
+it is the very run being compared (the candidate was published already), the newest
+other run in the eval set's ``runs.json`` is taken instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Protocol
+from urllib.parse import urlsplit
+
+from pydantic import ValidationError
+
+from agentflow_eval.compare.reading import ReadableStream, run_summary_from_stream
+from agentflow_eval.files.results_json import ResultsFileError
+from agentflow_eval.models.params import S3Options
+from agentflow_eval.models.results import RunResult
+from agentflow_eval.publish.history import LatestPointer, RunsManifest
+from agentflow_eval.publish.storage import (
+    S3Body,
+    S3Credentials,
+    S3Store,
+    S3Target,
+    join_key,
+    key_part,
+)
+
+__all__ = ["LATEST", "Side", "SideError", "is_latest", "load_side"]
+
+LATEST = "latest"
+RESULTS = "results.json"
+
+
+class SideError(ValueError):
+    """A side that cannot be found or read; the message is one line naming it."""
+
+
+@dataclass(frozen=True)
+class Side:
+    """A run to compare: what the user wrote, where its results were read, and the run
+    (summaries only: ``trials`` and ``notes`` empty)."""
+
+    spec: str
+    source: str
+    run: RunResult
+
+
+def is_latest(spec: str | Path) -> bool:
+    """Whether ``spec`` means the newest published run (bare ``latest`` or ``.../latest``)."""
+    text = str(spec).rstrip("/")
+    return text == LATEST or text.endswith("/" + LATEST)
+
+
+class _Location(Protocol):
+    """Where one object (or, for ``latest``, an eval set's folder) is."""
+
+    @property
+    def where(self) -> str: ...
+
+    def child(self, name: str) -> _Location: ...
+
+    def get(self) -> bytes | None: ...
+
+    def open(self) -> ReadableStream | None: ...
+
+    def is_folder(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class _LocalLocation:
+    path: Path
+
+    @property
+    def where(self) -> str:
+        return str(self.path)
+
+    def child(self, name: str) -> _LocalLocation:
+        return _LocalLocation(self.path / name)
+
+    def get(self) -> bytes | None:
+        return self.path.read_bytes() if self.path.is_file() else None
+
+    def open(self) -> BinaryIO | None:
+        return self.path.open("rb") if self.path.is_file() else None
+
+    def is_folder(self) -> bool:
+        return self.path.is_dir()
+
+
+@dataclass(frozen=True)
+class _S3Location:
+    store: S3Store
+    key: str
+
+    @property
+    def where(self) -> str:
+        return f"s3://{self.store.target.bucket}/{self.key}".rstrip("/")
+
+    def child(self, name: str) -> _S3Location:
+        return _S3Location(self.store, f"{self.key}/{name}" if self.key else name)
+
+    def get(self) -> bytes | None:
+        return self.store.get(self.key)
+
+    def open(self) -> S3Body | None:
+        return self.store.open(self.key)
+
+    def is_folder(self) -> bool:
+        return not self.key.endswith(".json")
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _s3_location(uri: str, s3: S3Options, credentials: S3Credentials | None) -> _S3Location:
+    parts = urlsplit(uri)
+    if parts.query or parts.fragment:
+        raise SideError(f"{uri}: an s3:// location must not have a query or fragment")
+    segments = [segment for segment in parts.path.split("/") if segment]
+    try:
+        target = S3Target(
+            bucket=parts.netloc,
+            endpoint_url=s3.endpoint_url,
+            region=s3.region,
+            path_style=s3.path_style,
+            credentials=credentials,
+        )
+        key = join_key(*segments) if segments else ""
+    except ValueError as exc:
+        raise SideError(f"{uri}: {_first_line(exc)}") from None
+    return _S3Location(S3Store(target), key)
+
+
+def _location(spec: str, s3: S3Options, credentials: S3Credentials | None) -> _Location:
+    if spec.startswith("s3://"):
+        return _s3_location(spec, s3, credentials)
+    if spec.startswith("file://"):
+        return _LocalLocation(Path(urlsplit(spec).path))
+    if "://" in spec:
+        raise SideError(f"{spec}: not a run folder, a results.json, an s3:// location or 'latest'")
+    return _LocalLocation(Path(spec).expanduser())
+
+
+def _read_run(location: _Location, hint: str = "") -> RunResult:
+    stream = location.open()
+    if stream is None:
+        raise SideError(f"{location.where}: no such file{hint}")
+    try:
+        return run_summary_from_stream(stream, location.where)
+    except ResultsFileError as exc:
+        raise SideError(str(exc)) from None
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
+
+
+def _model(location: _Location, model: type[Any]) -> Any | None:
+    raw = location.get()
+    if raw is None:
+        return None
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        raise SideError(
+            f"{location.where}: not a valid {model.__name__} ({exc.error_count()} "
+            f"problem(s), first: {_first_line(exc)})"
+        ) from None
+
+
+def _latest_results(eval_set: _Location, exclude_run_id: str | None) -> _Location:
+    """Where the newest published run of the eval set (other than ``exclude_run_id``)
+    keeps its results.json."""
+    pointer: LatestPointer | None = _model(eval_set.child("latest.json"), LatestPointer)
+    if pointer is None:
+        raise SideError(
+            f"{eval_set.where}: no latest.json, so no run of this eval set was published "
+            "there (check the publish target and the eval set id)"
+        )
+    if exclude_run_id is None or pointer.run_id != exclude_run_id:
+        return _child_path(eval_set, pointer.results)
+    manifest: RunsManifest | None = _model(eval_set.child("runs.json"), RunsManifest)
+    others = [
+        entry for entry in (manifest.runs if manifest else []) if entry.run_id != exclude_run_id
+    ]
+    if not others:
+        raise SideError(
+            f"{eval_set.where}: the only published run is {exclude_run_id}, the run being "
+            "compared; there is no earlier run to compare it with"
+        )
+    return _child_path(eval_set, others[0].path(RESULTS))
+
+
+def _child_path(location: _Location, relative: str) -> _Location:
+    for part in relative.split("/"):
+        if part in ("", ".", ".."):
+            raise SideError(f"{location.where}: latest points outside its folder: {relative!r}")
+        location = location.child(part)
+    return location
+
+
+def load_side(
+    spec: str | Path,
+    *,
+    publish_to: str | Path | None = None,
+    eval_set_id: str | None = None,
+    exclude_run_id: str | None = None,
+    s3: S3Options | None = None,
+    credentials: S3Credentials | None = None,
+) -> Side:
+    """Read one side of a comparison (see the module for how ``spec`` is written).
+
+    ``latest`` needs ``publish_to`` (``s3://bucket/prefix`` or a folder) and
+    ``eval_set_id``; ``exclude_run_id`` is the other side's run, never chosen as the
+    latest. ``s3`` and ``credentials`` reach S3-compatible stores (credentials otherwise
+    come from the standard AWS chain). Raises :class:`SideError` for a side that is
+    missing or unreadable, and :class:`~agentflow_eval.publish.storage.StoreError` when
+    the store fails.
+    """
+    text = str(spec).strip()
+    if not text:
+        raise SideError("a side is empty: expected a run folder, results.json, s3:// or latest")
+    options = s3 or S3Options()
+    hint = ""
+    if text.rstrip("/") == LATEST:
+        if publish_to is None:
+            raise SideError(
+                "'latest' needs the publish target to look in: pass --publish-to "
+                "s3://bucket/prefix (or a folder), or write s3://bucket/prefix/<eval_set_id>/latest"
+            )
+        if eval_set_id is None:
+            raise SideError("'latest' needs the eval set's id: give the other side as a run")
+        root = _location(str(publish_to).rstrip("/"), options, credentials)
+        eval_set = root.child(key_part(eval_set_id))
+        location = _latest_results(eval_set, exclude_run_id)
+    elif is_latest(text):
+        eval_set = _location(text.rstrip("/").removesuffix("/" + LATEST), options, credentials)
+        location = _latest_results(eval_set, exclude_run_id)
+    else:
+        location = _location(text, options, credentials)
+        if location.is_folder():
+            location = location.child(RESULTS)
+            hint = (
+                " (a run folder holds results.json; for the newest published run of an eval "
+                "set, end the location with /latest)"
+            )
+    return Side(spec=text, source=location.where, run=_read_run(location, hint))
