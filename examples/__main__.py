@@ -7,7 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
-EXAMPLES = ("weather",)
+EXAMPLES = ("weather", "notes")
 
 
 def main(argv: list[str]) -> int:
@@ -27,10 +27,11 @@ def main(argv: list[str]) -> int:
     for path in sorted(source.iterdir()):
         if path.suffix in (".py", ".json") and path.name != "__init__.py":
             shutil.copy2(path, target / path.name)
+    config = target / "eval_config.json"
     print(f"copied the {name} example into {target}; evaluate it with:")
     print(
-        f"  agentflow-eval run {target / 'agent.py'}:agent {target / f'{name}.evalset.json'} "
-        f"--config {target / 'eval_config.json'}"
+        f"  agentflow-eval run {target / 'agent.py'}:agent {target / f'{name}.evalset.json'}"
+        + (f" --config {config}" if config.exists() else "")
     )
     return 0
 
