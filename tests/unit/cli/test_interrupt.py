@@ -17,13 +17,18 @@ from agentflow_eval.cli.interrupt import run_interruptibly
 
 @pytest.fixture
 def console() -> io.StringIO:
-    """A console handler on the root logger, as Prefect installs one."""
+    """A console handler on the root logger, as Prefect installs one. Afterwards every
+    root handler gets its filters back: an interrupted run keeps the console quiet for
+    the rest of its process, and this process goes on (pytest's own handlers included)."""
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     root = logging.getLogger()
+    before = {h: list(h.filters) for h in root.handlers}
     root.addHandler(handler)
     yield stream
     root.removeHandler(handler)
+    for other, filters in before.items():
+        other.filters[:] = filters
 
 
 def test_ctrl_c_cancels_the_run_and_quiets_the_console(console: io.StringIO) -> None:
