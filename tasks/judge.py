@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
+from prefect.filesystems import WritableFileSystem
 
 from agentflow_eval.criteria.judges.runtime import JudgeRuntime
 from agentflow_eval.llm.client import ModelClient
@@ -19,11 +20,14 @@ __all__ = ["judge_task"]
 
 
 @task(name="judge", cache_policy=NO_CACHE)
-async def judge_task(plan: RunPlan, models: ModelClient) -> StageCounts:
+async def judge_task(
+    plan: RunPlan, models: ModelClient, storage: WritableFileSystem | None = None
+) -> StageCounts:
     """Judge the trials not yet in the run's judged.jsonl, judges calling through the
-    run's model client."""
+    run's model client, the cache in ``storage`` (default: the run's result storage)."""
     settings = plan.config.judge
-    runtime = JudgeRuntime(settings, models=models, cache=await prefect_judge_cache(settings))
+    cache = await prefect_judge_cache(settings, storage)
+    runtime = JudgeRuntime(settings, models=models, cache=cache)
     counts = await judge_trials(plan, runtime)
     stats = runtime.stats
     get_run_logger().info(

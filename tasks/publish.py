@@ -1,8 +1,9 @@
 """Publish stage: copy the run folder's reports to a folder or S3-compatible storage.
 
-If the store stays down the local copy is kept and marked pending; the flow run says
-where, and ``agentflow-eval publish DIR`` uploads it later. Publishing never fails the
-evaluation: the results already exist locally."""
+If the store stays down the local copy is kept and marked pending; the flow run's summary
+says so and where, an ``agentflow.eval.publish-failed`` event tells automations, and
+``agentflow-eval publish DIR`` uploads it later. Publishing never fails the evaluation:
+the results already exist locally."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from prefect.cache_policies import NO_CACHE
 
 from agentflow_eval.models.params import S3Options
 from agentflow_eval.publish.publisher import PublishOutcome, publish_run
-from agentflow_eval.publish.storage import S3Credentials, parse_target
+from agentflow_eval.publish.storage import S3Credentials, Target, parse_target
+
+__all__ = ["credentials_from_secret", "publish_target", "publish_task"]
 
 
 async def credentials_from_secret(name: str) -> S3Credentials:
@@ -39,18 +42,27 @@ async def credentials_from_secret(name: str) -> S3Credentials:
         ) from None
 
 
-@task(name="publish", cache_policy=NO_CACHE)
-async def publish_task(run_dir: Path, target: str, s3: S3Options) -> PublishOutcome:
+async def publish_target(target: str, s3: S3Options) -> Target:
+    """The target ``target`` with the run's S3 options (credentials read from their
+    Secret block, links as the options say)."""
     credentials = (
         await credentials_from_secret(s3.credentials_secret) if s3.credentials_secret else None
     )
-    resolved = parse_target(
+    return parse_target(
         target,
         endpoint_url=s3.endpoint_url,
         region=s3.region,
         path_style=s3.path_style,
         credentials=credentials,
+        public_url=s3.public_url,
+        links=s3.report_links,
+        link_expiry_s=s3.link_expiry_hours * 3600,
     )
+
+
+@task(name="publish", cache_policy=NO_CACHE)
+async def publish_task(run_dir: Path, target: str, s3: S3Options) -> PublishOutcome:
+    resolved = await publish_target(target, s3)
     outcome = await asyncio.to_thread(publish_run, run_dir, resolved)
     logger = get_run_logger()
     (logger.info if outcome.published else logger.warning)(outcome.message)

@@ -115,6 +115,14 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--s3-region", metavar="REGION")
     parser.add_argument("--s3-path-style", action="store_true", help="path-style S3 addressing")
     parser.add_argument(
+        "--s3-links",
+        choices=["presigned", "public", "endpoint"],
+        help="report links: presigned (private bucket; the default), public (under "
+        "--s3-public-url; the default when it is given), endpoint (public-read bucket)",
+    )
+    parser.add_argument("--s3-public-url", help="base URL readers open published reports at")
+    parser.add_argument("--s3-link-expiry-hours", type=int, default=168, metavar="HOURS")
+    parser.add_argument(
         "--fail-under", type=_rate, metavar="RATE", help="exit 1 if the pass rate is below RATE"
     )
     output = parser.add_mutually_exclusive_group()
@@ -150,7 +158,12 @@ def _params(args: argparse.Namespace, rerun_dir: Path | None = None):  # -> Eval
         if value is not None
     }
     s3 = S3Options(
-        endpoint_url=args.s3_endpoint_url, region=args.s3_region, path_style=args.s3_path_style
+        endpoint_url=args.s3_endpoint_url,
+        region=args.s3_region,
+        path_style=args.s3_path_style,
+        report_links=args.s3_links or ("public" if args.s3_public_url else "presigned"),
+        public_url=args.s3_public_url,
+        link_expiry_hours=args.s3_link_expiry_hours,
     )
     earlier = rerun_dir or args.resume
     if earlier:
@@ -257,7 +270,9 @@ def _run(args: argparse.Namespace) -> int:
     try:
         with _following(watch, args):
             outcome = run_interruptibly(
-                lambda: run_on(api, lambda: evaluate(params), flow_name=evaluate.name)
+                lambda: run_on(
+                    api, lambda: evaluate(**params.flow_parameters()), flow_name=evaluate.name
+                )
             )
     except KeyboardInterrupt:
         return _interrupted(watch.run_dir)

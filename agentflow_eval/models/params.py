@@ -1,66 +1,332 @@
-"""The evaluate flow's parameters: one pydantic model, so the Prefect UI renders a form and
-the CLI, pytest and deployments all describe a run the same way."""
+"""The evaluate flow's parameters, described once for every front door.
+
+The flow (``agentflow_eval.flows.evaluate``) takes these as top-level parameters, so the
+Prefect UI renders a flat form: a human title on every field, the built-in defaults
+pre-filled, choices as pick-lists and the S3 options in one group. The CLI, pytest and
+run folders (``run.json``) hold the same values as one :class:`EvaluateParams`;
+:meth:`EvaluateParams.flow_parameters` and :meth:`EvaluateParams.from_flow_parameters`
+are the single conversion between the two shapes.
+
+Each parameter's type is an ``Annotated`` alias below, used by both the model and the
+flow's signature (a test checks they agree). Titles and descriptions sit in
+``json_schema_extra`` as well as in the field, because Prefect replaces a parameter's
+title with its name when it builds the form's schema, and keeps only that extra.
+
+``runs``, ``max_concurrency`` and ``trial_timeout_s`` are ``None`` when not given: then
+the eval set's config decides, else :mod:`agentflow_eval.run.defaults`. The form shows
+(and submits) the built-in default; a run started through the API, a schedule or an event
+that leaves them out gets the config's value.
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated, Any, Literal
 
-__all__ = ["EvaluateParams", "S3Options"]
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    model_validator,
+)
+from pydantic_core import PydanticUndefined
+
+from agentflow_eval.run import defaults
+
+__all__ = [
+    "DEFAULT_LINK_EXPIRY_HOURS",
+    "S3",
+    "EvaluateParams",
+    "ReportLinks",
+    "S3Options",
+    "ShardSpec",
+]
+
+DEFAULT_LINK_EXPIRY_HOURS = 168
+"""Lifetime of a presigned report link: 7 days, the longest S3's SigV4 signatures allow."""
+
+ReportLinks = Literal["presigned", "public", "endpoint"]
+
+
+_UNSET: Any = object()
+
+
+def _ui(
+    title: str, description: str, *, default: Any = PydanticUndefined, form_default: Any = _UNSET
+) -> Any:
+    """A field's title and description, for pydantic and for Prefect's form alike.
+    ``form_default`` is what the form shows and submits where the value itself defaults
+    to "not given" (``None``): the form must never hold a null, which Prefect's server
+    refuses for a typed input that has a default."""
+    extra: dict[str, Any] = {"title": title, "description": description}
+    if form_default is not _UNSET:
+        extra["default"] = form_default
+    return Field(default, title=title, description=description, json_schema_extra=extra)
+
+
+def _optional(json_type: str, **constraints: Any) -> WithJsonSchema:
+    """The form's schema of an optional value: a plain input of ``json_type``, not an
+    ``X | None`` choice (Prefect's server accepts a null for it all the same)."""
+    return WithJsonSchema({"type": json_type, **constraints})
+
+
+def _blank_is_none(value: Any) -> Any:
+    """A blank text (an event field rendered empty, a cleared form input) is not given."""
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+def _text(title: str, description: str) -> Any:
+    """An optional text: a plain text input, blank in the form, ``None`` when blank."""
+    return Annotated[
+        str | None,
+        BeforeValidator(_blank_is_none),
+        _optional("string"),
+        _ui(title, description, form_default=""),
+    ]
+
+
+# --------------------------------------------------------------------------- S3 options
 
 
 class S3Options(BaseModel):
-    """How to reach an S3-compatible store. Credentials come from the standard AWS chain
-    (environment, profile, instance role) unless a Prefect Secret block is named."""
+    """How to reach an S3-compatible store, and how published reports are linked.
+    Credentials come from the standard AWS chain (environment, profile, instance role)
+    unless a Prefect Secret block is named."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", title="S3 storage")
 
-    endpoint_url: str | None = Field(default=None, description="e.g. http://127.0.0.1:8333")
-    region: str | None = None
-    path_style: bool = Field(default=False, description="path-style addressing (MinIO, SeaweedFS)")
-    credentials_secret: str | None = Field(
-        default=None,
-        description="name of a Prefect Secret block holding "
-        '{"aws_access_key_id": ..., "aws_secret_access_key": ...}',
-    )
+    endpoint_url: _text(  # type: ignore[valid-type]
+        "Endpoint URL",
+        "for MinIO, SeaweedFS, R2 and other S3-compatible stores, e.g. http://minio:9000; "
+        "blank for AWS",
+    ) = None
+    region: _text("Region", "e.g. eu-west-1; blank: the worker's AWS region") = None  # type: ignore[valid-type]
+    path_style: Annotated[
+        bool,
+        _ui("Path-style addressing", "bucket in the path, not the host name (MinIO, SeaweedFS)"),
+    ] = False
+    credentials_secret: _text(  # type: ignore[valid-type]
+        "Credentials (Prefect Secret)",
+        'name of a Secret block holding {"aws_access_key_id": ..., "aws_secret_access_key": '
+        "...}; blank: the worker's AWS credentials",
+    ) = None
+    report_links: Annotated[
+        ReportLinks,
+        _ui(
+            "Report links",
+            "how the run summary and latest.json link the report: presigned (a private "
+            "bucket; the link expires), public (under the public base URL) or endpoint (the "
+            "store's own URL, for a public-read bucket)",
+        ),
+    ] = "presigned"
+    public_url: _text(  # type: ignore[valid-type]
+        "Public base URL",
+        "where readers open the published files (a CDN or website endpoint serving the "
+        "target prefix), e.g. https://evals.example.com/reports; used when report links "
+        "are public",
+    ) = None
+    link_expiry_hours: Annotated[
+        int,
+        Field(ge=1, le=DEFAULT_LINK_EXPIRY_HOURS),
+        _ui("Link lifetime (hours)", "how long a presigned report link works (at most 168)"),
+    ] = DEFAULT_LINK_EXPIRY_HOURS
+
+    @model_validator(mode="after")
+    def _public_needs_url(self) -> S3Options:
+        if self.report_links == "public" and not self.public_url:
+            raise ValueError("report_links 'public' needs public_url (the base URL readers use)")
+        return self
+
+    def form_values(self) -> dict[str, Any]:
+        """These options as the form holds them (blank text, never null)."""
+        return {k: "" if v is None else v for k, v in self.model_dump(mode="json").items()}
+
+
+class ShardSpec(BaseModel):
+    """Which part of a sharded run a flow run evaluates (set by the parent run)."""
+
+    model_config = ConfigDict(extra="forbid", title="Shard")
+
+    index: int = Field(ge=0, description="this shard, 0-based")
+    count: int = Field(ge=2, description="shards in the parent run")
+    parent_run_id: str = Field(description="the parent run's id")
+
+    @model_validator(mode="after")
+    def _index_below_count(self) -> ShardSpec:
+        if self.index >= self.count:
+            raise ValueError(f"shard index {self.index} is not below count {self.count}")
+        return self
+
+
+def _empty_is_none(value: Any) -> Any:
+    return None if value in ({}, "") else value
+
+
+# ------------------------------------------------------------------------ the parameters
+
+Agent = Annotated[
+    str,
+    _ui(
+        "Agent under test",
+        "package.module:attr, path/to/file.py:attr, or the http(s):// URL of an "
+        "OpenAI-compatible endpoint",
+    ),
+]
+EvalSetPath = Annotated[
+    str,
+    _ui("Eval set", "eval-set file (JSON or YAML, native or Google ADK) or a folder of them"),
+]
+ConfigPath = _text(
+    "Config file", "criteria and settings; blank: test_config.json beside the eval set"
+)
+Runs = Annotated[
+    int | None,
+    BeforeValidator(_blank_is_none),
+    _optional("integer", minimum=1),
+    _ui(
+        "Runs per case",
+        "trials of each case; left out, the config's runs, else the default",
+        form_default=defaults.RUNS,
+    ),
+]
+Cases = Annotated[
+    list[str] | None,
+    BeforeValidator(lambda value: None if value in ([], "") else value),
+    _optional("array", items={"type": "string"}),
+    _ui(
+        "Cases",
+        "only the cases whose id matches one of these shell-style patterns (weather_*); "
+        "empty: every case",
+        form_default=[],
+    ),
+]
+Limit = Annotated[
+    int | None,
+    BeforeValidator(_blank_is_none),
+    _optional("integer", minimum=1),
+    _ui("Case limit", "only the first N cases (after Cases); blank: all"),
+]
+MaxConcurrency = Annotated[
+    int | None,
+    BeforeValidator(_blank_is_none),
+    _optional("integer", minimum=1),
+    _ui(
+        "Trials in flight",
+        "trials running at once; left out, the config's, else the default",
+        form_default=defaults.MAX_CONCURRENCY,
+    ),
+]
+TrialTimeout = Annotated[
+    float | None,
+    BeforeValidator(_blank_is_none),
+    _optional("number", exclusiveMinimum=0),
+    _ui(
+        "Trial timeout (seconds)",
+        "a trial still running after this is failed as hung; left out, the config's, else "
+        "the default",
+        form_default=defaults.TRIAL_TIMEOUT_S,
+    ),
+]
+AgentModel = _text(
+    "Agent model", "LiteLLM model for a LiteLLM agent, replacing its own; blank: its own"
+)
+JudgeModel = _text("Judge model", "LiteLLM model for the LLM judges; blank: the config's")
+AgentVersion = _text(
+    "Agent version",
+    "recorded with the results; blank: $AGENTFLOW_AGENT_VERSION on the worker, if set",
+)
+GitSha = _text(
+    "Git commit",
+    "the agent's commit, recorded with the results; blank: $AGENTFLOW_GIT_SHA, $GITHUB_SHA "
+    "or $CI_COMMIT_SHA on the worker, if set",
+)
+Labels = Annotated[
+    dict[str, str],
+    _ui("Labels", 'name → value pairs recorded with the results, e.g. {"env": "staging"}'),
+]
+OutputDir = Annotated[str, _ui("Output folder", "where run folders are written, on the worker")]
+Resume = _text("Resume run folder", "an earlier run folder to finish: its finished trials are kept")
+PublishTo = _text(
+    "Publish to", "s3://bucket/prefix or a folder; blank: the report stays in the run folder"
+)
+Secrets = Annotated[
+    dict[str, str],
+    _ui(
+        "Provider keys (Prefect Secrets)",
+        "environment variable → Secret block name, e.g. "
+        '{"OPENAI_API_KEY": "openai-api-key"}: set for the agent and the judges of this run, '
+        "never recorded",
+    ),
+]
+Shards = Annotated[
+    int,
+    Field(ge=1),
+    _ui(
+        "Shards",
+        "split the eval set over this many flow runs of this deployment, on the pool's "
+        "workers, merged into one result",
+    ),
+]
+SharedStorage = _text(
+    "Shared storage (Prefect block)",
+    "a storage block every worker reaches, e.g. s3-bucket/agentflow: the judge cache and "
+    "shard results go there; blank: Prefect's default result storage",
+)
+Shard = Annotated[
+    ShardSpec | None,
+    BeforeValidator(_empty_is_none),
+    _optional("object"),
+    _ui(
+        "Shard of a parent run",
+        "set by a sharded run for its shard runs; leave it empty",
+        form_default={},
+    ),
+]
+S3 = Annotated[
+    S3Options,
+    _ui(
+        "S3 storage",
+        "how to reach an S3-compatible store and how reports are linked",
+        form_default=S3Options().form_values(),
+    ),
+]
 
 
 class EvaluateParams(BaseModel):
-    """One evaluation: which agent, which eval set, how many trials, where results go."""
+    """One evaluation: which agent, which eval set, how many trials, where results go.
+    The same fields, titles and defaults as the evaluate flow's parameters."""
 
     model_config = ConfigDict(extra="forbid")
 
-    agent: str = Field(
-        description="the agent under test: package.module:attr, path/to/file.py:attr, or an "
-        "http(s):// URL of an OpenAI-compatible endpoint"
-    )
-    evalset: str = Field(description="eval-set file (JSON/YAML, native or Google ADK) or folder")
-    config: str | None = Field(
-        default=None, description="config file; default: test_config.json beside the eval set"
-    )
-    runs: int | None = Field(default=None, ge=1, description="trials per case (default 5)")
-    cases: list[str] | None = Field(
-        default=None,
-        description="only the cases whose id matches one of these shell-style patterns "
-        "(e.g. weather_*); default: every case",
-    )
-    limit: int | None = Field(
-        default=None, ge=1, description="only the first N cases (after cases); default: all"
-    )
-    max_concurrency: int | None = Field(
-        default=None, ge=1, description="trials in flight at once (default 16)"
-    )
-    trial_timeout_s: float | None = Field(
-        default=None, gt=0, description="seconds before a trial is failed as hung (default 120)"
-    )
-    model: str | None = Field(
-        default=None, description="LiteLLM model for a LiteLLM agent, overriding its own"
-    )
-    judge_model: str | None = Field(default=None, description="LiteLLM model for LLM judges")
-    output_dir: str = Field(default="eval-results", description="local folder for run folders")
-    resume: str | None = Field(
-        default=None, description="an earlier run folder to finish: finished trials are kept"
-    )
-    publish_to: str | None = Field(
-        default=None, description="s3://bucket/prefix or a folder to publish the report to"
-    )
-    s3: S3Options = Field(default_factory=S3Options)
+    agent: Agent
+    evalset: EvalSetPath
+    config: ConfigPath = None
+    runs: Runs = None
+    cases: Cases = None
+    limit: Limit = None
+    max_concurrency: MaxConcurrency = None
+    trial_timeout_s: TrialTimeout = None
+    model: AgentModel = None
+    judge_model: JudgeModel = None
+    agent_version: AgentVersion = None
+    git_sha: GitSha = None
+    labels: Labels = Field(default_factory=dict)
+    output_dir: OutputDir = defaults.OUTPUT_DIR
+    resume: Resume = None
+    publish_to: PublishTo = None
+    s3: S3 = Field(default_factory=S3Options)
+    secrets: Secrets = Field(default_factory=dict)
+    shards: Shards = 1
+    shared_storage: SharedStorage = None
+    shard: Shard = None
+
+    def flow_parameters(self) -> dict[str, Any]:
+        """These parameters as the evaluate flow's keyword arguments (the CLI, tests and
+        sharded runs call the flow with them)."""
+        return {name: getattr(self, name) for name in type(self).model_fields}
+
+    @classmethod
+    def from_flow_parameters(cls, values: dict[str, Any]) -> EvaluateParams:
+        """The parameters of a flow run, from the flow's keyword arguments."""
+        return cls.model_validate({name: values[name] for name in cls.model_fields})

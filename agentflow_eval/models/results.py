@@ -344,6 +344,12 @@ class RunResult(Record):
     """The eval set's name."""
     agent: str
     """The agent's name."""
+    agent_version: str | None = None
+    """The version of the agent under test, as its deploy named it."""
+    git_sha: str | None = None
+    """The commit the agent under test was built from."""
+    labels: dict[str, str] = Field(default_factory=dict)
+    """Free-form name → value pairs the run was started with (environment, team, ...)."""
     agent_model: str | None = None
     """The agent's model, when it has one."""
     judge_model: str | None = None

@@ -106,11 +106,20 @@ class S3Credentials(BaseModel):
     session_token: SecretStr | None = None
 
 
+LinkStyle = Literal["presigned", "public", "endpoint"]
+
+MAX_LINK_EXPIRY_S = 7 * 24 * 3600
+"""S3's longest presigned-URL lifetime (SigV4)."""
+
+
 class S3Target(BaseModel):
     """Publish into ``s3://bucket/prefix`` on AWS or any S3-compatible store.
 
-    ``public_url`` is the base people open published files at (a CDN or website
-    endpoint); without it, URLs point at the endpoint itself.
+    ``links`` says how published files are linked for people: ``presigned`` URLs work on
+    a private bucket for ``link_expiry_s`` seconds; ``public`` URLs sit under
+    ``public_url`` (a CDN or website endpoint serving the prefix); ``endpoint`` URLs point
+    at the store itself (a public-read bucket). Unset: ``public`` when ``public_url`` is
+    given, else ``endpoint``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -124,6 +133,8 @@ class S3Target(BaseModel):
     profile: str | None = None
     credentials: S3Credentials | None = None
     public_url: str | None = None
+    links: LinkStyle | None = None
+    link_expiry_s: int = MAX_LINK_EXPIRY_S
 
     @field_validator("bucket")
     @classmethod
@@ -144,9 +155,25 @@ class S3Target(BaseModel):
         where = f"s3://{self.bucket}/{self.prefix}".rstrip("/")
         return f"{where} at {self.endpoint_url}" if self.endpoint_url else where
 
+    @field_validator("link_expiry_s")
+    @classmethod
+    def _expiry(cls, value: int) -> int:
+        if not 1 <= value <= MAX_LINK_EXPIRY_S:
+            raise ValueError(
+                f"link_expiry_s must be 1..{MAX_LINK_EXPIRY_S} (S3 signatures last at most "
+                f"7 days), got {value}"
+            )
+        return value
+
     @property
     def url(self) -> str:
         return f"s3://{self.bucket}/{self.prefix}".rstrip("/")
+
+    @property
+    def link_style(self) -> LinkStyle:
+        if self.links is not None:
+            return self.links
+        return "public" if self.public_url else "endpoint"
 
 
 Target = LocalTarget | S3Target
@@ -161,6 +188,8 @@ def parse_target(
     profile: str | None = None,
     credentials: S3Credentials | None = None,
     public_url: str | None = None,
+    links: LinkStyle | None = None,
+    link_expiry_s: int = MAX_LINK_EXPIRY_S,
 ) -> Target:
     """``s3://bucket/prefix`` (with the S3 options), a ``file://`` URL or a directory path.
     Other schemes are refused by name."""
@@ -184,6 +213,8 @@ def parse_target(
             profile=profile,
             credentials=credentials,
             public_url=public_url,
+            links=links,
+            link_expiry_s=link_expiry_s,
         )
     if text.startswith("file://"):
         return LocalTarget(path=Path(urlsplit(text).path))
@@ -342,6 +373,7 @@ class S3Store:
                 read_timeout=self.read_timeout_s,
                 retries={"total_max_attempts": 1, "mode": "standard"},
                 s3={"addressing_style": "path" if self.target.path_style else "auto"},
+                signature_version="s3v4",  # presigned links: SigV4 (up to 7 days)
                 # Checksums only where S3 requires them: many compatible stores reject
                 # the newer default trailing checksums.
                 request_checksum_calculation="when_required",
@@ -417,12 +449,30 @@ class S3Store:
         return S3Body(response["Body"], lambda exc: self._error("download", full, exc))
 
     def url(self, key: str) -> str:
-        full = quote(self._key(key))
+        """The object's link for people, in the target's link style. A presigned link is
+        signed here, offline, with the store's credentials."""
         target = self.target
-        if target.public_url:
+        style = target.link_style
+        if style == "public":
+            if not target.public_url:
+                raise ValueError("public report links need public_url (the base URL readers use)")
             base = target.public_url.rstrip("/")
             rel = quote(join_key(*key.split("/")))
             return f"{base}/{rel}"
+        if style == "presigned":
+            return str(
+                self.client().generate_presigned_url(
+                    "get_object",
+                    Params={"Bucket": target.bucket, "Key": self._key(key)},
+                    ExpiresIn=target.link_expiry_s,
+                )
+            )
+        return self.endpoint_url(key)
+
+    def endpoint_url(self, key: str) -> str:
+        """The object's URL at the store itself (it opens only on a public-read bucket)."""
+        full = quote(self._key(key))
+        target = self.target
         if target.endpoint_url:
             parts = urlsplit(target.endpoint_url.rstrip("/"))
             if target.path_style:

@@ -172,6 +172,9 @@ class JUnitDocument:
         for name, value in (
             ("run_id", run.run_id),
             ("agent", run.agent),
+            ("agent_version", run.agent_version),
+            ("git_sha", run.git_sha),
+            *((f"label.{key}", value) for key, value in sorted(run.labels.items())),
             ("agent_model", run.agent_model),
             ("judge_model", run.judge_model),
             ("simulated", str(run.simulated).lower()),

@@ -268,6 +268,9 @@ class RunMeta:
     """Whether trials the provider failed count against the pass rate (by default they are
     reported apart and left out)."""
     notes: list[str] = field(default_factory=list)
+    agent_version: str | None = None
+    git_sha: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
 
     def label_models(self, agent_model: str | None, config: EvalConfig) -> None:
         """Record the agent's and the judges' models, and whether either is the offline
@@ -347,7 +350,8 @@ def plan_run(
         inputs = replace(
             inputs, eval_set=select_cases(inputs.eval_set, options.cases, options.limit)
         )
-        subset_note = describe_selection(inputs.eval_set, total, options.cases, options.limit)
+        if len(inputs.eval_set.eval_cases) < total:
+            subset_note = describe_selection(inputs.eval_set, total, options.cases, options.limit)
     if resume is not None:
         paths = RunPaths(Path(resume).resolve())
         meta = _read_meta(paths, settings.runs)

@@ -2,8 +2,10 @@
 published report, and a progress bar while trials run.
 
 Artifact keys follow Prefect's rule (lowercase letters, digits and dashes) and are made
-from the eval set id, so each eval set's artifacts version together in the Artifacts
-page: ``<eval-set>-cases``, ``-summary``, ``-report`` and ``-progress``.
+from the deployment, the agent and the eval set, so the runs of one agent on one eval
+set by one deployment version together in the Artifacts page, apart from other agents'
+and other deployments' runs: ``<deployment>-<agent>-<eval-set>-cases``, ``-summary``,
+``-report`` and ``-progress`` (a run outside a deployment has no deployment part).
 
 Call these from inside a flow or task run (they attach to it). The functions are async,
 as the evaluate flow is; :meth:`ProgressReporter.update` is a plain function so it can
@@ -13,12 +15,15 @@ be the trial loop's ``on_trial`` callback.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import urlsplit
 from uuid import UUID
 
 from prefect.artifacts import (
@@ -35,8 +40,10 @@ from agentflow_eval.report.charts import case_state
 
 __all__ = [
     "ArtifactKeys",
+    "ArtifactScope",
     "ProgressReporter",
     "RunArtifacts",
+    "agent_key",
     "artifact_keys",
     "cases_table",
     "publish_run_artifacts",
@@ -59,9 +66,54 @@ class ArtifactKeys:
     progress: str
 
 
-def artifact_keys(eval_set_id: str) -> ArtifactKeys:
-    """Keys for ``eval_set_id``'s artifacts: lowercase letters, digits and dashes only."""
-    base = artifact_key(eval_set_id)[:KEY_BASE_MAX].strip("-") or "agentflow-eval"
+@dataclass(frozen=True)
+class ArtifactScope:
+    """Whose history a run's artifacts join: its deployment and its agent (either may be
+    unknown: a run outside a deployment, a test flow)."""
+
+    deployment: str | None = None
+    agent: str | None = None
+
+    @classmethod
+    def current(cls) -> ArtifactScope:
+        """The scope of the flow run this code runs in (its deployment's name and the
+        ``agent`` parameter), read from Prefect's runtime context."""
+        from prefect.runtime import deployment, flow_run
+
+        try:
+            spec = (flow_run.parameters or {}).get("agent")
+        except Exception:  # no flow run context: no scope
+            spec = None
+        name = deployment.name
+        return cls(
+            deployment=name if isinstance(name, str) else None,
+            agent=agent_key(spec) if isinstance(spec, str) and spec else None,
+        )
+
+
+def agent_key(spec: str) -> str:
+    """A stable name for the agent a spec points at, for artifact keys: the module path
+    and attribute (``pkg.mod:agent``), a file's stem and attribute (``v2_agent:agent``,
+    whatever folder the file is in), or an endpoint's host and path."""
+    if spec.startswith(("http://", "https://")):
+        parts = urlsplit(spec)
+        return f"{parts.hostname or 'http'}{parts.path}".rstrip("/")
+    target, _, attr = spec.rpartition(":") if ":" in spec else (spec, "", "")
+    if target.endswith(".py") or "/" in target:
+        target = PurePosixPath(target.replace("\\", "/")).stem
+    return f"{target}:{attr}" if attr else target
+
+
+def artifact_keys(eval_set_id: str, scope: ArtifactScope | None = None) -> ArtifactKeys:
+    """Keys for the artifacts of ``eval_set_id``'s runs in ``scope``: lowercase letters,
+    digits and dashes only. A base too long is cut and given a hash of the whole, so two
+    long names never share keys."""
+    parts = [scope.deployment, scope.agent] if scope else []
+    full = "-".join(artifact_key(part) for part in [*parts, eval_set_id] if part)
+    base = full[:KEY_BASE_MAX].strip("-") or "agentflow-eval"
+    if len(full) > KEY_BASE_MAX:
+        digest = hashlib.sha256(full.encode("utf-8")).hexdigest()[:8]
+        base = f"{base[: KEY_BASE_MAX - 9].strip('-')}-{digest}"
     return ArtifactKeys(
         cases=f"{base}-cases",
         summary=f"{base}-summary",
@@ -108,8 +160,15 @@ def _md(text: str) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
-def summary_markdown(run: RunResult, report_url: str | None = None) -> str:
-    """The run at a glance: verdict, models, counts, criteria, the worst cases."""
+def summary_markdown(
+    run: RunResult,
+    report_url: str | None = None,
+    *,
+    local_report: Path | None = None,
+    publish_problem: str | None = None,
+) -> str:
+    """The run at a glance: verdict, identity, models, counts, where the report is (and
+    why it was not published, if it was not), criteria, the worst cases."""
     totals = run.totals
     lines = [f"# {_md(run.eval_set_name or run.eval_set_id)}", ""]
     if run.simulated:
@@ -121,14 +180,25 @@ def summary_markdown(run: RunResult, report_url: str | None = None) -> str:
         + (f", {totals.not_evaluated} not evaluated" if totals.not_evaluated else "")
         + ".",
         "",
-        f"- Agent: {_md(run.agent)}" + (f" ({_md(run.agent_model)})" if run.agent_model else ""),
+        f"- Agent: {_md(run.agent)}"
+        + (f" ({_md(run.agent_model)})" if run.agent_model else "")
+        + (f" · version {_md(run.agent_version)}" if run.agent_version else "")
+        + (f" · commit `{run.git_sha.replace('`', '')[:12]}`" if run.git_sha else ""),
         f"- Judge model: {_md(run.judge_model or '–')}",
         f"- Eval set: `{run.eval_set_id.replace('`', '')}` · run `{run.run_id.replace('`', '')}`"
         f" · {run.runs_per_case} runs per case · {len(run.cases)} cases",
         f"- Cost: agent ${totals.usage.cost_usd:.4f}, judge ${totals.judge_usage.cost_usd:.4f}",
     ]
+    if run.labels:
+        lines.append(
+            "- Labels: " + ", ".join(f"{_md(k)}={_md(v)}" for k, v in sorted(run.labels.items()))
+        )
     if report_url:
-        lines.append(f"- Report: [{_md(report_url)}](<{report_url.replace('>', '%3E')}>)")
+        lines.append(f"- Report: [open the report](<{report_url.replace('>', '%3E')}>)")
+    elif local_report is not None:
+        lines.append(f"- Report: `{str(local_report).replace('`', '')}` (on the worker)")
+    if publish_problem:
+        lines += ["", f"> **Report not published.** {_md(publish_problem)}"]
     if run.criteria:
         lines += [
             "",
@@ -163,10 +233,18 @@ class RunArtifacts:
     report: UUID | None
 
 
-async def publish_run_artifacts(run: RunResult, report_url: str | None) -> RunArtifacts:
+async def publish_run_artifacts(
+    run: RunResult,
+    report_url: str | None,
+    *,
+    local_report: Path | None = None,
+    publish_problem: str | None = None,
+    scope: ArtifactScope | None = None,
+) -> RunArtifacts:
     """Create the run's table, summary and (when there is a report URL) link artifacts,
-    attached to the current flow or task run."""
-    keys = artifact_keys(run.eval_set_id)
+    attached to the current flow or task run, keyed by ``scope`` (default: the current
+    flow run's deployment and agent)."""
+    keys = artifact_keys(run.eval_set_id, scope if scope is not None else ArtifactScope.current())
     title = run.eval_set_name or run.eval_set_id
     cases = await acreate_table_artifact(
         cases_table(run),
@@ -174,7 +252,9 @@ async def publish_run_artifacts(run: RunResult, report_url: str | None) -> RunAr
         description=f"{title}: pass rate and criterion means per case (run {run.run_id})",
     )
     summary = await acreate_markdown_artifact(
-        summary_markdown(run, report_url),
+        summary_markdown(
+            run, report_url, local_report=local_report, publish_problem=publish_problem
+        ),
         key=keys.summary,
         description=f"{title}: {_pct(run.totals.pass_rate)} of {run.totals.trials} trials passed",
     )
@@ -223,10 +303,16 @@ class ProgressReporter:
 
     @classmethod
     def for_eval_set(
-        cls, eval_set_id: str, what: str = "trials", **options: Any
+        cls,
+        eval_set_id: str,
+        what: str = "trials",
+        scope: ArtifactScope | None = None,
+        **options: Any,
     ) -> ProgressReporter:
-        """A reporter keyed ``<eval-set>-progress``."""
-        return cls(artifact_keys(eval_set_id).progress, f"{eval_set_id}: {what} done", **options)
+        """A reporter keyed ``<deployment>-<agent>-<eval-set>-progress`` (``scope``
+        default: the current flow run's)."""
+        keys = artifact_keys(eval_set_id, scope if scope is not None else ArtifactScope.current())
+        return cls(keys.progress, f"{eval_set_id}: {what} done", **options)
 
     def percent(self) -> float:
         return 100.0 if self.total <= 0 else min(100.0, 100.0 * self.done / self.total)

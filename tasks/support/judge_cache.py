@@ -134,7 +134,12 @@ def is_missing_entry(exc: BaseException) -> bool:
     return code in ("NoSuchKey", "404")
 
 
-async def prefect_judge_cache(settings: JudgeSettings) -> PrefectJudgeCache | None:
-    """The judge cache of a flow run on Prefect's result storage, or ``None`` when
-    ``settings.cache`` is off."""
-    return await PrefectJudgeCache.create() if settings.cache else None
+async def prefect_judge_cache(
+    settings: JudgeSettings, storage: WritableFileSystem | None = None
+) -> PrefectJudgeCache | None:
+    """The judge cache of a flow run in ``storage`` (the pool's shared storage, see
+    :mod:`agentflow_eval.tasks.support.storage`) or else Prefect's result storage, or
+    ``None`` when ``settings.cache`` is off."""
+    if not settings.cache:
+        return None
+    return await PrefectJudgeCache.create(storage)

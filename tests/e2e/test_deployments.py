@@ -1,44 +1,92 @@
-"""prefect.yaml's deployments on a real Prefect server with a real process worker: a run
-started by hand (as from the UI), one triggered by a deploy event, and the nightly schedule."""
+"""prefect.yaml's deployments on a real Prefect server with a real process worker: runs
+started by hand and from CI, runs triggered by deploy events (full, and with only the
+agent named), the nightly schedule, the events a run emits (and an automation reacting
+to one), and a deploy refused for a project folder that does not exist.
+
+The project is deployed from a copy of its deployable files, so runs with the default
+output folder write into that copy, not into the repository."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+from uuid import UUID
 
 import pytest
 from prefect.client.orchestration import PrefectClient
+from prefect.events.filters import EventFilter, EventNameFilter
 
-from tests.support.prefect_server import prefect_cli, prefect_server, process_worker
+from tests.support.prefect_server import (
+    free_port,
+    prefect_cli,
+    prefect_env,
+    prefect_server,
+    process_worker,
+)
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
 POOL = "agentflow-eval"
+WEATHER = "examples/weather"
+
+
+def deployable_copy(target: Path) -> Path:
+    """The files prefect.yaml's deployments need: itself, the entrypoint, the example."""
+    target.mkdir(parents=True)
+    shutil.copy(ROOT / "prefect.yaml", target / "prefect.yaml")
+    shutil.copytree(ROOT / "flows", target / "flows", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "examples", target / "examples", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    return target
 
 
 @pytest.fixture(scope="module")
 def deployed(tmp_path_factory):
     home = tmp_path_factory.mktemp("prefect-home")
+    project = deployable_copy(tmp_path_factory.mktemp("deploy") / "project")
     with prefect_server(home) as api_url:
-        prefect_cli(home, api_url, "work-pool", "create", POOL, "--type", "process", cwd=ROOT)
-        prefect_cli(
-            home, api_url, "deploy", "--all", cwd=ROOT, AGENTFLOW_EVAL_PROJECT_DIR=str(ROOT)
-        )
-        with process_worker(home, api_url, POOL, ROOT) as worker_log:
-            yield home, api_url, worker_log
+        prefect_cli(home, api_url, "work-pool", "create", POOL, "--type", "process", cwd=project)
+        # no AGENTFLOW_EVAL_PROJECT_DIR: the folder `prefect deploy` runs in is the default
+        os.environ.pop("AGENTFLOW_EVAL_PROJECT_DIR", None)
+        prefect_cli(home, api_url, "deploy", "--all", cwd=project)
+        with process_worker(home, api_url, POOL, project) as worker_log:
+            yield home, api_url, worker_log, project
 
 
-async def _wait_for_runs(api_url: str, deployment: str, count: int, timeout_s: float = 240):
+async def _wait_for_runs(
+    api_url: str, deployment: str, count: int, timeout_s: float = 240, where=lambda run: True
+):
+    """The finished runs of ``deployment`` matching ``where``, once there are ``count``."""
     async with PrefectClient(api=api_url) as client:
         target = await client.read_deployment_by_name(f"evaluate/{deployment}")
         for _ in range(int(timeout_s / 2)):
             runs = [r for r in await client.read_flow_runs() if r.deployment_id == target.id]
-            finished = [r for r in runs if r.state and r.state.is_final()]
+            finished = [r for r in runs if r.state and r.state.is_final() and where(r)]
             if len(finished) >= count:
-                return finished
+                return sorted(finished, key=lambda r: r.created)
             await asyncio.sleep(2)
-    raise AssertionError(f"no finished run of {deployment} within {timeout_s}s")
+    raise AssertionError(f"no {count} finished runs of {deployment} within {timeout_s}s")
+
+
+async def _events(api_url: str, name: str, where=lambda event: True, timeout_s: float = 60):
+    """The ``name`` events matching ``where``, once there is one (events are stored a
+    moment after they are emitted)."""
+    async with PrefectClient(api=api_url) as client:
+        for _ in range(int(timeout_s / 2)):
+            page = await client.read_events(
+                EventFilter(event=EventNameFilter(name=[name])), limit=50
+            )
+            found = [event for event in page.events if where(event)]
+            if found:
+                return found
+            await asyncio.sleep(2)
+    raise AssertionError(f"no matching {name} event within {timeout_s}s")
 
 
 def _results(output_dir: Path) -> dict:
@@ -46,16 +94,16 @@ def _results(output_dir: Path) -> dict:
     return json.loads(path.read_text())
 
 
+def _emit(home: Path, api_url: str, cwd: Path, resource: dict, payload: dict | None = None):
+    args = ["event", "emit", "agentflow.agent.deployed", "--resource", json.dumps(resource)]
+    if payload is not None:
+        args += ["--payload", json.dumps(payload)]
+    prefect_cli(home, api_url, *args, cwd=cwd)
+
+
 def test_a_run_started_by_hand_evaluates_and_writes_results(deployed, tmp_path):
-    home, api_url, worker_log = deployed
+    home, api_url, worker_log, project = deployed
     out = tmp_path / "adhoc"
-    params = {
-        "agent": "examples.weather.agent:agent",
-        "evalset": "examples/weather/weather.evalset.json",
-        "config": "examples/weather/eval_config.json",
-        "runs": 2,
-        "output_dir": str(out),
-    }
     prefect_cli(
         home,
         api_url,
@@ -63,52 +111,201 @@ def test_a_run_started_by_hand_evaluates_and_writes_results(deployed, tmp_path):
         "run",
         "evaluate/adhoc",
         "--param",
-        f"params={json.dumps(params)}",
-        cwd=ROOT,
+        "runs=2",
+        "--param",
+        f"output_dir={out}",
+        "--param",
+        'labels={"env": "staging"}',
+        cwd=project,
     )
-    (run,) = asyncio.run(_wait_for_runs(api_url, "adhoc", 1))
+    (run,) = asyncio.run(
+        _wait_for_runs(api_url, "adhoc", 1, where=lambda r: r.parameters.get("runs") == 2)
+    )
     assert run.state.is_completed(), worker_log.read_text()[-3000:]
     results = _results(out)
     assert results["totals"]["trials"] == 4
     assert results["runs_per_case"] == 2
+    assert results["labels"] == {"env": "staging"}
+    # nothing published: the summary says where the report is on the worker
+    summary = asyncio.run(_summary(api_url, run.id))
+    assert str(out) in summary and "report.html" in summary
 
 
-def test_a_deploy_event_triggers_an_evaluation_of_that_agent(deployed, tmp_path):
-    home, api_url, worker_log = deployed
-    out = tmp_path / "on-deploy"
+async def _summary(api_url: str, flow_run_id: UUID) -> str:
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    async with PrefectClient(api=api_url) as client:
+        artifacts = await client.read_artifacts(
+            artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id]))
+        )
+    (summary,) = [a for a in artifacts if a.type == "markdown"]
+    return str(summary.data)
+
+
+def test_a_deploy_event_with_only_the_agent_named_runs_on_the_defaults(deployed, tmp_path):
+    home, api_url, worker_log, project = deployed
     agent_file = tmp_path / "v2_agent.py"
     agent_file.write_text("def agent(message):\n    return 'It is sunny in New York, 72°F.'\n")
-    resource = {
-        "prefect.resource.id": "agentflow.agent.weather",
-        "agentflow.agent.spec": f"{agent_file}:agent",
-    }
-    payload = {
-        "evalset": "examples/weather/weather.evalset.json",
-        "config": "examples/weather/eval_config.json",
-        "output_dir": str(out),
-    }
+    _emit(
+        home,
+        api_url,
+        project,
+        {
+            "prefect.resource.id": "agentflow.agent.weather",
+            "agentflow.agent.spec": f"{agent_file}:agent",
+        },
+    )
+    (run,) = asyncio.run(
+        _wait_for_runs(
+            api_url, "on-agent-deployed", 1, where=lambda r: "v2_agent" in r.parameters["agent"]
+        )
+    )
+    assert run.state.is_completed(), worker_log.read_text()[-3000:]
+    assert run.parameters["agent"] == f"{agent_file}:agent"
+    results = _results(project / "eval-results")  # the deployment's default output folder
+    assert results["agent"] == "agent"
+    assert results["totals"]["trials"] == 10  # the config's runs: 5 × 2 cases
+    assert results["agent_version"] is None and results["labels"] == {}
+
+
+def test_a_deploy_event_sets_runs_identity_and_output(deployed, tmp_path):
+    home, api_url, worker_log, _ = deployed
+    out = tmp_path / "on-deploy"
+    _emit(
+        home,
+        api_url,
+        ROOT,
+        {
+            "prefect.resource.id": "agentflow.agent.weather",
+            "agentflow.agent.spec": "examples.weather.agent:agent",
+            "agentflow.agent.version": "2.4.1",
+        },
+        {
+            "evalset": f"{WEATHER}/weather.evalset.json",
+            "config": f"{WEATHER}/eval_config.json",
+            "runs": 1,
+            "git_sha": "0123456789abcdef0123456789abcdef01234567",
+            "labels": {"env": "staging", "team": "support"},
+            "output_dir": str(out),
+        },
+    )
+    (run,) = asyncio.run(
+        _wait_for_runs(
+            api_url, "on-agent-deployed", 1, where=lambda r: r.parameters.get("runs") == 1
+        )
+    )
+    assert run.state.is_completed(), worker_log.read_text()[-3000:]
+    results = _results(out)
+    assert results["totals"]["trials"] == 2
+    assert results["agent_version"] == "2.4.1"
+    assert results["git_sha"] == "0123456789abcdef0123456789abcdef01234567"
+    assert results["labels"] == {"env": "staging", "team": "support"}
+    (junit,) = out.glob("*/*/junit.xml")
+    assert 'name="agent_version" value="2.4.1"' in junit.read_text()
+    assert "2.4.1" in asyncio.run(_summary(api_url, run.id))
+    # the outcome is an event automations can use
+    mine = asyncio.run(
+        _events(
+            api_url,
+            "agentflow.eval.completed",
+            where=lambda e: e.payload.get("agent_version") == "2.4.1",
+        )
+    )
+    assert mine[0].payload["trials"] == 2
+    assert 0.0 <= mine[0].payload["pass_rate"] <= 1.0
+    assert mine[0].payload["report_url"].endswith("/report.html")
+    assert mine[0].resource.id == "agentflow.eval-set.weather_agent_basic_tests"
+
+
+def test_ci_starts_a_run_gets_its_id_and_waits_for_it(deployed, tmp_path):
+    _, api_url, worker_log, _ = deployed
+    out = tmp_path / "from-ci"
+    script = ROOT / "deployments" / "ci" / "run_evaluation.py"
+    params = {"agent": "examples.weather.agent:agent", "runs": 1, "output_dir": str(out)}
+    result = subprocess.run(
+        [sys.executable, str(script), "evaluate/adhoc", json.dumps(params)],
+        env={"PATH": os.environ["PATH"], "PREFECT_API_URL": api_url},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr + worker_log.read_text()[-2000:]
+    first = result.stdout.splitlines()[0]
+    run_id = UUID(first.split()[2])
+    assert "Completed" in result.stdout.splitlines()[-1]
+
+    async def read() -> object:
+        async with PrefectClient(api=api_url) as client:
+            return await client.read_flow_run(run_id)
+
+    run = asyncio.run(read())
+    assert run.state.is_completed() and run.parameters["runs"] == 1
+    assert _results(out)["totals"]["trials"] == 2
+
+
+def test_a_failed_publish_is_in_the_summary_and_an_event_an_automation_reacts_to(
+    deployed, tmp_path
+):
+    home, api_url, worker_log, project = deployed
+
+    async def automation() -> UUID:
+        from prefect.automations import AutomationCore, DoNothing, EventTrigger
+
+        async with PrefectClient(api=api_url) as client:
+            return await client.create_automation(
+                AutomationCore(
+                    name="tell-the-team-publish-failed",
+                    trigger=EventTrigger(
+                        expect={"agentflow.eval.publish-failed"}, posture="Reactive", threshold=1
+                    ),
+                    actions=[DoNothing()],
+                )
+            )
+
+    automation_id = asyncio.run(automation())
+    out = tmp_path / "store-down"
+    down = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    s3 = {"endpoint_url": down, "path_style": True, "report_links": "endpoint"}
     prefect_cli(
         home,
         api_url,
-        "event",
-        "emit",
-        "agentflow.agent.deployed",
-        "--resource",
-        json.dumps(resource),
-        "--payload",
-        json.dumps(payload),
-        cwd=ROOT,
+        "deployment",
+        "run",
+        "evaluate/adhoc",
+        "--param",
+        "runs=1",
+        "--param",
+        f"output_dir={out}",
+        "--param",
+        "publish_to=s3://reports/nightly",
+        "--param",
+        f"s3={json.dumps(s3)}",
+        cwd=project,
+        AWS_ACCESS_KEY_ID="k",
+        AWS_SECRET_ACCESS_KEY="s",
     )
-    (run,) = asyncio.run(_wait_for_runs(api_url, "on-agent-deployed", 1))
-    assert run.state.is_completed(), worker_log.read_text()[-3000:]
-    assert run.parameters["params"]["agent"] == f"{agent_file}:agent"
-    results = _results(out)
-    assert results["agent"] == "agent"
-    assert results["totals"]["trials"] == 10  # config's runs: 5 × 2 cases
+    (run,) = asyncio.run(
+        _wait_for_runs(api_url, "adhoc", 1, 300, where=lambda r: r.parameters.get("publish_to"))
+    )
+    assert run.state.is_completed(), worker_log.read_text()[-3000:]  # the results exist
+    summary = asyncio.run(_summary(api_url, run.id))
+    assert "Report not published" in summary and "agentflow-eval publish" in summary
+    (failed,) = asyncio.run(_events(api_url, "agentflow.eval.publish-failed"))
+    assert failed.payload["target"] == "s3://reports/nightly"
+    assert str(out) in failed.payload["run_dir"]
+    assert any(r.id == f"prefect.flow-run.{run.id}" for r in failed.related)
+    fired = asyncio.run(
+        _events(
+            api_url,
+            "prefect.automation.triggered",
+            where=lambda e: e.resource.id == f"prefect.automation.{automation_id}",
+        )
+    )
+    assert fired
 
 
 def test_the_nightly_deployment_is_scheduled(deployed):
-    _, api_url, _ = deployed
+    _, api_url, _, _ = deployed
 
     async def scheduled():
         async with PrefectClient(api=api_url) as client:
@@ -128,3 +325,18 @@ def test_the_nightly_deployment_is_scheduled(deployed):
     crons, runs = asyncio.run(scheduled())
     assert crons == ["0 3 * * *"]
     assert runs and all(r.expected_start_time.hour == 3 for r in runs)
+
+
+def test_deploying_with_a_project_folder_that_does_not_exist_is_refused(deployed, tmp_path):
+    home, api_url, _, project = deployed
+    missing = tmp_path / "not-there"
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("prefect")), "--no-prompt", "deploy", "--all"],
+        env={**prefect_env(home, api_url), "AGENTFLOW_EVAL_PROJECT_DIR": str(missing)},
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode != 0
+    assert f"project folder {missing} does not exist" in result.stdout + result.stderr

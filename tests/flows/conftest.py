@@ -8,5 +8,5 @@ from prefect.testing.utilities import prefect_test_harness
 
 @pytest.fixture(scope="session", autouse=True)
 def prefect_api():
-    with prefect_test_harness(server_startup_timeout=60):
+    with prefect_test_harness(server_startup_timeout=180):
         yield

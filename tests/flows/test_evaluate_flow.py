@@ -27,7 +27,7 @@ def params(tmp_path: Path, **kw) -> EvaluateParams:
 
 async def test_flow_runs_every_trial_and_writes_results(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
-    outcome = await evaluate(params(tmp_path, runs=4))
+    outcome = await evaluate(**params(tmp_path, runs=4).flow_parameters())
     assert outcome.run.trials == []  # the flow returns a summary; trials are on disk
     run = read_results_json(outcome.run_dir / "results.json")
     assert run.totals.trials == 8 and len(run.trials) == 8
@@ -69,7 +69,7 @@ async def test_a_crashing_agent_fails_its_trials_and_the_run_completes(tmp_path,
         "    return 'The weather in New York is currently sunny with a temperature of 72°F.'\n"
     )
     p = params(tmp_path, runs=2).model_copy(update={"agent": f"{agent_file}:agent"})
-    outcome = await evaluate(p)
+    outcome = await evaluate(**p.flow_parameters())
     run = read_results_json(outcome.run_dir / "results.json")
     by_case = {c.case_id: c for c in run.cases}
     assert by_case["weather_lookup_multi_city"].errored == 2

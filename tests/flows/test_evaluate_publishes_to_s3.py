@@ -4,6 +4,8 @@ with credentials from a Prefect Secret block, and its Prefect UI artifacts."""
 from __future__ import annotations
 
 import json
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -48,7 +50,7 @@ async def test_the_flow_publishes_reports_to_s3_and_links_them_in_prefect(store,
             credentials_secret="s3-reports",
         ),
     )
-    outcome = await evaluate(params)
+    outcome = await evaluate(**params.flow_parameters())
     run = outcome.run
     prefix = f"team-a/weather_agent_basic_tests/{outcome.run_dir.name}"
     client = store.client()
@@ -67,7 +69,19 @@ async def test_the_flow_publishes_reports_to_s3_and_links_them_in_prefect(store,
     assert kind == "application/json" and json.loads(latest)["run_id"] == run.run_id
     kind, index = get("team-a/weather_agent_basic_tests/index.html")
     assert kind == "text/html; charset=utf-8" and run.run_id.encode() in index
-    assert outcome.report_url and outcome.report_url.endswith(f"{prefix}/report.html")
+    # the report link opens for a reader without credentials (presigned), where the
+    # store's plain URL of the same object is refused
+    assert outcome.report_url and outcome.report_url.startswith(
+        f"{store.endpoint_url}/{BUCKET}/{prefix}/report.html?"
+    )
+    assert "X-Amz-Signature=" in outcome.report_url
+    with urllib.request.urlopen(outcome.report_url, timeout=10) as response:
+        assert response.status == 200 and b"Weather Agent Basic Tests" in response.read()
+    plain = outcome.report_url.split("?")[0]
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(plain, timeout=10)
+    assert refused.value.code == 403
+    assert json.loads(latest)["report_url"].startswith(plain + "?")
 
     async with get_client() as prefect:
         artifacts = await prefect.read_artifacts()

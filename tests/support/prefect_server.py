@@ -29,6 +29,7 @@ def prefect_env(home: Path, api_url: str | None = None) -> dict[str, str]:
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         LITELLM_LOCAL_MODEL_COST_MAP="True",
         PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS="2",
+        PREFECT_WORKER_QUERY_SECONDS="1",  # workers pick up new runs within a second
     )
     if api_url:
         env["PREFECT_API_URL"] = api_url
@@ -53,7 +54,7 @@ def prefect_server(home: Path, timeout_s: float = 90) -> Iterator[str]:
     log = (home / "server.log").open("wb")
     process = subprocess.Popen(
         [PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-        env=prefect_env(home),
+        env={**prefect_env(home), "PREFECT_UI_API_URL": api_url},  # the UI calls this API
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
@@ -79,12 +80,15 @@ def prefect_server(home: Path, timeout_s: float = 90) -> Iterator[str]:
 
 
 @contextmanager
-def process_worker(home: Path, api_url: str, pool: str, cwd: Path) -> Iterator[Path]:
-    """Start a process worker on ``pool``; yield the path of its log."""
-    log_path = home / "worker.log"
+def process_worker(
+    home: Path, api_url: str, pool: str, cwd: Path, *options: str, name: str = "worker"
+) -> Iterator[Path]:
+    """Start a process worker on ``pool`` (``options`` go to ``prefect worker start``, e.g.
+    ``--limit 1``); yield the path of its log, ``<home>/<name>.log``."""
+    log_path = home / f"{name}.log"
     log = log_path.open("wb")
     process = subprocess.Popen(
-        [PREFECT, "worker", "start", "--pool", pool, "--type", "process"],
+        [PREFECT, "worker", "start", "--pool", pool, "--type", "process", "--name", name, *options],
         env=prefect_env(home, api_url),
         cwd=cwd,
         stdout=log,

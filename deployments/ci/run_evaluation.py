@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Start an evaluation from CI and wait for it: the flow run's id and URL on stdout, the
+exit status its outcome (0 completed, 1 anything else, 2 could not start).
+
+Needs only Python 3 and PREFECT_API_URL (plus PREFECT_API_KEY on Prefect Cloud); no
+Prefect install on the CI machine. Parameters are the evaluate flow's, as JSON; what is
+left out takes the deployment's defaults:
+
+    python deployments/ci/run_evaluation.py evaluate/on-agent-deployed \\
+        '{"agent": "my_agents.support:agent", "agent_version": "'"$VERSION"'"}'
+
+Uses ``POST /deployments/{id}/create_flow_run``, then polls ``GET /flow_runs/{id}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+FINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
+
+
+def _call(api: str, method: str, path: str, body: Any = None) -> Any:
+    headers = {"Content-Type": "application/json"}
+    if os.environ.get("PREFECT_API_KEY"):
+        headers["Authorization"] = f"Bearer {os.environ['PREFECT_API_KEY']}"
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(f"{api}{path}", data=data, method=method, headers=headers)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read() or b"null")
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) not in (2, 3):
+        print(__doc__, file=sys.stderr)
+        return 2
+    api = os.environ.get("PREFECT_API_URL", "").rstrip("/")
+    if not api:
+        print("PREFECT_API_URL is not set", file=sys.stderr)
+        return 2
+    name = argv[1]
+    parameters = json.loads(argv[2]) if len(argv) == 3 else {}
+    timeout_s = float(os.environ.get("AGENTFLOW_EVAL_TIMEOUT_S", "3600"))
+    try:
+        flow_name, deployment_name = name.split("/", 1)
+        parts = (flow_name, deployment_name)
+        quoted = "/".join(urllib.parse.quote(part, safe="") for part in parts)
+        deployment = _call(api, "GET", f"/deployments/name/{quoted}")
+        run = _call(
+            api,
+            "POST",
+            f"/deployments/{deployment['id']}/create_flow_run",
+            {"parameters": parameters, "tags": ["ci"]},
+        )
+    except (urllib.error.URLError, ValueError, KeyError) as exc:
+        detail = exc.read().decode() if isinstance(exc, urllib.error.HTTPError) else str(exc)
+        print(f"could not start {name}: {detail}", file=sys.stderr)
+        return 2
+    ui = api.removesuffix("/api")
+    print(f"flow run {run['id']} ({run['name']}): {ui}/runs/flow-run/{run['id']}", flush=True)
+    deadline = time.monotonic() + timeout_s
+    state = run.get("state") or {}
+    while (state.get("type") or "") not in FINAL:
+        if time.monotonic() > deadline:
+            print(f"flow run {run['id']} still {state.get('name')} after {timeout_s:g} s")
+            return 1
+        time.sleep(2)
+        state = _call(api, "GET", f"/flow_runs/{run['id']}").get("state") or {}
+    print(f"flow run {run['id']}: {state.get('name')} {state.get('message') or ''}".rstrip())
+    return 0 if state.get("type") == "COMPLETED" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

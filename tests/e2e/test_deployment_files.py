@@ -1,0 +1,83 @@
+"""The deployment files other than prefect.yaml: the remote-worker variant (its pull steps
+run for real against a local git repository) and the Docker work-pool example (its YAML,
+entrypoint and parameters; there is no Docker engine to build with here)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from prefect.deployments.steps.core import run_steps
+from prefect.testing.utilities import prefect_test_harness
+from prefect.utilities.importtools import import_object
+from prefect.utilities.templating import apply_values
+
+from agentflow_eval.models.params import EvaluateParams
+
+pytestmark = pytest.mark.e2e
+ROOT = Path(__file__).resolve().parents[2]
+FILES = [ROOT / "prefect.yaml", *sorted((ROOT / "deployments").glob("*/prefect.yaml"))]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_each_deployment_names_a_real_flow_and_valid_parameters(path: Path) -> None:
+    document = yaml.safe_load(path.read_text())
+    assert document["deployments"]
+    for deployment in document["deployments"]:
+        entrypoint = deployment["entrypoint"]
+        if entrypoint.endswith(".py:evaluate"):
+            assert (ROOT / entrypoint.split(":")[0]).is_file()
+        else:
+            assert import_object(entrypoint).name == "evaluate"
+        EvaluateParams.model_validate(deployment["parameters"])
+
+
+def test_the_docker_image_is_built_from_files_a_repository_has() -> None:
+    dockerfile = (ROOT / "deployments/docker/Dockerfile").read_text()
+    assert "agentflow-eval[s3]" in dockerfile and "requirements.txt" in dockerfile
+    document = yaml.safe_load((ROOT / "deployments/docker/prefect.yaml").read_text())
+    (build,) = document["build"]
+    step = build["prefect_docker.deployments.steps.build_docker_image"]
+    assert step["dockerfile"] == "deployments/docker/Dockerfile"
+    assert document["deployments"][0]["work_pool"]["job_variables"]["image"]
+
+
+def _git(*args: str, cwd: Path) -> None:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
+
+
+def test_the_remote_pull_steps_clone_the_repository_and_install_its_requirements(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    evals = tmp_path / "agent-evals"
+    (evals / "agents").mkdir(parents=True)
+    (evals / "agents" / "weather.py").write_text("def agent(message):\n    return 'sunny'\n")
+    (evals / "requirements.txt").write_text("pyyaml\n")  # installed already: no download
+    _git("init", "-q", "-b", "main", cwd=evals)
+    _git("add", ".", cwd=evals)
+    _git("commit", "-q", "-m", "agents", cwd=evals)
+    bare = tmp_path / "agent-evals.git"
+    _git("clone", "-q", "--bare", str(evals), str(bare), cwd=tmp_path)
+
+    document = yaml.safe_load((ROOT / "deployments/remote/prefect.yaml").read_text())
+    monkeypatch.setenv("AGENTFLOW_EVAL_REPO", bare.as_uri())  # as `prefect deploy` reads it
+    steps = apply_values(document["pull"], dict(os.environ), remove_notset=False)
+    worker_dir = tmp_path / "worker"
+    worker_dir.mkdir()
+    monkeypatch.chdir(worker_dir)
+    with prefect_test_harness(server_startup_timeout=120):  # the steps talk to an API
+        outputs = asyncio.run(run_steps(steps))
+    clone = worker_dir / outputs["directory"]  # relative to the folder the run started in
+    assert clone.is_dir()
+    assert (clone / "agents" / "weather.py").read_text().startswith("def agent")

@@ -1,0 +1,164 @@
+"""A pool of process workers on a real Prefect server, each with its own PREFECT_HOME (as
+separate machines would be), sharing one S3-compatible store (SeaweedFS) through a
+prefect-aws S3Bucket block:
+
+- a run with shards=2 starts two flow runs of its deployment, which two different
+  workers run; one of them dies (once), which fails the parent naming it, and resuming
+  the parent runs that shard alone; the results merge into one run whose counts equal a
+  single-process run's;
+- the judge cache lives in that bucket: the single-process run, on another worker, pays
+  no judge call for verdicts the shards paid for.
+
+Each worker takes one flow run at a time (--limit 1), so the parent, waiting on its
+shards, holds one worker and the shards must go to the other two."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from prefect.client.orchestration import PrefectClient
+
+from tests.e2e.test_deployments import POOL, deployable_copy
+from tests.support.prefect_server import prefect_cli, prefect_server, process_worker
+from tests.support.seaweed import SeaweedFS
+
+pytestmark = pytest.mark.e2e
+BUCKET = "agentflow-team"
+BLOCK = "s3-bucket/agentflow"
+
+
+def _save_bucket_block(api_url: str, store: SeaweedFS) -> None:
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+    from prefect_aws import AwsClientParameters, AwsCredentials, S3Bucket
+
+    credentials = AwsCredentials(
+        aws_access_key_id=store.access_key,
+        aws_secret_access_key=store.secret_key,
+        region_name=store.region,
+        aws_client_parameters=AwsClientParameters(
+            endpoint_url=store.endpoint_url, config={"s3": {"addressing_style": "path"}}
+        ),
+    )
+    with temporary_settings({PREFECT_API_URL: api_url}):
+        S3Bucket(bucket_name=BUCKET, credentials=credentials).save("agentflow", overwrite=True)
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory):
+    root = tmp_path_factory.mktemp("scale-out")
+    store = SeaweedFS(root / "seaweed")
+    store.start()
+    try:
+        store.client().create_bucket(Bucket=BUCKET)
+        home = root / "server-home"
+        home.mkdir()
+        project = deployable_copy(root / "project")
+        with prefect_server(home) as api_url:
+            prefect_cli(
+                home, api_url, "work-pool", "create", POOL, "--type", "process", cwd=project
+            )
+            prefect_cli(home, api_url, "deploy", "--name", "adhoc", cwd=project)
+            _save_bucket_block(api_url, store)
+            homes = [root / f"worker-{n}-home" for n in "abc"]
+            for worker_home in homes:
+                worker_home.mkdir()
+            with (
+                process_worker(homes[0], api_url, POOL, project, "--limit", "1", name="a") as a,
+                process_worker(homes[1], api_url, POOL, project, "--limit", "1", name="b") as b,
+                process_worker(homes[2], api_url, POOL, project, "--limit", "1", name="c") as c,
+            ):
+                yield api_url, [a, b, c], home, project
+    finally:
+        store.stop()
+
+
+async def _run(api_url: str, parameters: dict) -> object:
+    async with PrefectClient(api=api_url) as client:
+        deployment = await client.read_deployment_by_name("evaluate/adhoc")
+        run = await client.create_flow_run_from_deployment(deployment.id, parameters=parameters)
+        for _ in range(200):
+            run = await client.read_flow_run(run.id)
+            if run.state and run.state.is_final():
+                return run
+            await asyncio.sleep(2)
+    raise AssertionError("the run did not finish")
+
+
+async def _shard_runs(api_url: str) -> list:
+    async with PrefectClient(api=api_url) as client:
+        runs = await client.read_flow_runs()
+    return [r for r in runs if r.parameters.get("shard")]
+
+
+def _results(output_dir: Path) -> dict:
+    (path,) = output_dir.glob("*/*/results.json")
+    return json.loads(path.read_text())
+
+
+def _counts(results: dict) -> dict:
+    totals = results["totals"]
+    return {
+        "totals": {k: totals[k] for k in ("cases", "trials", "passed", "failed", "errored")},
+        "cases": {
+            c["case_id"]: (c["runs"], c["passed"], c["failed"], c["errored"])
+            for c in results["cases"]
+        },
+    }
+
+
+CRASH_ONCE = """
+import os
+from pathlib import Path
+
+MARKER = Path({marker!r})
+
+
+def agent(message):
+    if "Tokyo" in message and not MARKER.exists():  # a worker dying mid-shard, once
+        MARKER.write_text("crashed")
+        os._exit(3)
+    return "It is sunny in New York, 72°F." if "New York" in message else "Rain in Tokyo."
+"""
+
+
+def test_shards_spread_over_workers_resume_alone_and_merge_like_one_run(pool, tmp_path):
+    api_url, worker_logs, _, _ = pool
+    agent_file = tmp_path / "crash_once.py"
+    agent_file.write_text(CRASH_ONCE.format(marker=str(tmp_path / "crashed")))
+    common = {"agent": f"{agent_file}:agent", "runs": 3, "shared_storage": BLOCK}
+    sharded = {**common, "shards": 2, "output_dir": str(tmp_path / "sharded")}
+
+    # 1. one shard's worker process dies: the parent fails, naming it; the other is kept
+    first = asyncio.run(_run(api_url, sharded))
+    assert first.state.is_failed(), first.state.message
+    assert "shard 2 of 2" in first.state.message and "resume=" in first.state.message
+    (run_dir,) = [p.parent for p in (tmp_path / "sharded").glob("*/*/shards")]
+    assert (run_dir / "shards" / "shard-0" / "judged.jsonl").is_file()
+    assert not (run_dir / "shards" / "shard-1").exists()
+
+    # 2. resumed, only that shard runs again; the whole run completes
+    resumed = asyncio.run(_run(api_url, {**sharded, "resume": str(run_dir)}))
+    logs = [log.read_text() for log in worker_logs]
+    assert resumed.state.is_completed(), resumed.state.message + "\n".join(logs)[-4000:]
+    shards = asyncio.run(_shard_runs(api_url))
+    assert sorted(r.parameters["shard"]["index"] for r in shards) == [0, 1, 1]
+    finished = [r for r in shards if r.state.is_completed()]
+    ran_on = {n for r in finished for n, log in enumerate(logs) if str(r.id) in log}
+    assert len(finished) == 2 and len(ran_on) == 2, "the shards ran on two workers"
+    assert all(r.parent_task_run_id for r in shards)  # shown under their parent runs
+    merged = json.loads((run_dir / "results.json").read_text())
+    assert merged["totals"]["judge_calls"] > 0  # the shards paid for the verdicts
+
+    # 3. the same run in one process: the same counts, and no judge call paid again
+    single = asyncio.run(_run(api_url, {**common, "output_dir": str(tmp_path / "single")}))
+    assert single.state.is_completed(), single.state.message
+    alone = _results(tmp_path / "single")
+    assert _counts(merged) == _counts(alone)
+    assert merged["runs_per_case"] == alone["runs_per_case"] == 3
+    # whichever worker ran it, its own PREFECT_HOME held at most one shard's verdicts
+    # (the shards ran on two workers): 0 calls means the bucket answered them all
+    assert alone["totals"]["judge_calls"] == 0
+    assert alone["totals"]["judge_cache_hits"] > 0

@@ -1,0 +1,86 @@
+"""The evaluate flow's parameters: one model and the flow's signature agree, and the form
+Prefect builds from them has titles, filled-in defaults and no nulls."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from prefect.utilities.callables import parameter_schema
+from pydantic import ValidationError
+
+from agentflow_eval.flows.evaluate import evaluate
+from agentflow_eval.models.params import EvaluateParams, S3Options, ShardSpec
+from agentflow_eval.run import defaults
+
+
+def test_the_flow_takes_exactly_the_models_fields_with_the_same_defaults() -> None:
+    signature = inspect.signature(evaluate.fn)
+    assert list(signature.parameters) == list(EvaluateParams.model_fields)
+    blank = EvaluateParams(agent="a:b", evalset="e.json")
+    for name, parameter in signature.parameters.items():
+        if parameter.default is inspect.Parameter.empty:
+            assert EvaluateParams.model_fields[name].is_required(), name
+        else:
+            assert parameter.default == getattr(blank, name), name
+
+
+def test_flow_parameters_round_trip() -> None:
+    params = EvaluateParams(
+        agent="a:b",
+        evalset="e.json",
+        runs=3,
+        labels={"env": "ci"},
+        s3=S3Options(endpoint_url="http://s3:9000", path_style=True),
+        shard=ShardSpec(index=1, count=2, parent_run_id="p"),
+    )
+    assert EvaluateParams.from_flow_parameters(params.flow_parameters()) == params
+
+
+def test_the_form_has_human_titles_real_defaults_and_no_nulls() -> None:
+    schema = parameter_schema(evaluate.fn).model_dump()
+    properties = schema["properties"]
+    assert schema["required"] == ["agent", "evalset"]
+    assert properties["runs"]["title"] == "Runs per case"
+    assert properties["runs"]["default"] == defaults.RUNS
+    assert properties["max_concurrency"]["default"] == defaults.MAX_CONCURRENCY
+    assert properties["trial_timeout_s"]["default"] == defaults.TRIAL_TIMEOUT_S
+    assert properties["output_dir"]["default"] == defaults.OUTPUT_DIR
+    for name, prop in properties.items():
+        assert prop.get("title") or "$ref" in prop, name
+        assert "anyOf" not in prop, f"{name} would render as a type switch"
+        assert prop.get("default", "") is not None, f"{name} has a null default"
+    s3 = schema["definitions"]["S3Options"]["properties"]
+    assert s3["report_links"]["enum"] == ["presigned", "public", "endpoint"]
+    assert all(p.get("default", "") is not None for p in s3.values())
+
+
+def test_blank_text_means_not_given() -> None:
+    params = EvaluateParams(
+        agent="a:b",
+        evalset="e.json",
+        config="",
+        runs="",
+        judge_model=" ",
+        shard={},
+        s3={"endpoint_url": "", "public_url": ""},
+    )
+    assert params.config is None and params.runs is None and params.judge_model is None
+    assert params.shard is None and params.s3.endpoint_url is None
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"report_links": "public"}, "needs public_url"),
+        ({"link_expiry_hours": 169}, "less than or equal to 168"),
+    ],
+)
+def test_s3_options_are_checked(options: dict, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        S3Options(**options)
+
+
+def test_a_shard_must_exist() -> None:
+    with pytest.raises(ValidationError, match="not below count"):
+        ShardSpec(index=2, count=2, parent_run_id="p")

@@ -1,0 +1,123 @@
+"""Pieces of the Prefect tasks that need no server: run identity, artifact keys, shards,
+the deploy-time project check, the secret mask."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from agentflow_eval.flows.support.deploy_steps import project_directory
+from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.run.plan import RunPaths
+from agentflow_eval.tasks.support.artifacts import ArtifactScope, agent_key, artifact_keys
+from agentflow_eval.tasks.support.identity import run_identity
+from agentflow_eval.tasks.support.secrets import MASK, SecretMask
+from agentflow_eval.tasks.support.shards import finished_shards, merge_shards, shard_dir, shard_of
+
+
+def test_identity_from_parameters_else_the_environment() -> None:
+    params = EvaluateParams(agent="a:b", evalset="e", labels={"env": "ci"})
+    env = {"AGENTFLOW_AGENT_VERSION": "1.2", "GITHUB_SHA": "abc", "CI_COMMIT_SHA": "zzz"}
+    identity = run_identity(params, env)
+    assert (identity.agent_version, identity.git_sha, identity.labels) == (
+        "1.2",
+        "abc",
+        {"env": "ci"},
+    )
+    given = params.model_copy(update={"agent_version": "2.0", "git_sha": "def"})
+    assert run_identity(given, env).agent_version == "2.0"
+    assert run_identity(given, env).git_sha == "def"
+    assert run_identity(params, {}).agent_version is None
+
+
+def test_agent_keys_are_stable_across_folders_and_versions() -> None:
+    assert agent_key("examples.weather.agent:agent") == "examples.weather.agent:agent"
+    assert agent_key("/tmp/a/v2_agent.py:agent") == agent_key("/srv/b/v2_agent.py:agent")
+    assert agent_key("https://agents.example.com/support/v1/") == "agents.example.com/support/v1"
+
+
+def test_artifact_keys_separate_deployments_and_agents() -> None:
+    nightly = artifact_keys("weather", ArtifactScope("weather-nightly", "pkg.weather:agent"))
+    adhoc = artifact_keys("weather", ArtifactScope("adhoc", "pkg.weather:agent"))
+    other = artifact_keys("weather", ArtifactScope("adhoc", "pkg.support:agent"))
+    assert len({nightly.summary, adhoc.summary, other.summary}) == 3
+    assert adhoc.summary == "adhoc-pkg-weather-agent-weather-summary"
+    assert artifact_keys("weather").summary == "weather-summary"  # outside a deployment
+    long = artifact_keys("x" * 90, ArtifactScope("d" * 90, "a"))
+    other_long = artifact_keys("y" + "x" * 89, ArtifactScope("d" * 90, "a"))
+    assert long.summary != other_long.summary and len(long.summary) <= 100
+
+
+def _eval_set(count: int) -> EvalSet:
+    return EvalSet.model_validate(
+        {
+            "eval_set_id": "s",
+            "eval_cases": [
+                {"eval_id": f"c{i}", "conversation": [{"user_content": {"parts": [{"text": "q"}]}}]}
+                for i in range(count)
+            ],
+        }
+    )
+
+
+def test_shards_split_every_case_exactly_once() -> None:
+    eval_set = _eval_set(7)
+    parts = [shard_of(eval_set, i, 3) for i in range(3)]
+    ids = [c.eval_id for part in parts for c in part.eval_cases]
+    assert sorted(ids) == sorted(c.eval_id for c in eval_set.eval_cases)
+    assert [len(p.eval_cases) for p in parts] == [3, 2, 2]
+    assert all(p.eval_set_id == "s" for p in parts)
+
+
+def test_merging_shards_concatenates_their_lines(tmp_path: Path) -> None:
+    paths = RunPaths(tmp_path / "run")
+    for index, lines in enumerate(['{"a": 1}\n', '{"b": 2}\n{"c": 3}']):
+        folder = shard_dir(paths, index)
+        folder.mkdir(parents=True)
+        (folder / "trials.jsonl").write_text(lines)
+        (folder / "judged.jsonl").write_text(lines)
+    assert finished_shards(paths, 3) == {0, 1}
+    with pytest.raises(FileNotFoundError, match=r"shards \[2\]"):
+        merge_shards(paths, 3)
+    assert merge_shards(paths, 2) == {"trials.jsonl": 3, "judged.jsonl": 3}
+    assert (paths.run_dir / "judged.jsonl").read_text().splitlines() == [
+        '{"a": 1}',
+        '{"b": 2}',
+        '{"c": 3}',
+    ]
+
+
+def test_the_project_folder_is_checked_at_deploy_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "evaluate.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("AGENTFLOW_EVAL_PROJECT_DIR", raising=False)
+    assert project_directory() == {"directory": str(tmp_path.resolve())}
+    monkeypatch.setenv("AGENTFLOW_EVAL_PROJECT_DIR", str(tmp_path / "gone"))
+    with pytest.raises(ValueError, match="does not exist"):
+        project_directory()
+    monkeypatch.setenv("AGENTFLOW_EVAL_PROJECT_DIR", str(tmp_path / "flows"))
+    with pytest.raises(ValueError, match=r"has no flows/evaluate\.py"):
+        project_directory()
+
+
+def test_the_secret_mask_hides_values_in_messages_and_tracebacks() -> None:
+    mask = SecretMask(["sk-live-123", "sk-live-123456"])
+    record = logging.LogRecord(
+        "x", logging.INFO, __file__, 1, "key %s used", ("sk-live-123456",), None
+    )
+    assert mask.filter(record) and record.getMessage() == f"key {MASK} used"
+    try:
+        raise RuntimeError("bad key sk-live-123")
+    except RuntimeError:
+        import sys
+
+        error = logging.LogRecord("x", logging.ERROR, __file__, 1, "failed", (), sys.exc_info())
+    mask.filter(error)
+    assert error.exc_info is None and "sk-live-123" not in (error.exc_text or "")
+    assert MASK in (error.exc_text or "")
