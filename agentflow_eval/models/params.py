@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -190,6 +191,14 @@ Runs = Annotated[
         form_default=defaults.RUNS,
     ),
 ]
+
+
+def _at_least_one(value: int | None) -> int | None:
+    if value is not None and value < 1:
+        raise ValueError(f"must be at least 1 (or 0 for all), got {value}")
+    return value
+
+
 Cases = Annotated[
     list[str] | None,
     BeforeValidator(lambda value: None if value in ([], "") else value),
@@ -203,9 +212,10 @@ Cases = Annotated[
 ]
 Limit = Annotated[
     int | None,
-    BeforeValidator(_blank_is_none),
-    _optional("integer", minimum=1),
-    _ui("Case limit", "only the first N cases (after Cases); blank: all"),
+    BeforeValidator(lambda value: None if value in ("", 0) else _blank_is_none(value)),
+    AfterValidator(_at_least_one),
+    _optional("integer", minimum=0),
+    _ui("Case limit", "only the first N cases (after Cases); 0: all", form_default=0),
 ]
 MaxConcurrency = Annotated[
     int | None,
