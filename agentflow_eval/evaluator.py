@@ -11,25 +11,29 @@ run writes its folder (results.json, report.html, junit.xml) under ``output_dir`
             config={"criteria": {"tool_trajectory_avg_score": 1.0}}, min_pass_rate=0.8,
         )
 
-A run below ``min_pass_rate`` raises :class:`EvaluationFailed`, whose message is the
-scorecard with the failing trials spelled out.
+A run below ``min_pass_rate`` raises :class:`EvaluationFailed`, whose message names each
+case that fell short with its expected tool calls against the failing trials' actual ones,
+and where the report is. Under pytest, the plugin's options (``--agentflow-output``,
+``--agentflow-runs``, ...) apply to every run (:mod:`agentflow_eval.evaluator_session`).
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.criteria.judges.cache import InMemoryJudgeCache, JudgeCache
+from agentflow_eval.evaluator_session import FinishedRun, announce, current_settings
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.report.scorecard import format_scorecard
+from agentflow_eval.report.scorecard import format_failures
 from agentflow_eval.run import defaults
 from agentflow_eval.run.pipeline import evaluate
-from agentflow_eval.run.plan import RunOptions, load_inputs
+from agentflow_eval.run.plan import RunOptions, RunPaths, load_inputs
 
 __all__ = ["AgentEvaluator", "EvalInputWarning", "EvaluationFailed"]
 
@@ -43,11 +47,15 @@ class EvalInputWarning(UserWarning):
 class EvaluationFailed(AssertionError):
     """The pass rate fell below what the test asked for."""
 
-    def __init__(self, run: RunResult, min_pass_rate: float) -> None:
+    def __init__(self, run: RunResult, min_pass_rate: float, run_dir: Path | None = None) -> None:
         self.run = run
+        self.min_pass_rate = min_pass_rate
+        self.run_dir = run_dir
+        totals = run.totals
+        where = f"\nreport: {run_dir / 'report.html'}" if run_dir is not None else ""
         super().__init__(
-            f"pass rate {run.totals.pass_rate:.0%} below {min_pass_rate:.0%}\n"
-            + format_scorecard(run, verbose=True)
+            f"{run.eval_set_id}: pass rate {totals.pass_rate:.0%} ({totals.passed}/"
+            f"{totals.trials}) below {min_pass_rate:.0%}\n{format_failures(run)}{where}"
         )
 
 
@@ -60,7 +68,7 @@ class AgentEvaluator:
 
     def __init__(
         self,
-        agent: AgentUnderTest | str,
+        agent: AgentUnderTest | str | Callable[..., Any],
         config: EvalConfig | dict[str, Any] | str | Path | None = None,
         *,
         model: str | None = None,
@@ -69,7 +77,14 @@ class AgentEvaluator:
     ) -> None:
         from agentflow_eval.agents.loader import load_agent
 
-        self.agent = load_agent(agent, model=model) if isinstance(agent, str) else agent
+        if isinstance(agent, str):
+            self.agent = load_agent(agent, model=model)
+        elif isinstance(agent, AgentUnderTest) or not callable(agent):
+            self.agent = agent
+        else:  # an agent function, as a spec naming it would give
+            from agentflow_eval.agents.python import PythonAgent
+
+            self.agent = PythonAgent(agent)
         self.config = _config(config)
         self.output_dir = Path(output_dir)
         self.judge_cache = judge_cache if judge_cache is not None else InMemoryJudgeCache()
@@ -87,6 +102,7 @@ class AgentEvaluator:
         """Run the eval set (an object, or a file or folder whose ``test_config.json``
         is used when the evaluator has no config); raise :class:`EvaluationFailed` below
         ``min_pass_rate``. Settings left out come from the config, then the defaults."""
+        session = current_settings()
         if isinstance(eval_set, EvalSet):
             loaded, config = eval_set, self.config
         else:
@@ -94,18 +110,26 @@ class AgentEvaluator:
             loaded, config = inputs.eval_set, inputs.config
             for message in inputs.warnings:
                 warnings.warn(message, EvalInputWarning, stacklevel=2)
+        if session.judge_model:
+            config = (config or EvalConfig.default()).model_copy(deep=True)
+            config.judge.model = session.judge_model
+        root = session.output_dir or Path(output_dir if output_dir is not None else self.output_dir)
         run = await evaluate(
             self.agent,
             loaded,
             config,
             options=RunOptions(
-                runs=runs, max_concurrency=max_concurrency, trial_timeout_s=timeout_s
+                runs=session.runs or runs,
+                max_concurrency=session.max_concurrency or max_concurrency,
+                trial_timeout_s=timeout_s,
             ),
-            output_dir=output_dir if output_dir is not None else self.output_dir,
+            output_dir=root,
             judge_cache=self.judge_cache,
         )
+        run_dir = RunPaths.new(root.resolve(), run.eval_set_id, run.run_id, run.started_at).run_dir
+        announce(FinishedRun(run, run_dir))
         if min_pass_rate is not None and run.totals.pass_rate < min_pass_rate:
-            raise EvaluationFailed(run, min_pass_rate)
+            raise EvaluationFailed(run, min_pass_rate, run_dir)
         return run
 
     @classmethod

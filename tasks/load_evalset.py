@@ -11,6 +11,7 @@ from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.agents.loader import load_agent
 from agentflow_eval.models.params import EvaluateParams
 from agentflow_eval.run.plan import RunOptions, RunPlan, load_inputs, plan_run
+from agentflow_eval.run.selection import select_cases
 from agentflow_eval.tasks.support.identity import run_identity
 from agentflow_eval.tasks.support.shards import shard_of
 
@@ -23,8 +24,9 @@ def load_evalset_task(params: EvaluateParams) -> tuple[RunPlan, AgentUnderTest]:
     only its share of the cases."""
     agent = load_agent(params.agent, model=params.model)
     inputs = load_inputs(params.evalset, params.config, judge_model=params.judge_model)
-    if params.shard is not None:
-        inputs.eval_set = shard_of(inputs.eval_set, params.shard.index, params.shard.count)
+    if params.shard is not None:  # the shards split the run's cases (--case, --limit)
+        chosen = select_cases(inputs.eval_set, params.cases, params.limit)
+        inputs.eval_set = shard_of(chosen, params.shard.index, params.shard.count)
     plan = plan_run(
         inputs,
         RunOptions.of(params),

@@ -26,5 +26,6 @@ async def report_task(plan: RunPlan) -> RunResult:
     run = await asyncio.to_thread(
         write_run_reports, plan.eval_set, plan.config, plan.meta, plan.paths
     )
-    get_run_logger().info("\n%s\nresults in %s", format_scorecard(run), plan.paths.run_dir)
+    # debug: the CLI prints the scorecard itself (--verbose would show it twice)
+    get_run_logger().debug("\n%s\nresults in %s", format_scorecard(run), plan.paths.run_dir)
     return run

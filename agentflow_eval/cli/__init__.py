@@ -1,13 +1,14 @@
 """The ``agentflow-eval`` command: one module per subcommand.
 
     agentflow-eval run AGENT EVALSET [options]     evaluate an agent on an eval set
-    agentflow-eval report RESULTS -o report.html   re-render an earlier run's report
+    agentflow-eval report RUN_DIR|RESULTS [-o F]   re-render an earlier run's report
     agentflow-eval publish RUN_DIR [--to TARGET]   publish a run folder
     agentflow-eval schema [-o DIR]                 write the JSON Schemas of input files
 
 Each command module offers ``add_parser(subparsers)`` and ``run(args) -> int``. Exit
 codes: 0 ok (``run`` is report-only by default), 1 below a gate the user set, 2 bad input
-(one line naming file, case and field), 3 a run that could not go on.
+(one line naming file, case and field, or the flag), 3 a run that could not go on, 130
+stopped by Ctrl-C.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import sys
 from collections.abc import Sequence
 
 from agentflow_eval.cli import compare, publish, report, run, schema
-from agentflow_eval.cli.common import EXIT_OK
+from agentflow_eval.cli.common import EXIT_OK, OneLineErrorParser
 
 __all__ = ["build_parser", "console", "main"]
 
@@ -28,7 +29,9 @@ COMMANDS = {"run": run, "report": report, "publish": publish, "schema": schema, 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    """The command's parser; every subcommand's errors are one line (their parsers are
+    made by ``add_subparsers``, of the same class)."""
+    parser = OneLineErrorParser(
         prog="agentflow-eval",
         description="Evaluate LLM agents: repeated trials, deterministic and LLM-judged "
         "criteria, pass rates. Runs as a Prefect flow.",

@@ -1,4 +1,5 @@
-"""``agentflow-eval report``: re-render the HTML report of an earlier run."""
+"""``agentflow-eval report``: re-render the HTML report of an earlier run, from its run
+folder or its ``results.json``."""
 
 from __future__ import annotations
 
@@ -6,16 +7,37 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from agentflow_eval.cli.common import EXIT_OK, fail
+from agentflow_eval.cli.common import EXIT_OK, fail, one_line
 
 __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> None:
     parser = sub.add_parser("report", help="re-render the HTML report of an earlier run")
-    parser.add_argument("results", help="results.json of an earlier run")
-    parser.add_argument("-o", "--output", default="report.html", help="HTML file to write")
+    parser.add_argument("results", help="a run folder, or the results.json of an earlier run")
+    parser.add_argument(
+        "-o",
+        "--output",
+        help="HTML file to write (default: report.html in the run folder, or beside results.json)",
+    )
     parser.add_argument("--evalset", help="the eval set, to show expected data it has")
+
+
+def _results_path(given: Path) -> Path:
+    if not given.is_dir():
+        return given
+    results = given / "results.json"
+    if results.is_file():
+        return results
+    if (given / "run.json").is_file():
+        raise FileNotFoundError(
+            f"{given}: this run has no results.json yet (it did not finish); finish it "
+            f"with: agentflow-eval run --resume {given}"
+        )
+    raise FileNotFoundError(
+        f"{given}: not a run folder (no results.json); pass a folder a run printed as "
+        "'results in ...', or a results.json"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,9 +45,13 @@ def run(args: argparse.Namespace) -> int:
     from agentflow_eval.report import ResultsFileError, read_results_json, write_html
 
     try:
-        results = read_results_json(Path(args.results))
+        path = _results_path(Path(args.results))
+        results = read_results_json(path)
         eval_set = load_evalset(args.evalset).eval_set if args.evalset else None
-    except (ResultsFileError, EvalFileError, FileNotFoundError) as exc:
+    except (ResultsFileError, EvalFileError) as exc:
         return fail(str(exc))
-    print(write_html(results, Path(args.output), eval_set))
+    except OSError as exc:
+        return fail(one_line(exc))
+    output = Path(args.output) if args.output else path.parent / "report.html"
+    print(write_html(results, output, eval_set))
     return EXIT_OK

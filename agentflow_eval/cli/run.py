@@ -1,28 +1,38 @@
 """``agentflow-eval run``: evaluate an agent on an eval set.
 
 Report-only by default: it exits 0 whatever the pass rate (a scorecard, not a gate);
-``--fail-under RATE`` turns it into a gate. Bad input exits 2 with one clear message and
-no traceback (that includes a ``--resume`` whose folder is in use or holds another run);
-a run that cannot go on (Prefect's temporary server did not start, a model provider
-refused the credentials) exits 3, saying where its finished trials are kept; a run in
-which every trial errored exits 4. Everything printed is redacted and shows control
-characters escaped.
+``--fail-under RATE`` turns it into a gate. Bad input — files, the agent, any flag value,
+a ``--resume`` whose folder is in use or holds another run — exits 2 with one line and no
+traceback, before the flow starts; a run that cannot go on (Prefect's temporary server
+did not start, a model provider refused the credentials) exits 3, a run in which every
+trial errored exits 4, and Ctrl-C exits 130; they say how to finish the run with
+``--resume``. Everything printed is redacted and shows control characters escaped.
+
+While trials run, a progress display on stderr follows the run folder (see
+:mod:`agentflow_eval.cli.progress`); stdout gets the scorecard (``--quiet``: the summary
+line only; ``--json``: the run summary as JSON).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
+import shlex
+import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 from agentflow_eval.cli.common import (
     EXIT_BELOW_THRESHOLD,
+    EXIT_INTERRUPTED,
     EXIT_NO_TRIAL_COMPLETED,
     EXIT_OK,
     EXIT_RUN_FAILED,
     fail,
+    one_line,
+    positive_float,
+    positive_int,
     terminal_text,
 )
 from agentflow_eval.run import defaults
@@ -31,38 +41,82 @@ __all__ = ["add_parser", "run"]
 
 
 def _rate(value: str) -> float:
-    rate = float(value.rstrip("%")) / (100 if value.endswith("%") else 1)
+    try:
+        rate = float(value.rstrip("%")) / (100 if value.endswith("%") else 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a rate such as 0.8 or 80%, got {value!r}"
+        ) from None
     if not 0 <= rate <= 1:
         raise argparse.ArgumentTypeError(f"expected a rate in 0..1 (or 0%..100%), got {value}")
     return rate
 
 
 def add_parser(sub: Any) -> None:
-    parser = sub.add_parser("run", help="evaluate an agent on an eval set")
-    parser.add_argument("agent", nargs="?", help="module:attr, file.py:attr or http(s):// URL")
-    parser.add_argument("evalset", nargs="?", help="eval-set file or folder (native or ADK)")
-    parser.add_argument("--config", help="config file (default: test_config.json beside evalset)")
+    parser = sub.add_parser(
+        "run",
+        help="evaluate an agent on an eval set",
+        description="Evaluate an agent on an eval set: every case several times, judged, "
+        "reported. Exits 0 whatever the pass rate unless --fail-under is given.",
+    )
     parser.add_argument(
-        "--runs", type=int, help=f"trials per case (default {defaults.RUNS}, or the config's)"
+        "agent", nargs="?", metavar="AGENT", help="module:attr, file.py:attr or http(s):// URL"
+    )
+    parser.add_argument(
+        "evalset", nargs="?", metavar="EVALSET", help="eval-set file or folder (native or ADK)"
+    )
+    parser.add_argument(
+        "--config", metavar="FILE", help="config file (default: test_config.json beside EVALSET)"
+    )
+    parser.add_argument(
+        "--runs",
+        type=positive_int,
+        metavar="N",
+        help=f"trials per case (default {defaults.RUNS}, or the config's)",
     )
     parser.add_argument(
         "--max-concurrency",
-        type=int,
+        type=positive_int,
+        metavar="N",
         help=f"trials in flight (default {defaults.MAX_CONCURRENCY}, or the config's)",
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=positive_float,
         dest="trial_timeout_s",
+        metavar="SECONDS",
         help=f"seconds per trial (default {defaults.TRIAL_TIMEOUT_S:g}, or the config's)",
     )
-    parser.add_argument("--output", default=defaults.OUTPUT_DIR, help="folder for run folders")
-    parser.add_argument("--model", help="LiteLLM model for the agent (LiteLLM agents)")
-    parser.add_argument("--judge-model", help="LiteLLM model for LLM judges")
-    parser.add_argument("--resume", metavar="RUN_DIR", help="finish an earlier, interrupted run")
-    parser.add_argument("--publish-to", help="s3://bucket/prefix or a folder")
-    parser.add_argument("--s3-endpoint-url", help="S3-compatible endpoint, e.g. http://host:8333")
-    parser.add_argument("--s3-region")
+    parser.add_argument(
+        "--case",
+        action="append",
+        dest="cases",
+        metavar="PATTERN",
+        help="only cases whose id matches PATTERN (shell-style: weather_*); repeatable",
+    )
+    parser.add_argument("--limit", type=positive_int, metavar="N", help="only the first N cases")
+    parser.add_argument(
+        "--output",
+        default=defaults.OUTPUT_DIR,
+        metavar="DIR",
+        help=f"folder for run folders (default {defaults.OUTPUT_DIR})",
+    )
+    parser.add_argument(
+        "--model", metavar="MODEL", help="LiteLLM model for the agent (LiteLLM agents)"
+    )
+    parser.add_argument("--judge-model", metavar="MODEL", help="LiteLLM model for LLM judges")
+    again = parser.add_mutually_exclusive_group()
+    again.add_argument("--resume", metavar="RUN_DIR", help="finish an earlier, interrupted run")
+    again.add_argument(
+        "--rerun-errored",
+        metavar="RUN_DIR",
+        help="run an earlier run's errored trials again, in a new run folder",
+    )
+    parser.add_argument("--publish-to", metavar="TARGET", help="s3://bucket/prefix or a folder")
+    parser.add_argument(
+        "--s3-endpoint-url", metavar="URL", help="S3-compatible endpoint, e.g. http://host:8333"
+    )
+    parser.add_argument("--s3-region", metavar="REGION")
     parser.add_argument("--s3-path-style", action="store_true", help="path-style S3 addressing")
     parser.add_argument(
         "--s3-links",
@@ -81,10 +135,20 @@ def add_parser(sub: Any) -> None:
         help="count trials the model provider failed (after retries) against the pass rate "
         "(default: reported apart, left out)",
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="criterion means, failures")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress; print only the summary line"
+    )
+    output.add_argument(
+        "--json", action="store_true", help="print the run summary as JSON on stdout"
+    )
+    parser.add_argument("--full", action="store_true", help="list every passing case")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="criterion means, each failing trial, logs"
+    )
 
 
-def _params(args: argparse.Namespace):  # -> EvaluateParams
+def _params(args: argparse.Namespace, rerun_dir: Path | None = None):  # -> EvaluateParams
     from agentflow_eval.models.params import EvaluateParams, S3Options
     from agentflow_eval.run.plan import params_from_run_dir
 
@@ -98,6 +162,8 @@ def _params(args: argparse.Namespace):  # -> EvaluateParams
             "model": args.model,
             "judge_model": args.judge_model,
             "publish_to": args.publish_to,
+            "cases": args.cases,
+            "limit": args.limit,
             "count_infrastructure_errors": args.count_infrastructure_errors or None,
         }.items()
         if value is not None
@@ -110,13 +176,16 @@ def _params(args: argparse.Namespace):  # -> EvaluateParams
         public_url=args.s3_public_url,
         link_expiry_hours=args.s3_link_expiry_hours,
     )
-    if args.resume:
-        params = params_from_run_dir(args.resume)
+    earlier = rerun_dir or args.resume
+    if earlier:
+        params = params_from_run_dir(earlier)
         update = dict(overrides)
         if args.agent:
             update["agent"] = args.agent
         if args.evalset:
             update["evalset"] = args.evalset
+        if args.s3_endpoint_url or args.s3_region or args.s3_path_style:
+            update["s3"] = s3
         return params.model_copy(update=update)
     if not args.agent or not args.evalset:
         raise ValueError("run needs AGENT and EVALSET (or --resume RUN_DIR)")
@@ -125,7 +194,32 @@ def _params(args: argparse.Namespace):  # -> EvaluateParams
     )
 
 
+def _check_publish_target(
+    target: str | None, endpoint_url: str | None, region: str | None, path_style: bool
+) -> None:
+    """A publish target that cannot be used fails now, not after every trial ran."""
+    if not target:
+        return
+    from agentflow_eval.publish.storage import parse_target
+
+    try:
+        parse_target(target, endpoint_url=endpoint_url, region=region, path_style=path_style)
+    except ValueError as exc:
+        raise ValueError(f"--publish-to {target}: {one_line(exc, field=False)}") from None
+
+
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except KeyboardInterrupt:  # before the run started (importing, checking inputs)
+        print(
+            "\nagentflow-eval: interrupted before the run started; nothing to resume",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
     from agentflow_eval.redaction import install_log_redaction
 
     install_log_redaction()  # no log line of this process carries a secret
@@ -134,6 +228,18 @@ def run(args: argparse.Namespace) -> int:
     os.environ.setdefault(
         "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "INFO" if args.verbose else "WARNING"
     )
+    # Prefect's server sends a usage heartbeat when it starts. The temporary server this
+    # command launches lives for one run: its heartbeat describes nothing, and offline
+    # (or racing the server's fresh database) it prints errors and tracebacks into the
+    # run's output. Off for that server unless the user set it; a server of one's own
+    # (PREFECT_API_URL) keeps its own setting.
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    try:  # what the flags alone can tell, before anything starts
+        _check_publish_target(
+            args.publish_to, args.s3_endpoint_url, args.s3_region, args.s3_path_style
+        )
+    except ValueError as exc:
+        return fail(str(exc))
     # Boot Prefect's temporary API server on the other core while this process imports
     # Prefect and the agent and checks the inputs (a no-op when PREFECT_API_URL names one).
     from agentflow_eval.flows.support.temporary_api import TemporaryPrefectAPI
@@ -141,41 +247,53 @@ def run(args: argparse.Namespace) -> int:
     api = TemporaryPrefectAPI.launch()
     sys.path.insert(0, os.getcwd())  # agents named as package.module:attr from the project
 
-    from pydantic import ValidationError
-
     from agentflow_eval.agents.loader import AgentLoadError, load_agent
     from agentflow_eval.files.loading import EvalFileError
     from agentflow_eval.run.plan import RunFolderBusy, RunOptions, check_resumable, load_inputs
+    from agentflow_eval.run.selection import select_cases
 
+    rerun_dir: Path | None = None
     try:
-        params = _params(args)
+        if args.rerun_errored:
+            rerun_dir = _prepare_rerun(args.rerun_errored)
+            if rerun_dir is None:
+                return EXIT_OK
+        params = _params(args, rerun_dir)
+        s3 = params.s3
+        _check_publish_target(params.publish_to, s3.endpoint_url, s3.region, s3.path_style)
         # Check what the user can fix before the flow run starts: the same loaders the
         # flow's load-evalset task runs, so a typo costs no flow run and writes nothing.
         agent = load_agent(params.agent, model=params.model)
         inputs = load_inputs(params.evalset, params.config, judge_model=params.judge_model)
+        selected = select_cases(inputs.eval_set, params.cases, params.limit)
         if params.resume:
             check_resumable(params.resume, inputs, RunOptions.of(params))
-    except (EvalFileError, AgentLoadError, FileNotFoundError, ValueError, RunFolderBusy) as exc:
+    except (EvalFileError, AgentLoadError, RunFolderBusy) as exc:
         return fail(str(exc))
-    except ValidationError as exc:
-        return fail(str(exc))
+    except (FileNotFoundError, ValueError) as exc:  # pydantic's ValidationError included
+        return fail(one_line(exc))
     for warning in inputs.warnings:
         print(f"warning: {terminal_text(warning)}", file=sys.stderr)
 
-    from agentflow_eval.demo.names import SIMULATED_LABEL
     from agentflow_eval.flows.evaluate import evaluate
     from agentflow_eval.flows.support.console import quiet_deliberate_stops
     from agentflow_eval.flows.support.temporary_api import TemporaryAPIError, run_on
-    from agentflow_eval.report.scorecard import format_scorecard
 
     quiet_deliberate_stops()  # a run stopped on purpose is told in one line, below
-
     if args.verbose:
         print(terminal_text(f"agent {agent.name}: running {params.evalset}"), file=sys.stderr)
+    from agentflow_eval.cli.interrupt import run_interruptibly
+
+    watch = _watch(params, selected)
     try:
-        outcome = asyncio.run(
-            run_on(api, lambda: evaluate(**params.flow_parameters()), flow_name=evaluate.name)
-        )
+        with _following(watch, args):
+            outcome = run_interruptibly(
+                lambda: run_on(
+                    api, lambda: evaluate(**params.flow_parameters()), flow_name=evaluate.name
+                )
+            )
+    except KeyboardInterrupt:
+        return _interrupted(watch.run_dir)
     except TemporaryAPIError as exc:
         print(f"agentflow-eval: error: {exc}; no trial has run", file=sys.stderr)
         return EXIT_RUN_FAILED
@@ -184,27 +302,160 @@ def run(args: argparse.Namespace) -> int:
         if stopped is None:
             raise
         return stopped
-    run = outcome.run
-    trials = None
-    if args.verbose:  # the flow returns a summary: failing trials are read case by case
-        from agentflow_eval.report.case_trials import JudgedFileTrials
-        from agentflow_eval.run.plan import RunPaths
+    return _report(outcome, args)
 
-        trials = JudgedFileTrials.scan(RunPaths(outcome.run_dir).judged)
-    scorecard = format_scorecard(
-        run, verbose=args.verbose, simulated_label=SIMULATED_LABEL, trials=trials
+
+def _prepare_rerun(source: str) -> Path | None:
+    from agentflow_eval.run.rerun import prepare_rerun
+
+    rerun = prepare_rerun(source)
+    if rerun.errored == 0:
+        print(f"no trial of {source} errored: nothing to run again", file=sys.stderr)
+        return None
+    print(
+        f"running {rerun.errored} errored trial(s) of {source} again in "
+        f"{_shown(rerun.run_dir)} "
+        f"({rerun.kept} finished trials kept)",
+        file=sys.stderr,
     )
-    print(terminal_text(scorecard))
-    print(terminal_text(f"results in {outcome.run_dir}  (report.html, results.json, junit.xml)"))
-    for note in outcome.notes:
-        print(terminal_text(note))
+    return rerun.run_dir
+
+
+def _watch(params: Any, selected: Any):  # -> RunFolderWatch
+    from agentflow_eval.cli.progress import RunFolderWatch
+    from agentflow_eval.files.naming import safe_id
+
+    cases = len(selected.eval_cases)
+    if params.resume:
+        return RunFolderWatch(Path(params.resume), cases, run_dir=Path(params.resume))
+    eval_folder = Path(params.output_dir).resolve() / safe_id(selected.eval_set_id)
+    return RunFolderWatch(eval_folder, cases)
+
+
+class _following:
+    """The progress display the flags and the terminal call for, following ``watch``
+    (nothing but the watch with ``--quiet``: it still finds the run folder for a
+    Ctrl-C)."""
+
+    def __init__(self, watch: Any, args: argparse.Namespace) -> None:
+        from agentflow_eval.cli.progress import LiveDisplay, PlainDisplay, follow_run
+
+        self._watch = watch
+        self._inner: Any = None
+        if not args.quiet:
+            stream = sys.stderr
+            live = stream.isatty() and os.environ.get("TERM") != "dumb"
+            display = LiveDisplay(stream) if live else PlainDisplay(stream)
+            self._inner = follow_run(watch, display)
+
+    def __enter__(self) -> _following:
+        if self._inner is not None:
+            self._inner.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._inner is not None:
+            self._inner.__exit__(*exc)
+        else:
+            self._watch.poll()
+
+
+def _shown(path: Path) -> str:
+    """A path as the user would type it: relative to the current directory when it is
+    inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _interrupted(run_dir: Path | None) -> int:
+    """Ctrl-C: say what was kept and how to finish; a second Ctrl-C while Prefect shuts
+    down ends the process at once."""
+    signal.signal(signal.SIGINT, lambda *_: os._exit(EXIT_INTERRUPTED))
+    if run_dir is None or not (run_dir / "run.json").exists():
+        print(
+            "\nagentflow-eval: interrupted before the run started; nothing to resume",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    from agentflow_eval.run.resumable import completed_keys
+
+    kept = len(completed_keys(run_dir / "trials.jsonl"))
+    print(
+        f"\nagentflow-eval: interrupted; {kept} finished trial(s) are kept in "
+        f"{_shown(run_dir)}\n"
+        f"finish the run with: agentflow-eval run --resume {shlex.quote(_shown(run_dir))}",
+        file=sys.stderr,
+    )
+    return EXIT_INTERRUPTED
+
+
+class _JudgedTrialsOnDemand:
+    """A run folder's judged trials, indexed the first time a case's trials are asked
+    for (a scorecard of passing cases never reads the file)."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._index: Any = None
+
+    def trials_of(self, case_id: str) -> list:
+        if self._index is None:
+            from agentflow_eval.report.case_trials import JudgedFileTrials
+
+            self._index = JudgedFileTrials.scan(self._path)
+        return self._index.trials_of(case_id)
+
+
+def _report(outcome: Any, args: argparse.Namespace) -> int:
+    from agentflow_eval.demo.names import SIMULATED_LABEL
+    from agentflow_eval.report.scorecard import format_scorecard, overall_line
+    from agentflow_eval.report.summary import run_summary
+    from agentflow_eval.run.plan import RunPaths
+
+    run = outcome.run
+    below = args.fail_under is not None and run.totals.pass_rate < args.fail_under
+    if args.json:
+        summary = run_summary(
+            run,
+            outcome.run_dir,
+            notes=outcome.notes,
+            published=outcome.published,
+            report_url=outcome.report_url,
+            fail_under=args.fail_under,
+        )
+        print(summary.model_dump_json(indent=2))
+    elif args.quiet:
+        print(terminal_text(overall_line(run)))
+        print(terminal_text(f"results in {_shown(outcome.run_dir)}"))
+        for note in outcome.notes:
+            print(terminal_text(note))
+    else:
+        trials = _JudgedTrialsOnDemand(RunPaths(outcome.run_dir).judged)
+        scorecard = format_scorecard(
+            run,
+            verbose=args.verbose,
+            simulated_label=SIMULATED_LABEL,
+            trials=trials,
+            full=args.full,
+        )
+        print(terminal_text(scorecard))
+        for note in run.notes:
+            print(terminal_text(f"note: {note}"))
+        print(
+            terminal_text(
+                f"results in {_shown(outcome.run_dir)}  (report.html, results.json, junit.xml)"
+            )
+        )
+        for note in outcome.notes:
+            print(terminal_text(note))
     if run.totals.trials and run.totals.errored == run.totals.trials:
         return fail(
             f"every trial errored ({run.totals.trials} of {run.totals.trials}): the run "
             "measured nothing about the agent (see the errors in report.html)",
             EXIT_NO_TRIAL_COMPLETED,
         )
-    if args.fail_under is not None and run.totals.pass_rate < args.fail_under:
+    if below:
         print(
             f"pass rate {run.totals.pass_rate:.0%} is below --fail-under {args.fail_under:.0%}",
             file=sys.stderr,

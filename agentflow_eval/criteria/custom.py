@@ -1,4 +1,6 @@
-"""A user's own criterion, named in the config as ``function: "package.module:attr"``.
+"""A user's own criterion, named in the config as ``function: "package.module:attr"`` or
+``function: "path/to/checks.py:attr"`` (a file path relative to the current directory,
+as agent specs are).
 
 The target is one of:
 
@@ -22,11 +24,16 @@ recorded as "not evaluated" with the reason, like any other failure.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
 import inspect
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from agentflow_eval.criteria.base import (
@@ -44,16 +51,47 @@ __all__ = ["FunctionCriterion", "load_custom_criterion", "resolve_target"]
 _EXPECTED_RETURN = "a bool, a score in [0, 1], a (score, reason) pair or a CriterionResult"
 
 
+def _looks_like_file(module: str) -> bool:
+    return module.endswith(".py") or "/" in module or "\\" in module
+
+
+def _import_file(path: Path) -> ModuleType:
+    """The module at ``path``, loaded once per path."""
+    resolved = path.resolve()
+    digest = hashlib.sha1(str(resolved).encode()).hexdigest()[:12]
+    module_name = f"agentflow_checks_{resolved.stem}_{digest}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    module_spec = importlib.util.spec_from_file_location(module_name, resolved)
+    if module_spec is None or module_spec.loader is None:
+        raise ImportError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[module_name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[module_name]
+        raise
+    return module
+
+
 def resolve_target(name: str, spec: str) -> Any:
-    """The object that ``spec`` (``"package.module:attr"``, ``attr`` may be dotted)
-    names, for criterion ``name``."""
-    module_name, sep, attr = spec.partition(":")
+    """The object that ``spec`` (``"package.module:attr"`` or ``"path/to/file.py:attr"``;
+    ``attr`` may be dotted) names, for criterion ``name``."""
+    module_name, sep, attr = spec.rpartition(":")
     if not sep or not module_name or not attr:
         raise ValueError(
-            f"criterion {name!r}: function {spec!r} should look like 'package.module:attribute'"
+            f"criterion {name!r}: function {spec!r} should look like 'package.module:attribute' "
+            "or 'path/to/file.py:attribute'"
+        )
+    file = Path(module_name).expanduser() if _looks_like_file(module_name) else None
+    if file is not None and not file.is_file():
+        raise ValueError(
+            f"criterion {name!r}: function {spec!r}: file {module_name!r} does not exist "
+            f"(relative paths are read from {Path.cwd()})"
         )
     try:
-        target: Any = importlib.import_module(module_name)
+        target: Any = _import_file(file) if file else importlib.import_module(module_name)
     except Exception as exc:
         raise ValueError(
             f"criterion {name!r}: cannot import module {module_name!r} "

@@ -67,7 +67,7 @@ class AdkFormatError(ValueError):
 
 
 class _LegacyModel(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
 
 
 class LegacyToolUse(_LegacyModel):
@@ -75,31 +75,42 @@ class LegacyToolUse(_LegacyModel):
     ``mock_tool_output``) are accepted and not used."""
 
     tool_name: str = Field(min_length=1)
+    """The tool's name."""
     tool_input: dict[str, Any] = Field(default_factory=dict)
+    """The arguments expected."""
 
 
 class LegacyAgentResponse(_LegacyModel):
     """An expected intermediate response of a (sub-)agent in a legacy test file."""
 
     author: str
+    """The (sub-)agent that said it."""
     text: str
+    """What it said."""
 
 
 class LegacyTurn(_LegacyModel):
     """One row of a legacy ``*.test.json`` file: one user turn of the conversation."""
 
     query: str
+    """What the user says."""
     reference: str | None = None
+    """The reference answer."""
     expected_tool_use: list[LegacyToolUse] = Field(default_factory=list)
+    """The tool calls a good run makes in this turn."""
     expected_intermediate_agent_responses: list[LegacyAgentResponse] = Field(default_factory=list)
+    """Text the agent is expected to say between tool calls (reported, not scored)."""
 
 
 class LegacyCase(_LegacyModel):
     """One entry of the old list-of-cases eval set format."""
 
     name: str = Field(min_length=1)
+    """The case's id."""
     data: list[LegacyTurn] = Field(min_length=1)
+    """The case's turns, in order."""
     initial_session: dict[str, Any] = Field(default_factory=dict)
+    """The session's initial state."""
 
 
 _LEGACY_TURNS = TypeAdapter(list[LegacyTurn])

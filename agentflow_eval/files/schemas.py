@@ -316,13 +316,17 @@ def _allow_shorthands(defs: dict[str, Schema]) -> None:
                 "anyOf": [{"type": "string"}, defs[name]],
             }
     if "Rubric" in defs:
-        text = {"type": "string"}
+        text = {"type": "string", "description": "The rubric's text."}
         text_property: Schema = {
             "type": "object",
             "properties": {"text_property": text, "textProperty": text},
         }
         for key in ("rubric_content", "rubricContent"):
-            defs["Rubric"]["properties"][key] = {"anyOf": [{"type": "string"}, text_property]}
+            described = defs["Rubric"]["properties"][key].get("description")
+            defs["Rubric"]["properties"][key] = {
+                "anyOf": [{"type": "string"}, text_property],
+                **({"description": described} if described else {}),
+            }
     if "EvalCase" in defs:
         prop = defs["EvalCase"]["properties"]["expectations"]
         prop["items"] = {
@@ -354,14 +358,22 @@ def _single_key(snake: str, camel: str, description: str) -> Schema:
         "type": "object",
         "minProperties": 1,
         "maxProperties": 1,
-        "properties": {snake: {"type": "string"}, camel: {"type": "string"}},
+        "properties": {
+            snake: {"type": "string", "description": description},
+            camel: {"type": "string", "description": description},
+        },
         "additionalProperties": False,
     }
 
 
 def _adk_intermediate_defs() -> dict[str, Schema]:
-    tool_calls: Schema = {"type": "array", "items": {"$ref": "#/$defs/ToolCall"}}
+    tool_calls: Schema = {
+        "description": "The tool calls a good run makes in this turn.",
+        "type": "array",
+        "items": {"$ref": "#/$defs/ToolCall"},
+    }
     responses: Schema = {
+        "description": "Text the agent is expected to say between tool calls.",
         "type": "array",
         "items": {
             "anyOf": [
@@ -379,7 +391,11 @@ def _adk_intermediate_defs() -> dict[str, Schema]:
             ]
         },
     }
-    events: Schema = {"type": "array", "items": {"$ref": "#/$defs/AdkInvocationEvent"}}
+    events: Schema = {
+        "description": "The turn's events; their parts' function calls and text.",
+        "type": "array",
+        "items": {"$ref": "#/$defs/AdkInvocationEvent"},
+    }
     return {
         "AdkIntermediateData": {
             "title": "AdkIntermediateData",
@@ -405,8 +421,11 @@ def _adk_intermediate_defs() -> dict[str, Schema]:
             "title": "AdkInvocationEvent",
             "type": "object",
             "properties": {
-                "author": {"type": "string"},
-                "content": {"anyOf": [{"$ref": "#/$defs/Message"}, {"type": "null"}]},
+                "author": {"type": "string", "description": "Who produced the event."},
+                "content": {
+                    "anyOf": [{"$ref": "#/$defs/Message"}, {"type": "null"}],
+                    "description": "The event's message: function calls and text parts.",
+                },
             },
         },
     }

@@ -225,6 +225,11 @@ async def _litellm_acompletion(kwargs: dict[str, Any]) -> Any:
         from agentflow_eval.demo.model import register_demo_provider
 
         register_demo_provider()
+    tools = kwargs.get("tools") or []
+    if tools and all(isinstance(t, dict) and t.get("type") == "function" for t in tools):
+        # plain function tools (an agent's own loop through SessionContext.models):
+        # LiteLLM's MCP gateway never applies, and would need the optional mcp package
+        kwargs = {litellm_compat.SKIP_MCP_OPTION: True, **kwargs}
     return await litellm.acompletion(**kwargs)
 
 

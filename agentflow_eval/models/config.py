@@ -42,31 +42,50 @@ class JudgeModelOptions(FileModel):
     judge calls instead (a load warning says so)."""
 
     judge_model: str | None = None
+    """Read into the criterion's judge_model."""
     judge_model_config: dict[str, Any] | None = None
+    """Its temperature, max_tokens and seed are read into the criterion's."""
     num_samples: int | None = Field(default=None, ge=1)
+    """Read into the criterion's num_samples."""
     parallelism_limit: int | None = Field(default=None, ge=1)
+    """Accepted; judge.max_concurrency limits judge calls instead."""
 
 
 class CriterionConfig(FileModel):
     """Options of one criterion. Each criterion reads the fields that concern it."""
 
     threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    """A trial passes the criterion at score >= threshold (each criterion has a default)."""
     # tool_trajectory_avg_score
     match_type: MatchType = "EXACT"
+    """tool_trajectory_avg_score: EXACT (same calls, same order, nothing extra), IN_ORDER
+    (expected calls in order, extras allowed) or ANY_ORDER."""
     args_match: ArgsMatch = "exact"
+    """tool_trajectory_avg_score: compare arguments exactly, ignore them, or require the
+    expected ones as a subset."""
     tool_args_match: dict[str, ArgsMatch] = Field(default_factory=dict)
+    """tool_trajectory_avg_score: args_match per tool name, over args_match."""
     scoring: TrajectoryScoring = "partial"
+    """tool_trajectory_avg_score: partial credit per turn, or ADK's all_or_nothing."""
     ignore_args: bool = False
     """ADK's spelling of ``args_match: ignore``."""
     # LLM judges
     judge_model: str | None = None
+    """LLM judges: the LiteLLM model that judges (default: judge.model)."""
     num_samples: int | None = Field(default=None, ge=1)
+    """LLM judges: how many times the judge is asked per turn; the majority wins."""
     temperature: float | None = None
+    """LLM judges: the judge's sampling temperature."""
     seed: int | None = None
+    """LLM judges: a sampling seed, for providers that take one."""
     max_tokens: int | None = None
+    """LLM judges: the most tokens a judge reply may use."""
     rubrics: list[Rubric] = Field(default_factory=list)
+    """Rubric criteria: rubrics for every case (cases and turns add their own)."""
     prompt_template: str | None = None
+    """LLM judges: a jinja2 template file (or inline text) replacing the built-in prompt."""
     judge_model_options: JudgeModelOptions | None = None
+    """ADK's judge options (judge_model, num_samples, the model's temperature)."""
     include_intermediate_responses_in_final: bool = False
     """Judge each turn's intermediate responses followed by its final one, on both the
     agent's and the expected side (final_response_match_v2,
@@ -75,13 +94,19 @@ class CriterionConfig(FileModel):
     """hallucinations_v1: judge the intermediate responses' sentences too (as ADK)."""
     # final_session_state_match
     state_match: StateMatch = "exact"
+    """final_session_state_match: how the session's final state is compared."""
     # case expectations given in the config rather than per case
     name: str | None = None
+    """calls_tool: the tool that must be called."""
     text: str | None = None
+    """final_contains: the text the final answer must contain."""
     case_sensitive: bool = True
+    """final_contains: whether case must match."""
     # a user's own criterion, ``module:attr``, and free-form options for it
     function: str | None = None
+    """A criterion of one's own: ``package.module:attr`` or ``path/to/checks.py:attr``."""
     options: dict[str, Any] = Field(default_factory=dict)
+    """A criterion of one's own: keyword arguments for its check function."""
     defaulted: SkipJsonSchema[bool] = False
     """Set by :meth:`EvalConfig.default` (no config was given): the criterion judges a
     case that has expectations of its own only where the case gives what it compares
@@ -139,20 +164,32 @@ class JudgeSettings(FileModel):
     """Defaults shared by every LLM-judge criterion of a run."""
 
     model: str = "gpt-4o-mini"
+    """The LiteLLM model of every LLM judge without a judge_model of its own."""
     max_concurrency: int = Field(default=8, ge=1)
+    """Judge calls in flight at once (apart from the trials' own limit)."""
     timeout_s: float = Field(default=60.0, gt=0)
+    """Seconds before a judge call is given up and retried."""
     max_retries: int = Field(default=4, ge=0)
+    """Retries of a judge call that failed for a transient reason (429, 5xx, timeout,
+    malformed JSON)."""
     cache: bool = True
+    """Keep judge verdicts (keyed by criterion, prompt, model and options) and reuse them."""
     refresh_cache: bool = False
+    """Ask the judge again even when a verdict is cached, and store the new one."""
     cache_expiration_s: float | None = None
+    """How long a cached verdict stays valid (default: for ever)."""
     # where the judge model is served: a local or proxy endpoint, and the name of the
     # environment variable that holds its API key (never the key itself)
     api_base: str | None = None
+    """The endpoint that serves the judge model (a local server or a proxy)."""
     api_key_env: str | None = None
+    """The environment variable holding the judge's API key (never the key itself)."""
     # exponential backoff between retries of a transient judge failure; also the longest
     # wait a server's Retry-After can impose
     retry_base_delay_s: float = Field(default=1.0, ge=0)
+    """The first wait before a retry; each later one doubles it."""
     retry_max_delay_s: float = Field(default=60.0, ge=0)
+    """The longest wait before a retry, also for a server's Retry-After."""
 
 
 class ModelRateLimit(FileModel):
@@ -186,11 +223,17 @@ class UserSimulatorConfig(FileModel):
     model_config = FileModel.model_config | {"extra": "allow"}
 
     model: str = "gpt-4o-mini"
+    """The LiteLLM model that plays the user."""
     max_allowed_invocations: int = Field(default=10, ge=1)
+    """The most user turns a simulated conversation may take."""
     type: Literal["llm_backed", "llm_audio"] | None = None
+    """ADK's simulator kind (accepted)."""
     custom_instructions: str | None = None
+    """Instructions for the simulated user, in place of the built-in ones."""
     include_function_calls: bool = False
+    """Show the simulated user the agent's tool calls too."""
     model_configuration: dict[str, Any] | None = None
+    """Options of the simulated user's model (its temperature is used)."""
 
     @model_validator(mode="after")
     def _temperature(self) -> UserSimulatorConfig:
@@ -205,12 +248,20 @@ class EvalConfig(FileModel):
     """What judges a run: criteria by name, plus run-wide defaults."""
 
     criteria: dict[str, CriterionConfig] = Field(default_factory=dict)
+    """Criterion name → its threshold (a number) or options (an object)."""
     user_simulator_config: UserSimulatorConfig | None = None
+    """The simulated user of conversation_scenario cases (required when there are any)."""
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    """Settings shared by every LLM judge of the run."""
     runs: int | None = Field(default=None, ge=1)
+    """Trials per case (default 5); --runs wins."""
     max_concurrency: int | None = Field(default=None, ge=1)
+    """Trials in flight at once (default 16); --max-concurrency wins."""
     trial_timeout_s: float | None = Field(default=None, gt=0)
+    """Seconds before a trial is failed as hung (default 120); --timeout wins."""
     agent_model: str | None = None
+    """Accepted for older configs; not used (the agent's model is the agent's own, or
+    --model)."""
     rate_limits: dict[str, ModelRateLimit] = Field(default_factory=dict)
     """Model-name glob pattern (``"openai/gpt-4o*"``) → its limits."""
 

@@ -48,6 +48,7 @@ class FileModel(BaseModel):
         populate_by_name=True,
         extra="forbid",
         serialize_by_alias=False,
+        use_attribute_docstrings=True,  # a field's docstring is its JSON Schema description
     )
 
 
@@ -58,7 +59,9 @@ class ContentPart(FileModel):
     model_config = ConfigDict(extra="allow")
 
     type: str = "text"
+    """The kind of part: ``text``, or an ADK kind (``function_call``, ``inline_data``...)."""
     text: str | None = None
+    """The text of a text part."""
 
     @model_validator(mode="before")
     @classmethod
@@ -82,7 +85,9 @@ class Message(FileModel):
     """
 
     role: str = "user"
+    """Who speaks: ``user``, ``assistant`` or ADK's ``model``."""
     content: list[ContentPart] = Field(default_factory=list)
+    """The message's parts; text parts are joined with newlines."""
 
     @model_validator(mode="before")
     @classmethod
@@ -116,11 +121,14 @@ class ToolCall(FileModel):
     """An expected (or recorded) tool call: a name and its arguments."""
 
     name: str = Field(validation_alias=AliasChoices("name", "tool_name", "toolName"))
+    """The tool's name."""
     args: dict[str, Any] = Field(
         default_factory=dict,
         validation_alias=AliasChoices("args", "arguments", "tool_input", "toolInput"),
     )
+    """The arguments, compared as the criterion's ``args_match`` says."""
     id: str | None = None
+    """The call's id, if the file records one (not compared)."""
 
     @field_validator("args", mode="before")
     @classmethod
@@ -149,11 +157,16 @@ class Rubric(FileModel):
     an invocation's rubric to the rubric criterion of that kind."""
 
     rubric_id: str = Field(validation_alias=AliasChoices("rubric_id", "rubricId", "id"))
+    """A name for the rubric, unique where it is given; a narrower level's rubric
+    replaces a wider one's of the same id."""
     rubric_content: str = Field(
         validation_alias=AliasChoices("rubric_content", "rubricContent", "content")
     )
+    """The yes/no property the judge checks, e.g. "The answer names the city"."""
     description: str | None = None
+    """A note for people; not shown to the judge."""
     type: str | None = None
+    """ADK's rubric type (accepted, not used)."""
 
     @field_validator("rubric_content", mode="before")
     @classmethod
@@ -177,9 +190,13 @@ class SessionInput(FileModel):
     model_config = ConfigDict(extra="allow")
 
     app_name: str = ""
+    """The application the session belongs to (ADK)."""
     user_id: str = ""
+    """The user the session is for."""
     session_id: str | None = None
+    """A fixed session id; by default each trial gets a fresh one."""
     state: dict[str, Any] = Field(default_factory=dict)
+    """The session's initial state: an agent function's ``state`` starts as a copy."""
 
 
 class ConversationScenario(FileModel):
@@ -188,19 +205,29 @@ class ConversationScenario(FileModel):
     write) is given to the simulated user as written."""
 
     starting_prompt: str
+    """The simulated user's first message, sent as written."""
     conversation_plan: str
+    """What the simulated user should get done, step by step; it ends the conversation
+    when the plan is done."""
     user_persona: Any = None
+    """Who the simulated user is (text or an ADK persona object), shown to its model."""
 
 
 class Invocation(FileModel):
     """One user turn and what the agent is expected to do with it."""
 
     invocation_id: str = ""
+    """The turn's id (default ``<eval_id>-<n>``)."""
     user_content: Message
+    """What the user says in this turn."""
     expected_tool_trajectory: list[ToolCall] = Field(default_factory=list)
+    """The tool calls a good run makes in this turn (``tool_trajectory_avg_score``)."""
     expected_intermediate_responses: list[Message] = Field(default_factory=list)
+    """Text the agent is expected to say between tool calls (reported, not scored)."""
     expected_final_response: Message | None = None
+    """The reference answer (``response_match_score``, ``final_response_match_v2``)."""
     rubrics: list[Rubric] = Field(default_factory=list)
+    """Rubrics for this turn only (the rubric criteria)."""
     expected_tool_responses: list[dict[str, Any]] = Field(default_factory=list)
     """What the tools returned in the recorded run (ADK's ``tool_responses``, or the
     ``function_response`` parts of its invocation events): kept, not judged."""
@@ -209,10 +236,15 @@ class Invocation(FileModel):
     judged."""
     # Bookkeeping of the run the file was recorded from; accepted, not judged.
     creation_timestamp: float | None = None
+    """ADK bookkeeping; accepted, not used."""
     inference_call_count: int | None = None
+    """ADK bookkeeping; accepted, not used."""
     duration: float | None = None
+    """ADK bookkeeping; accepted, not used."""
     model_duration: float | None = None
+    """ADK bookkeeping; accepted, not used."""
     tool_duration: float | None = None
+    """ADK bookkeeping; accepted, not used."""
 
     @model_validator(mode="before")
     @classmethod
@@ -328,6 +360,7 @@ class Completes(FileModel):
     """The agent reached a final answer: no error, no exhausted step budget."""
 
     type: Literal["completes"] = "completes"
+    """The expectation: the agent finishes with a final answer."""
 
     @property
     def label(self) -> str:
@@ -338,7 +371,9 @@ class CallsTool(FileModel):
     """The agent called the named tool at least once."""
 
     type: Literal["calls_tool"] = "calls_tool"
+    """The expectation: the agent calls a tool."""
     name: str
+    """The tool that must be called at least once."""
 
     @property
     def label(self) -> str:
@@ -349,8 +384,11 @@ class FinalContains(FileModel):
     """The final answer contains this text."""
 
     type: Literal["final_contains"] = "final_contains"
+    """The expectation: the final answer contains a text."""
     text: str
+    """The text the last turn's final answer must contain."""
     case_sensitive: bool = True
+    """Whether case must match."""
 
     @property
     def label(self) -> str:
@@ -384,15 +422,27 @@ class EvalCase(FileModel):
     model_config = ConfigDict(extra="allow")
 
     eval_id: str = Field(min_length=1)
+    """The case's id, unique in the eval set (``--case`` patterns match it)."""
     conversation: list[Invocation] = Field(default_factory=list)
+    """The user's turns, in order, each with what a good run does with it."""
     conversation_scenario: ConversationScenario | None = None
+    """Instead of fixed turns: a goal for a simulated user (needs the config's
+    ``user_simulator_config``)."""
     session_input: SessionInput | None = None
+    """How each trial's session starts (its initial state)."""
     expectations: list[Expectation] = Field(default_factory=list)
+    """Yes/no checks for this case: ``"completes"``, ``{"calls_tool": name}``,
+    ``{"final_contains": text}``."""
     rubrics: list[Rubric] = Field(default_factory=list)
+    """Rubrics for every turn of this case (the rubric criteria)."""
     context: str | None = None
+    """Background the agent had, shown to ``hallucinations_v1`` as grounding."""
     metadata: dict[str, Any] = Field(default_factory=dict)
+    """Anything of one's own; kept, not used."""
     creation_timestamp: float | None = None
+    """ADK bookkeeping; accepted, not used."""
     final_session_state: dict[str, Any] | None = None
+    """ADK's expected final state; accepted, not compared."""
 
     @field_validator("expectations", mode="before")
     @classmethod
@@ -428,10 +478,15 @@ class EvalSet(FileModel):
     model_config = ConfigDict(extra="ignore")
 
     eval_set_id: str = Field(min_length=1)
+    """The eval set's id: run folders are grouped under it."""
     name: str = ""
+    """A readable name."""
     description: str = ""
+    """What the eval set covers."""
     eval_cases: list[EvalCase]
+    """The cases."""
     creation_timestamp: float | None = None
+    """ADK bookkeeping; accepted, not used."""
 
     @field_validator("name", "description", mode="before")
     @classmethod

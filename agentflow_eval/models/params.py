@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -190,6 +191,32 @@ Runs = Annotated[
         form_default=defaults.RUNS,
     ),
 ]
+
+
+def _at_least_one(value: int | None) -> int | None:
+    if value is not None and value < 1:
+        raise ValueError(f"must be at least 1 (or 0 for all), got {value}")
+    return value
+
+
+Cases = Annotated[
+    list[str] | None,
+    BeforeValidator(lambda value: None if value in ([], "") else value),
+    _optional("array", items={"type": "string"}),
+    _ui(
+        "Cases",
+        "only the cases whose id matches one of these shell-style patterns (weather_*); "
+        "empty: every case",
+        form_default=[],
+    ),
+]
+Limit = Annotated[
+    int | None,
+    BeforeValidator(lambda value: None if value in ("", 0) else _blank_is_none(value)),
+    AfterValidator(_at_least_one),
+    _optional("integer", minimum=0),
+    _ui("Case limit", "only the first N cases (after Cases); 0: all", form_default=0),
+]
 MaxConcurrency = Annotated[
     int | None,
     BeforeValidator(_blank_is_none),
@@ -294,6 +321,8 @@ class EvaluateParams(BaseModel):
     evalset: EvalSetPath
     config: ConfigPath = None
     runs: Runs = None
+    cases: Cases = None
+    limit: Limit = None
     max_concurrency: MaxConcurrency = None
     trial_timeout_s: TrialTimeout = None
     model: AgentModel = None

@@ -33,17 +33,22 @@ SCHEMA_VERSION = "1.0"
 class Record(BaseModel):
     """Base of result records: plain snake_case JSON, unknown keys rejected."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
 class Usage(Record):
     """Tokens and cost as the model reported them (zero where it did not)."""
 
     prompt_tokens: int = 0
+    """Tokens sent to the model."""
     completion_tokens: int = 0
+    """Tokens the model wrote."""
     total_tokens: int = 0
+    """prompt_tokens + completion_tokens."""
     cost_usd: float = 0.0
+    """Cost in US dollars, where the provider's price is known (else 0)."""
     calls: int = 0
+    """Model calls counted."""
 
     def add(self, other: Usage) -> None:
         self.prompt_tokens += other.prompt_tokens
@@ -64,23 +69,36 @@ class RecordedToolCall(Record):
     """A tool call the agent made, with what came back and how long it took."""
 
     name: str
+    """The tool's name."""
     args: dict[str, Any] = Field(default_factory=dict)
+    """The arguments the agent passed."""
     result: Any = None
+    """What the tool returned (JSON values; anything else as its repr)."""
     error: str | None = None
+    """The tool's error, if it raised."""
     duration_ms: float = 0.0
+    """How long the call took."""
     id: str | None = None
+    """The call's id, if the agent gave one."""
 
 
 class Turn(Record):
     """What the agent did with one user turn."""
 
     invocation_id: str
+    """The eval set's id for this user turn."""
     user_text: str
+    """What the user said."""
     tool_calls: list[RecordedToolCall] = Field(default_factory=list)
+    """The tool calls the agent made in this turn, in order."""
     intermediate_responses: list[str] = Field(default_factory=list)
+    """Text the agent said between tool calls."""
     final_response: str | None = None
+    """The agent's answer; null when the turn ended without one."""
     latency_ms: float = 0.0
+    """Wall time of the turn."""
     usage: Usage = Field(default_factory=Usage)
+    """The agent's model usage in this turn, as it reported it."""
 
 
 ErrorKind = Literal["exception", "max_steps", "timeout", "setup", "infrastructure"]
@@ -93,21 +111,33 @@ class TrialError(Record):
     """Why a trial did not finish."""
 
     kind: ErrorKind
+    """exception, max_steps, timeout, setup, or infrastructure (a provider fault that outlasted
+    its retries)."""
     message: str
+    """The error's message."""
     type: str | None = None
+    """The exception's type name."""
     traceback: str | None = None
+    """Where it was raised."""
 
 
 class Trial(Record):
     """One run of one case: the trajectory the agent took, turn by turn."""
 
     case_id: str
+    """The case this trial ran."""
     trial_index: int
+    """Which run of the case (0-based)."""
     turns: list[Turn] = Field(default_factory=list)
+    """What the agent did with each user turn."""
     error: TrialError | None = None
+    """Why the trial did not finish; null when it did."""
     started_at: datetime
+    """When the trial started (UTC)."""
     duration_ms: float = 0.0
+    """Wall time of the trial."""
     workdir: str | None = None
+    """The trial's own working directory, when it was kept."""
     final_session_state: dict[str, Any] | None = None
     """The agent's session state when the trial ended (``None`` when the agent keeps no
     state this package can see, such as an OpenAI-shaped HTTP agent)."""
@@ -146,14 +176,23 @@ class CriterionResult(Record):
     """
 
     criterion: str
+    """The criterion's name in the config."""
     label: str = ""
+    """How the scorecard names it."""
     status: CriterionStatus
+    """passed, failed, not_evaluated (no verdict; reason says why) or skipped (nothing to judge)."""
     score: float | None = None
+    """The score in [0, 1]; null without a verdict."""
     threshold: float | None = None
+    """The score a pass needs."""
     reason: str | None = None
+    """Why it fell short, was not evaluated or was skipped."""
     details: dict[str, Any] = Field(default_factory=dict)
+    """The criterion's evidence: per-turn matches, judge votes and reasoning, ..."""
     usage: Usage | None = None
+    """The judge's model usage for this verdict."""
     latency_ms: float | None = None
+    """How long the verdict took."""
 
     @property
     def passed(self) -> bool:
@@ -171,8 +210,12 @@ class TrialResult(Record):
     """
 
     trial: Trial
+    """The trial."""
     criteria: list[CriterionResult] = Field(default_factory=list)
+    """Each criterion's verdict on it."""
     status: TrialStatus
+    """passed, failed, errored, or not_evaluated (some criterion gave no verdict, or all were
+    skipped)."""
 
     @property
     def passed(self) -> bool:
@@ -183,13 +226,21 @@ class CriterionSummary(Record):
     """A criterion across the trials of a case (or of the run)."""
 
     criterion: str
+    """The criterion's name in the config."""
     label: str = ""
+    """How the scorecard names it."""
     threshold: float | None = None
+    """The score a pass needs."""
     mean_score: float | None = None
+    """The mean score over the trials it judged; null if none."""
     passed: int = 0
+    """Trials it passed."""
     failed: int = 0
+    """Trials it failed."""
     not_evaluated: int = 0
+    """Trials it gave no verdict on."""
     skipped: int = 0
+    """Trials it had nothing to judge in."""
 
 
 class ExpectedTurn(Record):
@@ -197,62 +248,102 @@ class ExpectedTurn(Record):
     re-rendered from ``results.json`` alone still shows expected calls and references."""
 
     invocation_id: str
+    """The turn's id."""
     user_text: str = ""
+    """What the user says."""
     tool_calls: list[RecordedToolCall] = Field(default_factory=list)
+    """The expected tool calls."""
     final_response: str | None = None
+    """The reference answer, if any."""
 
 
 class CaseResult(Record):
     """A case across its trials: the pass rate is the signal."""
 
     case_id: str
+    """The case's id."""
     label: str
+    """What the case is judged on."""
     runs: int
+    """Trials run."""
     passed: int
+    """Trials that passed."""
     failed: int
+    """Trials some criterion failed."""
     errored: int
+    """Trials that did not finish."""
     infrastructure_errors: int = 0
     """Errored trials whose error was the provider's (``TrialError.kind ==
     "infrastructure"``); included in ``errored``, left out of ``pass_rate``'s
     denominator unless the run counts them."""
     not_evaluated: int
+    """Trials without a verdict (never counted as passed)."""
     pass_rate: float
+    """passed / trials counted (provider-failed trials left out unless counted)."""
     ci_low: float
+    """Lower bound of the pass rate's Wilson 95% interval."""
     ci_high: float
+    """Upper bound of the pass rate's Wilson 95% interval."""
     pass_at_k: dict[str, float] = Field(default_factory=dict)
+    """k → the chance that at least one of k trials passes."""
     pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    """k → the chance that all k trials pass."""
     criteria: list[CriterionSummary] = Field(default_factory=list)
+    """Each criterion over the case's trials."""
     mean_latency_ms: float = 0.0
+    """Mean wall time of a trial."""
     usage: Usage = Field(default_factory=Usage)
+    """The agent's model usage over the case's trials."""
     judge_usage: Usage = Field(default_factory=Usage)
+    """The judges' model usage over the case's trials."""
     expected: list[ExpectedTurn] = Field(default_factory=list)
+    """What the eval set expected, turn by turn."""
 
 
 class RunTotals(Record):
     cases: int = 0
+    """Cases in the run."""
     trials: int = 0
+    """Trials run."""
     passed: int = 0
+    """Trials that passed."""
     failed: int = 0
+    """Trials some criterion failed."""
     errored: int = 0
+    """Trials that did not finish."""
     infrastructure_errors: int = 0
+    """Errored trials the model provider failed (included in errored)."""
     not_evaluated: int = 0
+    """Trials without a verdict (never counted as passed)."""
     pass_rate: float = 0.0
+    """passed / trials counted."""
     ci_low: float = 0.0
+    """Lower bound of the pass rate's Wilson 95% interval."""
     ci_high: float = 0.0
+    """Upper bound of the pass rate's Wilson 95% interval."""
     usage: Usage = Field(default_factory=Usage)
+    """The agent's model usage over the run."""
     judge_usage: Usage = Field(default_factory=Usage)
+    """The judges' model usage over the run."""
     judge_calls: int = 0
+    """Judge model calls made."""
     judge_cache_hits: int = 0
+    """Judge verdicts reused from the cache."""
 
 
 class RunResult(Record):
     """A whole evaluation run: the document behind results.json."""
 
     schema_version: str = SCHEMA_VERSION
+    """This document's schema version."""
     run_id: str
+    """The run's id (the end of its folder's name)."""
     eval_set_id: str
+    """The eval set's id."""
     eval_set_name: str = ""
+    """The eval set's name."""
     agent: str
+    """The agent's name."""
     agent_version: str | None = None
     """The version of the agent under test, as its deploy named it."""
     git_sha: str | None = None
@@ -260,15 +351,31 @@ class RunResult(Record):
     labels: dict[str, str] = Field(default_factory=dict)
     """Free-form name → value pairs the run was started with (environment, team, ...)."""
     agent_model: str | None = None
+    """The agent's model, when it has one."""
     judge_model: str | None = None
+    """The LLM judges' model, when the run has judges."""
     simulated: bool = False
+    counts_infrastructure_errors: bool = False
+    """Whether trials the model provider failed (after retries) count against the pass
+    rates; by default they are reported apart and left out."""
+    """Whether the offline demo model stood in for the agent's or the judge's model."""
     runs_per_case: int
+    """Trials per case."""
     started_at: datetime
+    """When the run started (UTC)."""
     finished_at: datetime
+    """When the results were written (UTC)."""
     duration_s: float
+    """finished_at - started_at, in seconds."""
     config: dict[str, Any] = Field(default_factory=dict)
+    """The config the run used (non-default values)."""
     totals: RunTotals
+    """The run's totals."""
     criteria: list[CriterionSummary] = Field(default_factory=list)
+    """Each criterion over every trial."""
     cases: list[CaseResult] = Field(default_factory=list)
+    """Each case's results."""
     trials: list[TrialResult] = Field(default_factory=list)
+    """Every trial with its verdicts, sorted by case id and trial index."""
     notes: list[str] = Field(default_factory=list)
+    """What a reader should know about the run (a subset of cases, trials nothing judged, ...)."""

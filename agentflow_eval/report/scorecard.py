@@ -1,16 +1,90 @@
-"""The console scorecard: one line per case, ``name  passed/runs  label``,
-then ``overall: P/T``. Boring on purpose: the numbers are the point."""
+"""The console scorecard: the run's summary first, then the cases that need a look —
+failing (never passed), flaky (passed some trials), not evaluated (nothing judged them) —
+then the passing ones, folded past a limit. Under each case that had errored or
+unjudged trials, why, grouped by reason. Boring on purpose: the numbers are the point.
+
+::
+
+    agentflow-eval: weather_agent_basic_tests · 5 runs each
+    agent: weather_agent · model agentflow-demo/weather
+    overall: 8/10  (80%, 95% CI 49%–94%)
+             2 cases: 0 failing, 2 flaky, 0 passing
+    flaky (passed some trials):
+      weather_lookup_simple      4/5  trajectory IN_ORDER, response ROUGE-1 >= 0.7
+      ...
+
+:func:`format_failures` is the compact form for a failing test: each case that fell
+short with its expected tool calls against each failing trial's actual ones.
+"""
 
 from __future__ import annotations
 
-from agentflow_eval.models.results import CaseResult, RunResult, TrialResult
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+from agentflow_eval.models.results import (
+    CaseResult,
+    CriterionResult,
+    ExpectedTurn,
+    RecordedToolCall,
+    RunResult,
+    TrialError,
+    TrialResult,
+)
 from agentflow_eval.report.case_trials import CaseTrials, TrialsInMemory
 
-__all__ = ["defaulted_criteria_line", "format_scorecard"]
+__all__ = [
+    "PASSING_SHOWN",
+    "CaseVerdict",
+    "case_verdict",
+    "defaulted_criteria_line",
+    "error_text",
+    "format_failures",
+    "format_scorecard",
+    "overall_line",
+]
+
+PASSING_SHOWN = 10
+"""Passing cases listed before the rest are folded into one line (``--full`` lists all)."""
+
+REASON_WIDTH = 160
+"""Characters of an error or skip reason shown on a scorecard line."""
+
+CaseVerdict = Literal["failing", "flaky", "not_evaluated", "passing"]
+
+_SECTIONS: tuple[tuple[CaseVerdict, str], ...] = (
+    ("failing", "failing (no trial passed)"),
+    ("flaky", "flaky (passed some trials, not all)"),
+    ("not_evaluated", "not evaluated (nothing judged these trials)"),
+    ("passing", "passing (every trial passed)"),
+)
+
+
+def case_verdict(case: CaseResult) -> CaseVerdict:
+    """Where a case stands: ``passing`` when every counted trial passed, ``flaky`` when
+    some did, ``failing`` when none did though some were judged or errored, and
+    ``not_evaluated`` when nothing gave a verdict on the agent (every trial unjudged, or
+    errored for the provider's reasons only)."""
+    agent_errors = case.errored - case.infrastructure_errors
+    if case.passed == 0 and case.failed == 0 and agent_errors == 0:
+        return "not_evaluated"
+    if case.passed == 0:
+        return "failing"
+    return "passing" if case.pass_rate >= 1.0 else "flaky"
 
 
 def _pct(value: float) -> str:
     return f"{value * 100:.0f}%"
+
+
+def overall_line(run: RunResult) -> str:
+    """``overall: P/T  (R%, 95% CI L%–H%)``: the run's pass rate over its trials."""
+    totals = run.totals
+    return (
+        f"overall: {totals.passed}/{totals.trials}"
+        f"  ({_pct(totals.pass_rate)}, 95% CI {_pct(totals.ci_low)}–{_pct(totals.ci_high)})"
+    )
 
 
 def format_scorecard(
@@ -19,12 +93,47 @@ def format_scorecard(
     verbose: bool = False,
     simulated_label: str = "",
     trials: CaseTrials | None = None,
+    full: bool = False,
+    passing_shown: int = PASSING_SHOWN,
 ) -> str:
-    """The scorecard as text. ``verbose`` adds criterion means and why trials failed,
-    reading each case's trials from ``trials`` (default: ``run.trials``; a run folder's
-    ``JudgedFileTrials`` holds one case at a time)."""
-    if verbose and trials is None:
+    """The scorecard as text.
+
+    ``trials`` is where each case's trials are read from (default: ``run.trials``; a run
+    folder's ``JudgedFileTrials`` reads one case at a time): the reasons of errored and
+    unjudged trials come from there, and with ``verbose`` each criterion's mean and why
+    every other trial fell short. ``full`` lists every passing case instead of the first
+    ``passing_shown``.
+    """
+    if trials is None and run.trials:
         trials = TrialsInMemory(run.trials)
+    lines = _header(run, simulated_label)
+    groups: dict[CaseVerdict, list[CaseResult]] = {verdict: [] for verdict, _ in _SECTIONS}
+    for case in run.cases:
+        groups[case_verdict(case)].append(case)
+    groups["flaky"].sort(key=lambda c: c.pass_rate)  # the shakiest first
+    lines.append(overall_line(run))
+    lines.append("         " + _counts_line(run, groups))
+    if run.totals.trials and run.totals.not_evaluated == run.totals.trials:
+        lines.append("NOT EVALUATED: no trial of this run was judged; the pass rate means nothing")
+    width = max((len(c.case_id) for c in run.cases), default=0)
+    for verdict, title in _SECTIONS:
+        cases = groups[verdict]
+        if not cases:
+            continue
+        shown = cases
+        if verdict == "passing" and not full and len(cases) > passing_shown:
+            shown = cases[:passing_shown]
+        lines.append(f"{title}:")
+        for case in shown:
+            lines.append(f"  {case.case_id:<{width}}  {case.passed}/{case.runs}  {case.label}")
+            lines.extend(_case_details(case, trials, verbose=verbose))
+        folded = len(cases) - len(shown)
+        if folded:
+            lines.append(f"  … {folded:,} more passing cases (--full lists them)")
+    return "\n".join(lines)
+
+
+def _header(run: RunResult, simulated_label: str) -> list[str]:
     lines = [f"agentflow-eval: {run.eval_set_id} · {run.runs_per_case} runs each"]
     model = f" · model {run.agent_model}" if run.agent_model else ""
     lines.append(f"agent: {run.agent}{model}")
@@ -33,57 +142,195 @@ def format_scorecard(
     defaults = defaulted_criteria_line(run)
     if defaults:
         lines.append(defaults)
-    width = max((len(c.case_id) for c in run.cases), default=0)
-    for case in run.cases:
-        lines.append(f"  {case.case_id:<{width}}  {case.passed}/{case.runs}  {case.label}")
-        if trials is not None and verbose:
-            lines.extend(_case_details(case, trials.trials_of(case.case_id)))
+    return lines
+
+
+def _counts_line(run: RunResult, groups: dict[CaseVerdict, list[CaseResult]]) -> str:
     totals = run.totals
-    lines.append(
-        f"overall: {totals.passed}/{totals.trials}"
-        f"  ({_pct(totals.pass_rate)}, 95% CI {_pct(totals.ci_low)}–{_pct(totals.ci_high)})"
-    )
-    extras = []
+    parts = [
+        f"{len(run.cases)} case{'' if len(run.cases) == 1 else 's'}: "
+        f"{len(groups['failing'])} failing, "
+        f"{len(groups['flaky'])} flaky, {len(groups['passing'])} passing"
+        + (f", {len(groups['not_evaluated'])} not evaluated" if groups["not_evaluated"] else "")
+    ]
     if totals.errored:
-        infrastructure = (
-            f" ({totals.infrastructure_errors} by the model provider, after retries)"
-            if totals.infrastructure_errors
-            else ""
-        )
-        extras.append(f"{totals.errored} errored{infrastructure}")
+        if totals.infrastructure_errors:
+            counted = (
+                "counted in the rate"
+                if run.counts_infrastructure_errors
+                else "left out of the rate"
+            )
+            infra = f" ({totals.infrastructure_errors} by the model provider, {counted})"
+        else:
+            infra = ""
+        parts.append(f"{totals.errored} trials errored{infra}")
     if totals.not_evaluated:
-        extras.append(f"{totals.not_evaluated} not evaluated")
+        parts.append(f"{totals.not_evaluated} trials not evaluated")
     if totals.judge_calls or totals.judge_cache_hits:
-        extras.append(f"judge calls {totals.judge_calls}, cache hits {totals.judge_cache_hits}")
-    if extras:
-        lines.append("         " + "; ".join(extras))
+        parts.append(f"judge calls {totals.judge_calls}, cache hits {totals.judge_cache_hits}")
+    return "; ".join(parts)
+
+
+def _case_details(case: CaseResult, trials: CaseTrials | None, *, verbose: bool) -> list[str]:
+    """Under a case: why trials errored or went unjudged (always), criterion means and
+    every failing trial's reasons (``verbose``)."""
+    out: list[str] = []
+    if verbose:
+        for crit in case.criteria:
+            mean = "n/a" if crit.mean_score is None else f"{crit.mean_score:.2f}"
+            extra = f", {crit.not_evaluated} not evaluated" if crit.not_evaluated else ""
+            skipped = f", {crit.skipped} skipped" if crit.skipped else ""
+            out.append(
+                f"      {crit.label or crit.criterion}: mean {mean}, "
+                f"{crit.passed} passed, {crit.failed} failed{extra}{skipped}"
+            )
+    needs_trials = verbose or case.errored or case.not_evaluated
+    if trials is None or not needs_trials:
+        return out
+    results = trials.trials_of(case.case_id)
+    out.extend(_grouped_reasons(results))
+    if verbose:
+        for result in results:
+            if result.status == "failed":
+                out.append(f"      trial {result.trial.trial_index}: failed: {_why_failed(result)}")
+    return out
+
+
+def _grouped_reasons(results: Iterable[TrialResult]) -> list[str]:
+    """``errored ×3 (trials 0, 2, 4): timeout: ...``: errored and unjudged trials, one
+    line per distinct reason, in the order first met."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for result in results:
+        if result.status == "errored" and result.trial.error is not None:
+            key = ("errored", error_text(result.trial.error))
+        elif result.status == "not_evaluated":
+            key = ("not evaluated", _why_not_evaluated(result.criteria))
+        else:
+            continue
+        groups.setdefault(key, []).append(result.trial.trial_index)
+    return [
+        f"      {status} ×{len(indices)} ({_trial_list(indices)}): {_short(reason)}"
+        for (status, reason), indices in groups.items()
+    ]
+
+
+def error_text(error: TrialError) -> str:
+    """``timeout: no answer within 30 s``; ``exception: ConnectionError: service down``
+    (the exception's type, where the kind does not say it already)."""
+    if error.kind in ("timeout", "max_steps") or not error.type or error.type in error.message:
+        return f"{error.kind}: {error.message}"
+    return f"{error.kind}: {error.type}: {error.message}"
+
+
+def _why_not_evaluated(criteria: Sequence[CriterionResult]) -> str:
+    unjudged = [c for c in criteria if c.status == "not_evaluated"]
+    if unjudged:
+        return "; ".join(f"{c.label or c.criterion}: {c.reason or 'no verdict'}" for c in unjudged)
+    if not criteria:
+        return "no criterion applies to this case"
+    return "every criterion was skipped — " + "; ".join(
+        f"{c.criterion}: {c.reason or 'skipped'}" for c in criteria
+    )
+
+
+def _why_failed(result: TrialResult) -> str:
+    """``trajectory EXACT 0.50 (invocation 1: 1/2 expected call(s) matched ...)``: each
+    criterion that failed or gave no verdict, with its score and reason."""
+    parts = []
+    for c in result.criteria:
+        if c.status not in ("failed", "not_evaluated"):
+            continue
+        name = c.label or c.criterion
+        if c.score is None:
+            parts.append(f"{name} not evaluated ({c.reason})")
+        else:
+            parts.append(f"{name} {c.score:.2f}" + (f" ({c.reason})" if c.reason else ""))
+    return "; ".join(parts)
+
+
+def _trial_list(indices: list[int]) -> str:
+    shown = ", ".join(str(i) for i in indices[:8])
+    more = f", … {len(indices) - 8} more" if len(indices) > 8 else ""
+    return f"trial{'s' if len(indices) > 1 else ''} {shown}{more}"
+
+
+def _short(text: str, width: int = REASON_WIDTH) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+# ---------------------------------------------------------------- failures, compactly
+
+
+def _call_text(name: str, args: dict[str, Any]) -> str:
+    shown = ", ".join(
+        f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in args.items()
+    )
+    return _short(f"{name}({shown})", 80)
+
+
+def _calls_text(calls: Sequence[RecordedToolCall]) -> str:
+    return " → ".join(_call_text(call.name, call.args) for call in calls) or "(no tool calls)"
+
+
+def _expected_text(expected: Sequence[ExpectedTurn]) -> str:
+    return " | ".join(_calls_text(turn.tool_calls) for turn in expected)
+
+
+def _actual_text(result: TrialResult) -> str:
+    return " | ".join(_calls_text(turn.tool_calls) for turn in result.trial.turns) or "(no turn)"
+
+
+def format_failures(
+    run: RunResult,
+    trials: CaseTrials | None = None,
+    *,
+    max_cases: int = 20,
+    max_trials: int = 3,
+) -> str:
+    """Each case short of a full pass, compactly: its expected tool calls (turns split by
+    ``|``) against the actual calls of up to ``max_trials`` of its failing trials, each
+    with why it fell short; then the answer against the reference where the answer was
+    what failed."""
+    if trials is None:
+        trials = TrialsInMemory(run.trials)
+    short = [c for c in run.cases if case_verdict(c) != "passing"]
+    short.sort(key=lambda c: c.pass_rate)
+    lines: list[str] = []
+    for case in short[:max_cases]:
+        lines.append(f"{case.case_id}: {case.passed}/{case.runs} passed  [{case.label}]")
+        if any(turn.tool_calls for turn in case.expected):
+            lines.append(f"  expected   {_expected_text(case.expected)}")
+        bad = [r for r in trials.trials_of(case.case_id) if not r.passed]
+        for result in bad[:max_trials]:
+            label = f"trial {result.trial.trial_index}"
+            if result.trial.error is not None:
+                why = f"errored: {error_text(result.trial.error)}"
+            elif result.status == "not_evaluated":
+                why = f"not evaluated: {_why_not_evaluated(result.criteria)}"
+            else:
+                why = f"failed: {_why_failed(result)}"
+            lines.append(f"  {label:<9}  {_actual_text(result)}")
+            lines.append(f"  {'':<9}  {_short(why)}")
+            answer = result.trial.final_response
+            reference = case.expected[-1].final_response if case.expected else None
+            failed_on_answer = result.status == "failed" and _answer_failed(result)
+            if reference and answer != reference and failed_on_answer:
+                lines.append(f"  {'':<9}  answer     {_short(json.dumps(answer or ''), 120)}")
+                lines.append(f"  {'':<9}  reference  {_short(json.dumps(reference), 120)}")
+        if len(bad) > max_trials:
+            lines.append(f"  … {len(bad) - max_trials} more trials fell short")
+    if len(short) > max_cases:
+        lines.append(f"… {len(short) - max_cases} more cases fell short")
     return "\n".join(lines)
 
 
-def _case_details(case: CaseResult, trials: list[TrialResult]) -> list[str]:
-    out = []
-    for crit in case.criteria:
-        mean = "n/a" if crit.mean_score is None else f"{crit.mean_score:.2f}"
-        extra = f", {crit.not_evaluated} not evaluated" if crit.not_evaluated else ""
-        out.append(
-            f"      {crit.label or crit.criterion}: mean {mean}, "
-            f"{crit.passed} passed, {crit.failed} failed{extra}"
-        )
-    for result in trials:
-        if result.passed:
-            continue
-        trial = result.trial
-        if trial.error is not None:
-            why = f"{trial.error.kind}: {trial.error.message}"
-        else:
-            bad = [c for c in result.criteria if c.status in ("failed", "not_evaluated")]
-            why = "; ".join(
-                f"{c.label or c.criterion} "
-                + (f"{c.score:.2f}" if c.score is not None else f"not evaluated ({c.reason})")
-                for c in bad
-            )
-        out.append(f"      trial {trial.trial_index}: {result.status}: {why}")
-    return out
+def _answer_failed(result: TrialResult) -> bool:
+    """Whether a criterion that reads the answer (not the tool calls) failed."""
+    return any(
+        c.status == "failed" and not c.criterion.startswith(("tool_trajectory", "calls_tool"))
+        for c in result.criteria
+    )
 
 
 def defaulted_criteria_line(run: RunResult) -> str | None:

@@ -90,9 +90,16 @@ class _CaseTally:
     judge_usage: Usage = field(default_factory=Usage)
     judge_cache_hits: int = 0
     infrastructure_errors: int = 0
+    nothing_judged: int = 0
+    """Trials not evaluated because no criterion judged them (all skipped, or none)."""
+    nothing_judged_reason: str | None = None
 
     def add(self, result: TrialResult) -> None:
         self.statuses[result.status] = self.statuses.get(result.status, 0) + 1
+        if result.status == "not_evaluated" and all(c.status == "skipped" for c in result.criteria):
+            self.nothing_judged += 1
+            if self.nothing_judged_reason is None:
+                self.nothing_judged_reason = _skip_reasons(result.criteria)
         error = result.trial.error
         self.infrastructure_errors += error is not None and error.kind == "infrastructure"
         self.latencies.append(result.trial.duration_ms)
@@ -112,6 +119,27 @@ class _CaseTally:
         (unless the run counts those too)."""
         runs = sum(self.statuses.values())
         return runs if count_infrastructure_errors else runs - self.infrastructure_errors
+
+
+def _skip_reasons(criteria: list[CriterionResult]) -> str:
+    if not criteria:
+        return "no criterion applies to it"
+    return "; ".join(f"{c.criterion}: {c.reason or 'skipped'}" for c in criteria)
+
+
+def _nothing_judged_note(cases: dict[str, _CaseTally]) -> str | None:
+    """The run's note about trials no criterion judged, naming the first such case and
+    why: they are "not evaluated", never passes, and the results say so."""
+    hit = [(case_id, t) for case_id, t in cases.items() if t.nothing_judged]
+    if not hit:
+        return None
+    trials = sum(t.nothing_judged for _, t in hit)
+    first_id, first = hit[0]
+    more = f" (and {len(hit) - 1} more case(s))" if len(hit) > 1 else ""
+    return (
+        f"{trials} trial(s) not evaluated: every criterion was skipped, so nothing judged "
+        f"them. Case {first_id!r}{more}: {first.nothing_judged_reason}"
+    )
 
 
 def _criterion_key(result: CriterionResult) -> str:
@@ -278,6 +306,7 @@ def _summarise(
         agent_model=meta.agent_model,
         judge_model=meta.judge_model,
         simulated=meta.simulated,
+        counts_infrastructure_errors=meta.count_infrastructure_errors,
         runs_per_case=meta.runs_per_case,
         started_at=meta.started_at,
         finished_at=finished,
@@ -287,5 +316,5 @@ def _summarise(
         criteria=[t.summary(name) for name, t in run_criteria.items()],
         cases=cases,
         trials=kept,
-        notes=list(meta.notes),
+        notes=[*meta.notes, *filter(None, [_nothing_judged_note(tallies)])],
     )

@@ -25,12 +25,19 @@ __all__ = ["judge_trial", "judge_trials", "redacted_result", "trial_status"]
 
 
 def trial_status(trial: Trial, results: list[CriterionResult]) -> TrialStatus:
-    """errored beats failed beats not_evaluated beats passed; skipped criteria don't count."""
+    """errored beats failed beats not_evaluated beats passed; skipped criteria don't count.
+
+    A trial passes only on evidence: at least one criterion passed and none failed or went
+    without a verdict. A trial whose criteria were all skipped (a simulated-user scenario
+    judged only against references it does not have), or that had none, was not
+    evaluated: nothing said it was right."""
     if trial.error is not None:
         return "errored"
     if any(r.status == "failed" for r in results):
         return "failed"
     if any(r.status == "not_evaluated" for r in results):
+        return "not_evaluated"
+    if not any(r.status == "passed" for r in results):
         return "not_evaluated"
     return "passed"
 

@@ -46,6 +46,7 @@ __all__ = [
     "check_criteria",
     "check_resumable",
     "check_resume",
+    "check_scenarios",
     "judge_model_of",
     "load_inputs",
     "new_run_id",
@@ -73,11 +74,16 @@ class RunOptions:
     count_infrastructure_errors: bool = False
     """Count trials the provider failed (after retries) against the pass rate; by default
     they are reported apart and left out of it."""
+    cases: tuple[str, ...] = ()
+    """Only the cases whose id matches one of these patterns (:mod:`.selection`)."""
+    limit: int | None = None
+    """Only the first ``limit`` cases (after ``cases``)."""
 
     def __post_init__(self) -> None:
         for name, value, low in (
             ("runs", self.runs, 1),
             ("max_concurrency", self.max_concurrency, 1),
+            ("limit", self.limit, 1),
         ):
             if value is not None and value < low:
                 raise ValueError(f"{name} must be at least {low}, got {value}")
@@ -91,6 +97,8 @@ class RunOptions:
             max_concurrency=params.max_concurrency,
             trial_timeout_s=params.trial_timeout_s,
             count_infrastructure_errors=params.count_infrastructure_errors,
+            cases=tuple(params.cases or ()),
+            limit=params.limit,
         )
 
 
@@ -140,6 +148,7 @@ class RunInputs:
         """Inputs from objects; no config means ADK's default criteria."""
         chosen = config if config is not None else EvalConfig.default()
         check_criteria(chosen, None, eval_set)
+        check_scenarios(eval_set, chosen, f"eval set {eval_set.eval_set_id!r}", None)
         return cls(eval_set, chosen)
 
 
@@ -172,6 +181,7 @@ def load_inputs(
     if judge_model:
         run_config.judge.model = judge_model
     check_criteria(run_config, config_path, loaded.eval_set, Path(evalset))
+    check_scenarios(loaded.eval_set, run_config, evalset, config_path)
     warnings = [
         *loaded.warnings,
         *run_config.load_warnings,
@@ -264,6 +274,31 @@ def _has_rubrics(case: Any) -> bool:
     if getattr(case, "rubrics", None):
         return True
     return any(getattr(turn, "rubrics", None) for turn in getattr(case, "conversation", []))
+
+
+def check_scenarios(
+    eval_set: EvalSet, config: EvalConfig, source: str | Path, config_path: Path | None
+) -> None:
+    """A simulated-user scenario case cannot run without the config's
+    ``user_simulator_config`` (the model that plays the user): refuse it when the inputs
+    load, naming each such case, not trial by trial once the run is going."""
+    if config.user_simulator_config is not None:
+        return
+    from agentflow_eval.files.errors import EvalFileError, Problem
+
+    where = f"config {config_path}" if config_path else "the config (none was given)"
+    problems = [
+        Problem(
+            message=f"a simulated-user scenario needs user_simulator_config in {where}, "
+            'e.g. "user_simulator_config": {"model": "openai/gpt-4o-mini"}',
+            field="conversation_scenario",
+            case_id=case.eval_id,
+        )
+        for case in eval_set.eval_cases
+        if case.conversation_scenario is not None
+    ]
+    if problems:
+        raise EvalFileError.from_problems(source, problems)
 
 
 # -------------------------------------------------------------------------- run folders
@@ -408,6 +443,16 @@ def plan_run(
     folder is its own resume point.
     """
     settings = resolve_settings(options, inputs.config)
+    subset_note = None
+    if options.cases or options.limit is not None:
+        from agentflow_eval.run.selection import describe_selection, select_cases
+
+        total = len(inputs.eval_set.eval_cases)
+        inputs = replace(
+            inputs, eval_set=select_cases(inputs.eval_set, options.cases, options.limit)
+        )
+        if len(inputs.eval_set.eval_cases) < total:
+            subset_note = describe_selection(inputs.eval_set, total, options.cases, options.limit)
     if resume is not None:
         paths = RunPaths(Path(resume).resolve())
         document = read_run_json(paths.run_dir)
@@ -433,6 +478,8 @@ def plan_run(
     meta.agent = agent.name
     meta.count_infrastructure_errors = options.count_infrastructure_errors
     meta.label_models(getattr(agent, "model", None), inputs.config)
+    if subset_note:
+        meta.notes.append(subset_note)
     try:
         _write_meta(paths, meta, params, inputs)
     except BaseException:

@@ -113,7 +113,7 @@ def pass_counts(results: Path) -> dict[str, int]:
 def kill_midway(command: list[str], env: dict[str, str], output: Path, timeout_s: float) -> None:
     """Start ``command`` in its own process group; SIGKILL the group once the run's
     trials.jsonl under ``output`` holds some, but not all, finished trials."""
-    log = output.with_suffix(".log")
+    log = output.with_suffix(".out")  # the command's output (not the agent's .log)
     with log.open("w", encoding="utf-8") as sink:
         process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=sink, stderr=sink, start_new_session=True

@@ -23,7 +23,7 @@ def _setuptools() -> dict:
 
 def _package_name(folder: Path) -> str:
     relative = folder.relative_to(ROOT).parts
-    if relative[0] in ("flows", "tasks"):
+    if relative[0] in ("flows", "tasks", "examples"):
         relative = ("agentflow_eval", *relative)
     return ".".join(relative)
 
@@ -32,7 +32,7 @@ def test_every_package_folder_is_listed_for_installation() -> None:
     listed = set(_setuptools()["packages"])
     folders = {
         _package_name(init.parent)
-        for top in ("agentflow_eval", "flows", "tasks")
+        for top in ("agentflow_eval", "flows", "tasks", "examples")
         for init in (ROOT / top).rglob("__init__.py")
     }
     assert folders == listed
@@ -42,6 +42,7 @@ def test_flows_and_tasks_map_under_the_project_namespace() -> None:
     assert _setuptools()["package-dir"] == {
         "agentflow_eval.flows": "flows",
         "agentflow_eval.tasks": "tasks",
+        "agentflow_eval.examples": "examples",
     }
 
 
@@ -61,5 +62,6 @@ def test_the_wheel_has_one_top_level_name(tmp_path: Path) -> None:
     assert {t for t in tops if not t.endswith(".dist-info")} == {"agentflow_eval"}
     assert "agentflow_eval/flows/evaluate.py" in names
     assert "agentflow_eval/tasks/run_trials.py" in names
+    assert "agentflow_eval/examples/weather/weather.evalset.json" in names
     assert any(n.startswith("agentflow_eval/criteria/judges/prompts/") for n in names)
     assert any(n.startswith("agentflow_eval/report/templates/") for n in names)

@@ -185,3 +185,41 @@ async def test_build_criteria_loads_a_function_entry():
     (crit,) = build_criteria(config, ONE)
     assert crit.name == "short_answer"
     assert (await judge(crit, "yes indeed")).status == "passed"
+
+
+# --- a file of one's own, as agents are named ---------------------------------------------
+
+
+async def test_a_file_path_spec_loads_the_check_from_that_file(tmp_path, monkeypatch):
+    checks = tmp_path / "my checks" / "checks.py"
+    checks.parent.mkdir()
+    checks.write_text(
+        "def mentions_city(ctx, city='Paris'):\n"
+        "    answer = ctx.trial.final_response or ''\n"
+        "    return city in answer, f'looked for {city}'\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    config = CriterionConfig(function="my checks/checks.py:mentions_city", options={"city": "Rome"})
+    check = load_custom_criterion("city", config, EvalConfig())
+    passed = await judge(check, "Rome is sunny")
+    assert (passed.status, passed.reason) == ("passed", "looked for Rome")
+    assert (await judge(check, "Paris is sunny")).status == "failed"
+    absolute = CriterionConfig(function=f"{checks}:mentions_city")  # an absolute path, anywhere
+    assert (await judge(load_custom_criterion("c", absolute, EvalConfig()), "Paris")).passed
+
+
+def test_a_missing_check_file_names_the_file_and_where_it_was_looked_for(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(
+        ValueError,
+        match=rf"criterion 'c': function 'checks.py:fn': file 'checks.py' does not exist "
+        rf"\(relative paths are read from {tmp_path}\)",
+    ):
+        load_custom_criterion("c", CriterionConfig(function="checks.py:fn"), EvalConfig())
+
+
+def test_a_check_file_that_fails_to_import_names_the_error(tmp_path, monkeypatch):
+    (tmp_path / "broken.py").write_text("import no_such_dependency_here\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=r"cannot import module 'broken.py'.*ModuleNotFoundError"):
+        load_custom_criterion("c", CriterionConfig(function="broken.py:fn"), EvalConfig())

@@ -1,15 +1,63 @@
-"""The console scorecard: one line per case, and with ``verbose`` why each failing trial
-failed, read case by case from memory or from a run folder's judged.jsonl."""
+"""The console scorecard: the summary first, then failing, flaky and unjudged cases, then
+passing ones folded past a limit; why trials errored or went unjudged under each case;
+with ``verbose`` why each failing trial failed, read case by case from memory or from a
+run folder's judged.jsonl. And the compact failure text a failing test shows."""
 
 from __future__ import annotations
 
+import asyncio
+import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 from support.judged_file import write_judged_file
 from support.sample_results import sample_run
 
+from agentflow_eval.criteria.registry import build_criteria
+from agentflow_eval.models.config import EvalConfig
+from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.models.results import CaseResult, RunResult, Trial, Turn
 from agentflow_eval.report.case_trials import JudgedFileTrials
-from agentflow_eval.report.scorecard import format_scorecard
+from agentflow_eval.report.scorecard import case_verdict, format_failures, format_scorecard
+from agentflow_eval.run.aggregate import aggregate
+from agentflow_eval.run.judging import judge_trial
+from agentflow_eval.run.plan import RunMeta
+
+
+def _section_of(lines: list[str], case_id: str) -> str:
+    """The section title above a case's line."""
+    index = next(i for i, line in enumerate(lines) if line.startswith(f"  {case_id} "))
+    return next(line for line in reversed(lines[:index]) if not line.startswith(" "))
+
+
+def test_the_summary_leads_then_failing_flaky_and_passing_cases() -> None:
+    run, _ = sample_run(trials=4)
+    lines = format_scorecard(run).splitlines()
+    assert lines[0] == "agentflow-eval: travel_agent_nightly · 4 runs each"
+    assert lines[2].startswith(f"overall: {run.totals.passed}/{run.totals.trials}  (")
+    assert lines[3].strip().startswith("6 cases: 2 failing, 2 flaky, 2 passing")
+    titles = [line for line in lines[4:] if not line.startswith(" ")]
+    assert [t.split(" ")[0] for t in titles] == ["failing", "flaky", "passing"]
+    for case in run.cases:
+        expected = {"failing": "failing", "flaky": "flaky", "passing": "passing"}
+        assert _section_of(lines, case.case_id).startswith(expected[case_verdict(case)])
+    assert _section_of(lines, "currency_conversion").startswith("failing")  # 0/4
+    assert _section_of(lines, "weather_multi_city").startswith("flaky")  # 2/4
+    assert _section_of(lines, "weather_lookup_simple").startswith("passing")  # 4/4
+
+
+def test_errored_trials_say_why_without_verbose() -> None:
+    run, _ = sample_run(trials=4)
+    text = format_scorecard(run)
+    assert "errored ×1 (trial 1): timeout: no answer within 30 s" in text
+    assert (
+        "errored ×1 (trial 2): exception: BookingUnavailable: book_hotel: HTTP 503 from booking API"
+        in text
+    )
+    assert "trial 1: failed" not in text  # the failing trials' details are --verbose's
+    lines = text.splitlines()
+    index = next(i for i, line in enumerate(lines) if "errored ×1 (trial 1)" in line)
+    assert lines[index - 1].startswith("  hotel_booking_two_turns ")
 
 
 def test_verbose_names_every_failing_trial_under_its_case() -> None:
@@ -24,11 +72,15 @@ def test_verbose_names_every_failing_trial_under_its_case() -> None:
             if not line.startswith("      "):
                 break
             details.append(line.strip())
-        listed = [d.split(":", 1)[0] for d in details if d.startswith("trial ")]
-        failing = [t for t in run.trials if t.trial.case_id == case.case_id and not t.passed]
-        assert listed == [f"trial {t.trial.trial_index}" for t in failing]
-        for result in failing:
-            assert f"trial {result.trial.trial_index}: {result.status}: " in "\n".join(details)
+        failed = [t for t in run.trials if t.trial.case_id == case.case_id and not t.passed]
+        listed = re.findall(r"trials? ([\d, ]+)", " ".join(d for d in details if "×" in d))
+        listed += [
+            d.split(":", 1)[0].removeprefix("trial ") for d in details if d.startswith("trial ")
+        ]
+        named = sorted(int(n) for item in listed for n in item.split(",") if n.strip())
+        assert named == sorted(t.trial.trial_index for t in failed)
+        for crit in case.criteria:
+            assert any(d.startswith(f"{crit.label}: mean ") for d in details)
 
 
 def test_verbose_reads_the_same_lines_from_a_run_folder(tmp_path: Path) -> None:
@@ -47,3 +99,150 @@ def test_the_plain_scorecard_needs_no_trials() -> None:
     text = format_scorecard(run.model_copy(update={"trials": []}))
     assert f"overall: {run.totals.passed}/{run.totals.trials}" in text
     assert "trial 0:" not in text
+
+
+def _many_cases(run: RunResult, count: int) -> RunResult:
+    """``run`` with ``count`` cases: one failing, the rest passing copies."""
+    failing = next(c for c in run.cases if case_verdict(c) == "failing")
+    passing = next(c for c in run.cases if case_verdict(c) == "passing")
+    cases = [failing] + [
+        passing.model_copy(update={"case_id": f"passing_{i:04d}"}) for i in range(count - 1)
+    ]
+    return run.model_copy(update={"cases": cases, "trials": []})
+
+
+def test_passing_cases_fold_past_the_limit_and_full_lists_them() -> None:
+    run, _ = sample_run(trials=2)
+    big = _many_cases(run, 2000)
+    folded = format_scorecard(big).splitlines()
+    assert len(folded) < 25  # not 2,000 lines
+    assert "  … 1,989 more passing cases (--full lists them)" in folded
+    assert folded.index(next(line for line in folded if line.startswith("failing"))) < 6
+    full = format_scorecard(big, full=True).splitlines()
+    assert sum(line.startswith("  passing_") for line in full) == 1999
+    assert not any("more passing cases" in line for line in full)
+
+
+def _scenario_run(*, with_trajectory_case: bool) -> RunResult:
+    """A run through the real judging and aggregation: a simulated-user scenario case
+    judged only by reference-based criteria (ADK's defaults), which skip it."""
+    cases = [
+        {
+            "eval_id": "refund_scenario",
+            "conversation_scenario": {
+                "starting_prompt": "I want my money back.",
+                "conversation_plan": "Ask for a refund of order A-1.",
+            },
+        }
+    ]
+    if with_trajectory_case:
+        cases.append(
+            {
+                "eval_id": "lookup",
+                "conversation": [
+                    {
+                        "user_content": "Where is A-1?",
+                        "expected_tool_trajectory": [{"name": "lookup", "args": {}}],
+                    }
+                ],
+            }
+        )
+    eval_set = EvalSet.model_validate({"eval_set_id": "support", "eval_cases": cases})
+    config = EvalConfig.default()
+    started = datetime(2026, 11, 20, tzinfo=UTC)
+    results = []
+    for case in eval_set.eval_cases:
+        for index in range(2):
+            trial = Trial(
+                case_id=case.eval_id,
+                trial_index=index,
+                started_at=started,
+                turns=[
+                    Turn(invocation_id=f"{case.eval_id}-1", user_text="hi", final_response="ok")
+                ],
+            )
+            criteria = build_criteria(config, case)
+            results.append(asyncio.run(judge_trial(case, trial, criteria, config, None)))
+    meta = RunMeta(run_id="r1", agent="bot", started_at=started, runs_per_case=2)
+    return aggregate(eval_set, config, results, meta, finished_at=started)
+
+
+def test_a_case_whose_criteria_were_all_skipped_is_not_evaluated_not_passed() -> None:
+    run = _scenario_run(with_trajectory_case=True)
+    scenario = next(c for c in run.cases if c.case_id == "refund_scenario")
+    assert (scenario.passed, scenario.not_evaluated) == (0, 2)
+    assert case_verdict(scenario) == "not_evaluated"
+    assert all(
+        t.status == "not_evaluated" for t in run.trials if t.trial.case_id == scenario.case_id
+    )
+    assert run.totals.passed == 0  # the lookup case made no tool call: failed
+    text = format_scorecard(run)
+    lines = text.splitlines()
+    assert _section_of(lines, "refund_scenario").startswith("not evaluated")
+    assert "not evaluated ×2 (trials 0, 1): every criterion was skipped" in text
+    assert "conversation_scenario" in text
+    counts = next(line for line in lines if line.strip().startswith("2 cases:"))
+    assert "2 trials not evaluated" in counts
+    assert any("not evaluated: every criterion was skipped" in note for note in run.notes)
+
+
+def test_a_run_where_nothing_was_judged_says_so_first() -> None:
+    run = _scenario_run(with_trajectory_case=False)
+    assert run.totals.trials == run.totals.not_evaluated == 2
+    lines = format_scorecard(run).splitlines()
+    overall = next(i for i, line in enumerate(lines) if line.startswith("overall: "))
+    assert lines[overall + 2].startswith("NOT EVALUATED: no trial of this run was judged")
+
+
+def test_case_verdicts_leave_provider_errors_out() -> None:
+    def case(**counts: int) -> CaseResult:
+        runs = counts.pop("runs")
+        passed = counts.get("passed", 0)
+        counted = runs - counts.get("infrastructure_errors", 0)
+        base = {"passed": 0, "failed": 0, "errored": 0, "not_evaluated": 0}
+        return CaseResult(
+            case_id="c",
+            label="",
+            runs=runs,
+            **{**base, **counts},
+            pass_rate=passed / counted if counted else 0.0,
+            ci_low=0.0,
+            ci_high=1.0,
+        )
+
+    assert case_verdict(case(runs=3, passed=3)) == "passing"
+    assert case_verdict(case(runs=3, passed=2, errored=1, infrastructure_errors=1)) == "passing"
+    assert case_verdict(case(runs=3, passed=2, errored=1)) == "flaky"
+    assert case_verdict(case(runs=3, failed=2, errored=1)) == "failing"
+    assert case_verdict(case(runs=2, errored=2, infrastructure_errors=2)) == "not_evaluated"
+    assert case_verdict(case(runs=2, not_evaluated=2)) == "not_evaluated"
+
+
+def test_failures_show_expected_against_actual_tool_calls_compactly() -> None:
+    run, _ = sample_run(trials=4)
+    text = format_failures(run)
+    lines = text.splitlines()
+    assert "weather_lookup_simple" not in text  # passing cases are left out
+    start = lines.index(next(line for line in lines if line.startswith("weather_multi_city: ")))
+    assert lines[start].startswith("weather_multi_city: 2/4 passed")
+    assert lines[start + 1] == (
+        '  expected   get_weather(location="Tokyo") → get_weather(location="London")'
+    )
+    assert lines[start + 2] == (
+        '  trial 1    get_weather(location="Tokyo") → '
+        'get_weather(location="London, UK", units="metric")'
+    )
+    assert lines[start + 3].strip() == (
+        "failed: trajectory IN_ORDER 0.50 (invocation 1: 1/2 expected call(s) matched among 2 made)"
+    )
+    # two turns: split by |; an errored trial says why
+    assert (
+        '  expected   search_hotels(area="Alfama", date="2026-12-03") | '
+        'book_hotel(hotel="Memmo Alfama", nights=2)'
+    ) in lines
+    assert any(line.strip() == "errored: timeout: no answer within 30 s" for line in lines)
+    # where the answer failed, the answer against the reference
+    assert any(
+        line.strip().startswith('reference  "Guests praise the rooftop view."') for line in lines
+    )
+    assert "  … 1 more trials fell short" in lines

@@ -39,8 +39,12 @@ async def test_evaluate_file_raises_with_the_scorecard_below_the_rate(tmp_path):
             f"{agent_file}:agent", EVALSET, TRAJECTORY_ONLY, runs=2, output_dir=tmp_path / "o"
         )
     message = str(failure.value)
-    assert "pass rate 0% below 100%" in message
-    assert re.search(r"weather_lookup_simple +0/2", message)
+    assert "pass rate 0% (0/4) below 100%" in message
+    assert re.search(r"^weather_lookup_simple: 0/2 passed", message, re.MULTILINE)
+    assert re.search(r"^  expected +get_weather\(location=\"New York\"\)$", message, re.MULTILINE)
+    assert re.search(r"^  trial 0 +\(no tool calls\)$", message, re.MULTILINE)
+    assert str(failure.value.run_dir / "report.html") in message
+    assert (failure.value.run_dir / "report.html").is_file()
     assert failure.value.run.totals.trials == 4
 
 

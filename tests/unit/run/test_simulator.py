@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from agentflow_eval.files.errors import EvalFileError
 from agentflow_eval.models.config import EvalConfig, UserSimulatorConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.run.pipeline import evaluate
@@ -87,9 +88,12 @@ async def test_the_turn_limit_ends_a_conversation_that_never_finishes(tmp_path):
     assert len(run.trials[0].trial.turns) == 3
 
 
-async def test_a_scenario_without_a_simulator_fails_its_trials_with_a_clear_reason(tmp_path):
-    run = await evaluate(
-        EchoAgent(), scenario_set(), EvalConfig(), output_dir=tmp_path, options=RunOptions(runs=2)
-    )
-    assert run.cases[0].errored == 2
-    assert "set user_simulator_config" in run.trials[0].trial.error.message
+async def test_a_scenario_without_a_simulator_is_refused_before_any_trial(tmp_path):
+    with pytest.raises(EvalFileError) as refused:
+        await evaluate(
+            EchoAgent(), scenario_set(), EvalConfig(), output_dir=tmp_path, options=RunOptions()
+        )
+    assert refused.value.field == "conversation_scenario"
+    assert refused.value.case_id == scenario_set().eval_cases[0].eval_id
+    assert "needs user_simulator_config" in str(refused.value)
+    assert not any(tmp_path.iterdir())  # no run folder, no trial

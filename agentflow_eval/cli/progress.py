@@ -1,0 +1,400 @@
+"""Live progress for ``agentflow-eval run``, read from the run folder as it grows.
+
+The trials run inside the evaluate flow's run-trials task, in this process; every
+finished trial is appended to the run folder's ``trials.jsonl`` and every judged one to
+``judged.jsonl`` (flushed line by line, so a crash loses nothing). :class:`RunFolderWatch`
+follows those two files from a thread of the CLI — nothing is threaded through the flow,
+its parameters or its tasks, so the Prefect record is the same with or without a
+display. The watch finds the run folder the flow creates (a new folder under
+``<output>/<eval set id>/`` holding ``run.json``), or is given it (``--resume``).
+
+Two displays: :class:`LiveDisplay` (rich progress bars on a terminal: counts, passed
+and failed so far, rate, time left; honours ``NO_COLOR``) and :class:`PlainDisplay`
+(a line every tenth of the way, for logs and pipes).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Protocol
+
+__all__ = [
+    "LiveDisplay",
+    "PlainDisplay",
+    "ProgressDisplay",
+    "RunFolderWatch",
+    "RunProgress",
+    "StageFile",
+    "follow_run",
+]
+
+POLL_S = 0.25
+"""How often the watch reads the run folder."""
+
+
+@dataclass
+class StageFile:
+    """One growing JSON-lines file, read incrementally: only complete lines count (a
+    line being written is read on the next poll)."""
+
+    path: Path
+    offset: int = 0
+    _partial: bytes = b""
+
+    def new_records(self) -> list[dict]:
+        """The records appended since the last call."""
+        try:
+            with self.path.open("rb") as handle:
+                handle.seek(self.offset)
+                chunk = handle.read()
+        except FileNotFoundError:
+            return []
+        self.offset += len(chunk)
+        data = self._partial + chunk
+        *lines, self._partial = data.split(b"\n")
+        records = []
+        for line in lines:
+            if line.strip():
+                try:
+                    records.append(json.loads(line))
+                except ValueError:  # a torn line a crashed process left; resume cuts it
+                    continue
+        return records
+
+
+@dataclass
+class RunProgress:
+    """What the run folder says so far."""
+
+    run_dir: Path | None = None
+    total: int = 0
+    """Trials the run will have when done (cases × runs per case)."""
+    trials_done: int = 0
+    trials_errored: int = 0
+    already_done: int = 0
+    """Trials the folder held when the watch first read it (a resumed run)."""
+    judged: int = 0
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    not_evaluated: int = 0
+    already_judged: int = 0
+
+    @property
+    def judging(self) -> bool:
+        return self.judged > self.already_judged or (
+            self.total > 0 and self.trials_done >= self.total
+        )
+
+
+class RunFolderWatch:
+    """Follows the run folder a CLI run is writing (see the module docstring).
+
+    ``eval_folder`` is ``<output>/<safe eval set id>``; folders already in it when the
+    watch is made are never taken for this run's. ``cases`` is how many cases the run
+    has (the runs per case are read from ``run.json``).
+    """
+
+    def __init__(self, eval_folder: Path, cases: int, *, run_dir: Path | None = None) -> None:
+        self._eval_folder = eval_folder
+        self._cases = cases
+        self._known = set(_subfolders(eval_folder)) if run_dir is None else set()
+        self.progress = RunProgress(run_dir=run_dir)
+        self._trials: StageFile | None = None
+        self._judged: StageFile | None = None
+        self._first_read = run_dir is not None  # a resumed run's earlier trials count apart
+
+    @property
+    def run_dir(self) -> Path | None:
+        return self.progress.run_dir
+
+    def poll(self) -> RunProgress:
+        """Read what was appended since the last poll."""
+        progress = self.progress
+        if progress.run_dir is None:
+            progress.run_dir = self._find_new_folder()
+        if progress.run_dir is None:
+            return progress
+        if not progress.total:
+            progress.total = self._cases * _runs_per_case(progress.run_dir)
+            if not progress.total:
+                return progress
+        if self._trials is None:
+            self._trials = StageFile(progress.run_dir / "trials.jsonl")
+            self._judged = StageFile(progress.run_dir / "judged.jsonl")
+        assert self._judged is not None
+        for trial in self._trials.new_records():
+            progress.trials_done += 1
+            progress.trials_errored += trial.get("error") is not None
+        for result in self._judged.new_records():
+            progress.judged += 1
+            status = result.get("status")
+            if status == "passed":
+                progress.passed += 1
+            elif status == "failed":
+                progress.failed += 1
+            elif status == "errored":
+                progress.errored += 1
+            else:
+                progress.not_evaluated += 1
+        if self._first_read:
+            progress.already_done = progress.trials_done
+            progress.already_judged = progress.judged
+            self._first_read = False
+        return progress
+
+    def _find_new_folder(self) -> Path | None:
+        fresh = [
+            folder
+            for folder in _subfolders(self._eval_folder)
+            if folder not in self._known and (folder / "run.json").is_file()
+        ]
+        return max(fresh, key=lambda f: f.stat().st_mtime) if fresh else None
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        return [child for child in folder.iterdir() if child.is_dir()]
+    except FileNotFoundError:
+        return []
+
+
+def _runs_per_case(run_dir: Path) -> int:
+    try:
+        return int(json.loads((run_dir / "run.json").read_text(encoding="utf-8"))["runs_per_case"])
+    except (FileNotFoundError, ValueError, KeyError):
+        return 0  # being written: read it on the next poll
+
+
+# ------------------------------------------------------------------------------ displays
+
+
+class ProgressDisplay(Protocol):
+    def update(self, progress: RunProgress) -> None: ...
+
+    def close(self, progress: RunProgress) -> None: ...
+
+
+@dataclass
+class _StageRate:
+    """A stage's pace: items per second since the stage was first seen (the items
+    already done then left out), frozen once the stage is complete."""
+
+    started: float | None = None
+    before: int = 0
+    final: tuple[float, float | None] | None = None
+
+    def measure(self, done: int, total: int, before: int) -> tuple[float, float | None]:
+        """(items per second, seconds left or None while unknown)."""
+        if self.final is not None:
+            return self.final
+        now = time.monotonic()
+        if self.started is None:
+            self.started, self.before = now, before
+        elapsed = now - self.started
+        new = done - self.before
+        rate = new / elapsed if elapsed > 0 and new > 0 else 0.0
+        left = (total - done) / rate if rate else None
+        if done >= total:
+            self.final = (rate, 0.0)
+        return rate, left
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m{seconds:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+def _verdicts(progress: RunProgress) -> str:
+    parts = [f"{progress.passed} passed", f"{progress.failed} failed"]
+    if progress.errored:
+        parts.append(f"{progress.errored} errored")
+    if progress.not_evaluated:
+        parts.append(f"{progress.not_evaluated} not evaluated")
+    return " · ".join(parts)
+
+
+class PlainDisplay:
+    """A line each tenth of the way through each stage (the last at its end), and at
+    least every ``every_s`` seconds while it moves, for output that is not a terminal:
+    ``trials 40/100 · 2 errored · 12.5/s · 5s left``."""
+
+    STEPS = 10
+
+    def __init__(self, stream: IO[str], *, every_s: float = 30.0) -> None:
+        self._stream = stream
+        self._every_s = every_s
+        self._printed = {"trials": 0, "judged": 0}
+        self._last = {"trials": (0, time.monotonic()), "judged": (0, time.monotonic())}
+        self._rates = {"trials": _StageRate(), "judged": _StageRate()}
+
+    def update(self, progress: RunProgress) -> None:
+        if not progress.total:
+            return
+        self._line(
+            "trials",
+            progress.trials_done,
+            progress,
+            f"{progress.trials_errored} errored",
+            progress.already_done,
+        )
+        if progress.judging:
+            self._line(
+                "judged", progress.judged, progress, _verdicts(progress), progress.already_judged
+            )
+
+    def _line(self, stage: str, done: int, progress: RunProgress, detail: str, before: int) -> None:
+        rate, left = self._rates[stage].measure(done, progress.total, before)
+        step = done * self.STEPS // progress.total
+        last_done, last_time = self._last[stage]
+        moved = done > max(last_done, before)
+        overdue = time.monotonic() - last_time >= self._every_s
+        if not moved or (step <= self._printed[stage] and not overdue):
+            return
+        self._printed[stage] = max(step, self._printed[stage])
+        self._last[stage] = (done, time.monotonic())
+        line = f"{stage} {done}/{progress.total} · {detail}"
+        if done < progress.total and rate:
+            line += f" · {rate:.1f}/s · {_duration(left)} left"
+        print(line, file=self._stream, flush=True)
+
+    def close(self, progress: RunProgress) -> None:
+        self.update(progress)
+
+
+class LiveDisplay:
+    """Rich progress bars on a terminal, one for the trials and one for judging: done
+    of total, errored so far (trials), passed and failed so far (judging), the rate and
+    the time left. Colour follows rich's rules (``NO_COLOR`` turns it off)."""
+
+    def __init__(self, stream: IO[str], *, force_terminal: bool | None = None) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self._console = Console(file=stream, force_terminal=force_terminal)
+        self._progress = Progress(
+            TextColumn("{task.description:<7}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[detail]}"),
+            TextColumn("{task.fields[rate]}"),
+            TextColumn("{task.fields[eta]}"),
+            TimeElapsedColumn(),
+            console=self._console,
+            transient=False,
+        )
+        self._trials: int | None = None
+        self._judged: int | None = None
+        self._rates: dict[int, _StageRate] = {}
+
+    def update(self, progress: RunProgress) -> None:
+        if not progress.total:
+            return
+        if self._trials is None:  # the bars appear once the run has a folder and a size
+            self._progress.start()
+            self._trials = self._progress.add_task(
+                "trials", total=progress.total, detail="", rate="", eta=""
+            )
+        self._show(
+            self._trials,
+            progress.trials_done,
+            progress,
+            f"{progress.trials_errored} errored",
+            progress.already_done,
+        )
+        if progress.judging:
+            if self._judged is None:
+                self._judged = self._progress.add_task(
+                    "judging", total=progress.total, detail="", rate="", eta=""
+                )
+            self._show(
+                self._judged,
+                progress.judged,
+                progress,
+                _verdicts(progress),
+                progress.already_judged,
+            )
+
+    def _show(self, task: int, done: int, progress: RunProgress, detail: str, before: int) -> None:
+        rate, left = self._rates.setdefault(task, _StageRate()).measure(
+            done, progress.total, before
+        )
+        self._progress.update(
+            task,
+            completed=done,
+            detail=detail,
+            rate=f"{rate:.1f}/s" if rate else "",
+            eta="" if done >= progress.total or left is None else f"ETA {_duration(left)}",
+        )
+
+    def close(self, progress: RunProgress) -> None:
+        self.update(progress)
+        if self._trials is not None:
+            self._progress.stop()
+
+
+class follow_run:
+    """Poll ``watch`` from a daemon thread and show it on ``display`` until the block
+    ends; the last poll happens after the block, so the display ends on the final
+    counts.
+
+    ::
+
+        with follow_run(watch, display):
+            outcome = run_the_flow()
+    """
+
+    def __init__(
+        self,
+        watch: RunFolderWatch,
+        display: ProgressDisplay,
+        *,
+        interval_s: float = POLL_S,
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> None:
+        self.watch = watch
+        self._display = display
+        self._interval = interval_s
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._loop, name="agentflow-progress", daemon=True)
+        self._on_error = on_error
+
+    def __enter__(self) -> follow_run:
+        self._thread.start()
+        return self
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            try:
+                with self._lock:
+                    self._display.update(self.watch.poll())
+            except Exception as exc:  # a display problem must never stop the run
+                if self._on_error is not None:
+                    self._on_error(exc)
+                return
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        with self._lock:
+            self._display.close(self.watch.poll())
