@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -278,8 +278,11 @@ class CaseResult(Record):
     denominator unless the run counts them."""
     not_evaluated: int
     """Trials without a verdict (never counted as passed)."""
+    rated_runs: int | None = None
+    """The trials the pass rate is over: ``runs`` less the provider-failed ones, unless the
+    run counts those (read as ``runs`` from files written before it existed)."""
     pass_rate: float
-    """passed / trials counted (provider-failed trials left out unless counted)."""
+    """passed / rated_runs."""
     ci_low: float
     """Lower bound of the pass rate's Wilson 95% interval."""
     ci_high: float
@@ -299,6 +302,12 @@ class CaseResult(Record):
     expected: list[ExpectedTurn] = Field(default_factory=list)
     """What the eval set expected, turn by turn."""
 
+    @model_validator(mode="after")
+    def _rated_defaults_to_runs(self) -> CaseResult:
+        if self.rated_runs is None:
+            self.rated_runs = self.runs
+        return self
+
 
 class RunTotals(Record):
     cases: int = 0
@@ -315,8 +324,11 @@ class RunTotals(Record):
     """Errored trials the model provider failed (included in errored)."""
     not_evaluated: int = 0
     """Trials without a verdict (never counted as passed)."""
+    rated_trials: int | None = None
+    """The trials the pass rate is over: ``trials`` less the provider-failed ones, unless
+    the run counts those (read as ``trials`` from files written before it existed)."""
     pass_rate: float = 0.0
-    """passed / trials counted."""
+    """passed / rated_trials."""
     ci_low: float = 0.0
     """Lower bound of the pass rate's Wilson 95% interval."""
     ci_high: float = 0.0
@@ -329,6 +341,12 @@ class RunTotals(Record):
     """Judge model calls made."""
     judge_cache_hits: int = 0
     """Judge verdicts reused from the cache."""
+
+    @model_validator(mode="after")
+    def _rated_defaults_to_trials(self) -> RunTotals:
+        if self.rated_trials is None:
+            self.rated_trials = self.trials
+        return self
 
 
 class RunResult(Record):
@@ -355,10 +373,10 @@ class RunResult(Record):
     judge_model: str | None = None
     """The LLM judges' model, when the run has judges."""
     simulated: bool = False
+    """Whether the offline demo model stood in for the agent's or the judge's model."""
     counts_infrastructure_errors: bool = False
     """Whether trials the model provider failed (after retries) count against the pass
     rates; by default they are reported apart and left out."""
-    """Whether the offline demo model stood in for the agent's or the judge's model."""
     runs_per_case: int
     """Trials per case."""
     started_at: datetime

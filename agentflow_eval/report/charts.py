@@ -121,7 +121,7 @@ class PassRateChart:
 
 def _tooltip(case: CaseResult) -> str:
     return (
-        f"{case.case_id}: {case.passed}/{case.runs} passed ({format_pct(case.pass_rate)}, "
+        f"{case.case_id}: {case.passed}/{case.rated_runs} passed ({format_pct(case.pass_rate)}, "
         f"95% CI {format_ci(case.ci_low, case.ci_high)})"
     )
 
@@ -155,7 +155,7 @@ def _horizontal(cases: Sequence[CaseResult]) -> PassRateChart:
                 ci_to=round(plot_x + plot_w * case.ci_high, 1),
                 state=case_state(case),
                 label=_clip_label(case.case_id),
-                value_text=f"{case.passed}/{case.runs} · {format_pct(case.pass_rate)}",
+                value_text=f"{case.passed}/{case.rated_runs} · {format_pct(case.pass_rate)}",
                 tooltip=_tooltip(case),
             )
         )
@@ -178,7 +178,7 @@ def _group_tooltip(group: Sequence[CaseResult]) -> str:
     if len(group) > GROUP_NAMES:
         names += f" and {format_count(len(group) - GROUP_NAMES)} more"
     return (
-        f"{format_count(len(group))} cases with {first.passed}/{first.runs} passed "
+        f"{format_count(len(group))} cases with {first.passed}/{first.rated_runs} passed "
         f"({format_pct(first.pass_rate)}, 95% CI {format_ci(first.ci_low, first.ci_high)}): "
         f"{names}"
     )

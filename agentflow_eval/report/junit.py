@@ -97,7 +97,7 @@ def _testcase(
     )
     props = _element(node, "properties")
     _element(props, "property", name="pass_rate", value=f"{case.pass_rate:.4f}")
-    _element(props, "property", name="passed", value=f"{case.passed}/{case.runs}")
+    _element(props, "property", name="passed", value=f"{case.passed}/{case.rated_runs}")
     _element(props, "property", name="ci95", value=f"{case.ci_low:.4f}-{case.ci_high:.4f}")
     for k, value in case.pass_at_k.items():
         _element(props, "property", name=f"pass@{k}", value=f"{value:.4f}")
@@ -109,7 +109,7 @@ def _testcase(
         judged_bad = [r for r in results if r.status in ("failed", "not_evaluated")]
         criteria = _failing_criteria(judged_bad)
         named = ", ".join(f"{name} ({n}×)" for name, n in criteria.most_common())
-        message = f"passed {case.passed}/{case.runs} trials"
+        message = f"passed {case.passed}/{case.rated_runs} trials"
         if case.runs:
             message += f" ({case.pass_rate:.0%}, needs {min_rate:.0%})"
         if named:

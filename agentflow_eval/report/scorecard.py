@@ -79,11 +79,14 @@ def _pct(value: float) -> str:
 
 
 def overall_line(run: RunResult) -> str:
-    """``overall: P/T  (R%, 95% CI L%–H%)``: the run's pass rate over its trials."""
+    """``overall: P/T  (R%, 95% CI L%–H%)``: the run's pass rate over the trials it is
+    rated on (those the model provider failed are left out unless the run counts them)."""
     totals = run.totals
+    left_out = (totals.trials - totals.rated_trials) if totals.rated_trials is not None else 0
     return (
-        f"overall: {totals.passed}/{totals.trials}"
+        f"overall: {totals.passed}/{totals.rated_trials}"
         f"  ({_pct(totals.pass_rate)}, 95% CI {_pct(totals.ci_low)}–{_pct(totals.ci_high)})"
+        + (f"  + {left_out} trials the model provider failed, left out" if left_out else "")
     )
 
 
@@ -125,7 +128,9 @@ def format_scorecard(
             shown = cases[:passing_shown]
         lines.append(f"{title}:")
         for case in shown:
-            lines.append(f"  {case.case_id:<{width}}  {case.passed}/{case.runs}  {case.label}")
+            lines.append(
+                f"  {case.case_id:<{width}}  {case.passed}/{case.rated_runs}  {case.label}"
+            )
             lines.extend(_case_details(case, trials, verbose=verbose))
         folded = len(cases) - len(shown)
         if folded:
@@ -298,7 +303,7 @@ def format_failures(
     short.sort(key=lambda c: c.pass_rate)
     lines: list[str] = []
     for case in short[:max_cases]:
-        lines.append(f"{case.case_id}: {case.passed}/{case.runs} passed  [{case.label}]")
+        lines.append(f"{case.case_id}: {case.passed}/{case.rated_runs} passed  [{case.label}]")
         if any(turn.tool_calls for turn in case.expected):
             lines.append(f"  expected   {_expected_text(case.expected)}")
         bad = [r for r in trials.trials_of(case.case_id) if not r.passed]

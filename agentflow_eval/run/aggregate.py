@@ -264,6 +264,7 @@ def _summarise(
                 errored=tally.count("errored"),
                 infrastructure_errors=tally.infrastructure_errors,
                 not_evaluated=tally.count("not_evaluated"),
+                rated_runs=counted,
                 pass_rate=passed / counted if counted else 0.0,
                 ci_low=low,
                 ci_high=high,
@@ -290,6 +291,7 @@ def _summarise(
         totals.usage.add(tally.usage)
         totals.judge_usage.add(tally.judge_usage)
         totals.judge_cache_hits += tally.judge_cache_hits
+    totals.rated_trials = counted_trials
     totals.pass_rate = totals.passed / counted_trials if counted_trials else 0.0
     totals.ci_low, totals.ci_high = wilson_interval(totals.passed, counted_trials)
     totals.judge_calls = totals.judge_usage.calls

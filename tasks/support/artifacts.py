@@ -141,7 +141,7 @@ def cases_table(run: RunResult) -> list[dict[str, Any]]:
             "case": case.case_id,
             "state": case_state(case),
             "pass rate": round(case.pass_rate, 3),
-            "passed": f"{case.passed}/{case.runs}",
+            "passed": f"{case.passed}/{case.rated_runs}",
             "95% CI": _ci(case.ci_low, case.ci_high),
             "errored": case.errored,
         }
@@ -174,10 +174,16 @@ def summary_markdown(
     if run.simulated:
         lines += ["> **SIMULATED model**: a scripted offline stand-in, not a real LLM.", ""]
     lines += [
-        f"**{_pct(totals.pass_rate)}** of {totals.trials} trials passed "
+        f"**{_pct(totals.pass_rate)}** of {totals.rated_trials} trials passed "
         f"(95% CI {_ci(totals.ci_low, totals.ci_high)}): {totals.passed} passed, "
         f"{totals.failed} failed, {totals.errored} errored"
         + (f", {totals.not_evaluated} not evaluated" if totals.not_evaluated else "")
+        + (
+            f" ({totals.infrastructure_errors} of the errors were the model provider's"
+            + (")" if run.counts_infrastructure_errors else ", left out of the pass rate)")
+            if totals.infrastructure_errors
+            else ""
+        )
         + ".",
         "",
         f"- Agent: {_md(run.agent)}"
@@ -216,7 +222,7 @@ def summary_markdown(
         lines += ["", f"## Failing or flaky cases ({len(worst)})", ""]
         for case in worst[:WORST_CASES]:
             lines.append(
-                f"- {_md(case.case_id)}: {case.passed}/{case.runs} "
+                f"- {_md(case.case_id)}: {case.passed}/{case.rated_runs} "
                 f"({_pct(case.pass_rate)}, {case_state(case)})"
             )
         if len(worst) > WORST_CASES:
@@ -256,7 +262,9 @@ async def publish_run_artifacts(
             run, report_url, local_report=local_report, publish_problem=publish_problem
         ),
         key=keys.summary,
-        description=f"{title}: {_pct(run.totals.pass_rate)} of {run.totals.trials} trials passed",
+        description=(
+            f"{title}: {_pct(run.totals.pass_rate)} of {run.totals.rated_trials} trials passed"
+        ),
     )
     link = None
     if report_url:

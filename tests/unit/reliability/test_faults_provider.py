@@ -115,7 +115,9 @@ async def test_a_fault_that_outlasts_its_retries_is_an_infrastructure_error(
     assert "unavailable (HTTP 503)" in errors[0].message
     assert "5 attempts, retries exhausted" in errors[0].message
     assert models.stats.provider_failures == 2
-    assert "2 errored (2 by the model provider, after retries)" in format_scorecard(run)
+    assert "2 trials errored (2 by the model provider, left out of the rate)" in format_scorecard(
+        run
+    )
 
     counted, _ = await run_with(
         server, tmp_path / "counted", eval_set, count_infrastructure_errors=True

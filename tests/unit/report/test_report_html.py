@@ -289,6 +289,7 @@ def test_an_interval_near_zero_keeps_its_digits_on_the_page() -> None:
     never = run.cases[0].model_copy(
         update={
             "runs": 1000,
+            "rated_runs": 1000,
             "passed": 0,
             "failed": 1000,
             "errored": 0,
@@ -298,7 +299,14 @@ def test_an_interval_near_zero_keeps_its_digits_on_the_page() -> None:
         }
     )
     totals = run.totals.model_copy(
-        update={"trials": 1000, "passed": 0, "pass_rate": 0.0, "ci_low": low, "ci_high": high}
+        update={
+            "trials": 1000,
+            "rated_trials": 1000,
+            "passed": 0,
+            "pass_rate": 0.0,
+            "ci_low": low,
+            "ci_high": high,
+        }
     )
     page = render_html(run.model_copy(update={"cases": [never], "trials": [], "totals": totals}))
     assert '0/1000</strong> <span class="muted">0% · CI 0–0.4%</span>' in page
