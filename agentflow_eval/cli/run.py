@@ -70,6 +70,18 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--fail-under", type=_rate, metavar="RATE", help="exit 1 if the pass rate is below RATE"
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="RUN",
+        help="compare with a run: latest (the last completed run published to --publish-to), "
+        "a run folder, its results.json, or an s3:// URI",
+    )
+    parser.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 (and fail regressed cases in junit.xml) on a significant regression "
+        "from --baseline, or when the baseline cannot be read",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="criterion means, failures")
 
 
@@ -87,6 +99,8 @@ def _params(args: argparse.Namespace):  # -> EvaluateParams
             "model": args.model,
             "judge_model": args.judge_model,
             "publish_to": args.publish_to,
+            "baseline": args.baseline,
+            "fail_on_regression": args.fail_on_regression or None,
         }.items()
         if value is not None
     }
@@ -132,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
     from agentflow_eval.files.loading import EvalFileError
     from agentflow_eval.run.plan import load_inputs
 
+    if args.baseline and args.baseline.strip().rstrip("/") == "latest" and not args.publish_to:
+        return fail("--baseline latest is the last run published to --publish-to: give both")
     try:
         params = _params(args)
         # Check what the user can fix before the flow run starts: the same loaders the
@@ -146,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
 
     from agentflow_eval.demo.names import SIMULATED_LABEL
-    from agentflow_eval.flows.evaluate import evaluate
+    from agentflow_eval.flows.evaluate import RegressionGateFailed, evaluate
     from agentflow_eval.flows.support.temporary_api import TemporaryAPIError, run_on
     from agentflow_eval.report.scorecard import format_scorecard
 
@@ -159,6 +175,8 @@ def run(args: argparse.Namespace) -> int:
     except TemporaryAPIError as exc:
         print(f"agentflow-eval: error: {exc}; no trial has run", file=sys.stderr)
         return EXIT_RUN_FAILED
+    except RegressionGateFailed as exc:  # the run is complete: report it, then fail
+        outcome = exc.outcome
     run = outcome.run
     trials = None
     if args.verbose:  # the flow returns a summary: failing trials are read case by case
@@ -167,11 +185,26 @@ def run(args: argparse.Namespace) -> int:
 
         trials = JudgedFileTrials.scan(RunPaths(outcome.run_dir).judged)
     print(
-        format_scorecard(run, verbose=args.verbose, simulated_label=SIMULATED_LABEL, trials=trials)
+        format_scorecard(
+            run,
+            verbose=args.verbose,
+            simulated_label=SIMULATED_LABEL,
+            trials=trials,
+            comparison=outcome.comparison,
+        )
     )
     print(f"results in {outcome.run_dir}  (report.html, results.json, junit.xml)")
     for note in outcome.notes:
         print(note)
+    compared = outcome.comparison
+    if compared is not None and compared.gate_failed:
+        why = (
+            "a significant regression from the baseline"
+            if compared.regressed
+            else "the baseline could not be read, so a regression cannot be ruled out"
+        )
+        print(f"--fail-on-regression: {why}", file=sys.stderr)
+        return EXIT_BELOW_THRESHOLD
     if args.fail_under is not None and run.totals.pass_rate < args.fail_under:
         print(
             f"pass rate {run.totals.pass_rate:.0%} is below --fail-under {args.fail_under:.0%}",

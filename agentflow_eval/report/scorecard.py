@@ -3,8 +3,13 @@ then ``overall: P/T``. Boring on purpose: the numbers are the point."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agentflow_eval.models.results import CaseResult, RunResult, TrialResult
 from agentflow_eval.report.case_trials import CaseTrials, TrialsInMemory
+
+if TYPE_CHECKING:
+    from agentflow_eval.compare.models import RunComparison
 
 __all__ = ["defaulted_criteria_line", "format_scorecard"]
 
@@ -19,10 +24,12 @@ def format_scorecard(
     verbose: bool = False,
     simulated_label: str = "",
     trials: CaseTrials | None = None,
+    comparison: RunComparison | None = None,
 ) -> str:
     """The scorecard as text. ``verbose`` adds criterion means and why trials failed,
     reading each case's trials from ``trials`` (default: ``run.trials``; a run folder's
-    ``JudgedFileTrials`` holds one case at a time)."""
+    ``JudgedFileTrials`` holds one case at a time). ``comparison``: the run against its
+    baseline, as a short block at the end."""
     if verbose and trials is None:
         trials = TrialsInMemory(run.trials)
     lines = [f"agentflow-eval: {run.eval_set_id} · {run.runs_per_case} runs each"]
@@ -52,6 +59,10 @@ def format_scorecard(
         extras.append(f"judge calls {totals.judge_calls}, cache hits {totals.judge_cache_hits}")
     if extras:
         lines.append("         " + "; ".join(extras))
+    if comparison is not None:
+        from agentflow_eval.compare.brief import comparison_lines
+
+        lines.extend(comparison_lines(comparison))
     return "\n".join(lines)
 
 
