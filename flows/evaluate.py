@@ -1,5 +1,6 @@
-"""The ``evaluate`` flow: load-evalset → run-trials → judge → report → publish, for one
-eval set; or, with ``shards`` > 1, the same split over flow runs of its deployment.
+"""The ``evaluate`` flow: load-evalset → run-trials → judge → report → (compare) →
+publish, for one eval set; or, with ``shards`` > 1, the same split over flow runs of its
+deployment. With a ``baseline``, the compare task puts the run against it.
 
 Its parameters are top-level, so the Prefect UI renders them as a form; each one's type,
 title and description is in :mod:`agentflow_eval.models.params`, and
@@ -15,17 +16,20 @@ from pathlib import PurePath
 from prefect import flow, get_run_logger
 from prefect.utilities.annotations import quote
 
+from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.params import (
     S3,
     Agent,
     AgentModel,
     AgentVersion,
+    Baseline,
     Cases,
     ConfigPath,
     CountInfrastructureErrors,
     EvalSetPath,
     EvaluateParams,
+    FailOnRegression,
     GitSha,
     JudgeModel,
     Labels,
@@ -47,6 +51,7 @@ from agentflow_eval.redaction import install_log_redaction
 from agentflow_eval.run import defaults
 from agentflow_eval.run.outcome import RunOutcome
 from agentflow_eval.run.plan import RunPlan
+from agentflow_eval.tasks.compare import compare_task
 from agentflow_eval.tasks.judge import judge_task
 from agentflow_eval.tasks.load_evalset import load_evalset_task
 from agentflow_eval.tasks.publish import publish_task
@@ -54,13 +59,17 @@ from agentflow_eval.tasks.report import report_task
 from agentflow_eval.tasks.run_trials import run_trials_task
 from agentflow_eval.tasks.shards import collect_shard_task, hand_off_shard_task, merge_shards_task
 from agentflow_eval.tasks.support.artifacts import ArtifactScope, publish_run_artifacts
-from agentflow_eval.tasks.support.events import emit_completed, emit_publish_failed
+from agentflow_eval.tasks.support.events import (
+    emit_comparison,
+    emit_completed,
+    emit_publish_failed,
+)
 from agentflow_eval.tasks.support.rate_limits import prefect_rate_limiter
 from agentflow_eval.tasks.support.secrets import load_secrets
 from agentflow_eval.tasks.support.shards import finished_shards
 from agentflow_eval.tasks.support.storage import resolve_shared_storage
 
-__all__ = ["SHARD_POLL_S", "evaluate"]
+__all__ = ["SHARD_POLL_S", "RegressionGateFailed", "evaluate"]
 
 SHARD_POLL_S = 2.0
 """How often a sharded run asks the API whether its shard runs finished."""
@@ -90,6 +99,8 @@ async def evaluate(
     publish_to: PublishTo = None,
     count_infrastructure_errors: CountInfrastructureErrors = False,
     s3: S3 = _NO_S3,
+    baseline: Baseline = None,
+    fail_on_regression: FailOnRegression = False,
     secrets: Secrets = {},  # noqa: B006
     shards: Shards = 1,
     shared_storage: SharedStorage = None,
@@ -102,7 +113,9 @@ async def evaluate(
     local run folder, marked for `agentflow-eval publish` (the summary says so, and an
     `agentflow.eval.publish-failed` event is emitted). Only bad input (files, agent spec,
     secrets, a run folder in use) fails the run, before any trial starts — and a provider
-    that refuses the credentials, which stops it where it is (a resume finishes it).
+    that refuses the credentials, which stops it where it is (a resume finishes it); and,
+    with `fail_on_regression`, a significant regression from the baseline (or a baseline
+    that cannot be read), after everything is written, published and announced.
     """
     params = EvaluateParams.from_flow_parameters(locals())
     logger = get_run_logger()
@@ -136,6 +149,18 @@ async def evaluate(
         )
         return outcome
 
+    comparison = None
+    if params.baseline:
+        comparison = await compare_task(
+            quote(plan),
+            quote(run),
+            params.baseline,
+            params.publish_to,
+            params.s3,
+            params.fail_on_regression,
+        )
+        outcome.comparison = comparison
+
     scope = ArtifactScope.current()
     problem = None
     published: bool | None = None
@@ -161,6 +186,7 @@ async def evaluate(
         local_report=local_report,
         publish_problem=problem,
         scope=scope,
+        comparison=comparison,
     )
     emit_completed(
         run,
@@ -169,7 +195,33 @@ async def evaluate(
         published=published,
         scope=scope,
     )
+    if comparison is not None:
+        emit_comparison(
+            run,
+            comparison,
+            report_url=outcome.report_url or local_report.as_uri(),
+            run_dir=plan.paths.run_dir,
+            scope=scope,
+        )
+        if comparison.gate_failed:
+            raise RegressionGateFailed(comparison, outcome)
     return outcome
+
+
+class RegressionGateFailed(RuntimeError):
+    """A run with ``fail_on_regression`` regressed from its baseline (or could not be
+    compared with it); its reports are written, published and announced all the same,
+    and ``outcome`` says where (a front door running the flow in-process reads it)."""
+
+    def __init__(self, record: RunComparison, outcome: RunOutcome) -> None:
+        from agentflow_eval.compare.brief import comparison_lines
+
+        self.record = record
+        self.outcome = outcome
+        super().__init__(" ".join(line.strip() for line in comparison_lines(record)[:3]))
+
+    def __reduce__(self) -> tuple[type[RegressionGateFailed], tuple[RunComparison, RunOutcome]]:
+        return type(self), (self.record, self.outcome)
 
 
 async def _run_shards(params: EvaluateParams, plan: RunPlan) -> None:

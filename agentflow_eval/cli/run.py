@@ -144,6 +144,18 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("--full", action="store_true", help="list every passing case")
     parser.add_argument(
+        "--baseline",
+        metavar="RUN",
+        help="compare with a run: latest (the last completed run published to --publish-to), "
+        "a run folder, its results.json, or an s3:// URI",
+    )
+    parser.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 (and fail regressed cases in junit.xml) on a significant regression "
+        "from --baseline, or when the baseline cannot be read",
+    )
+    parser.add_argument(
         "-v", "--verbose", action="store_true", help="criterion means, each failing trial, logs"
     )
 
@@ -165,6 +177,8 @@ def _params(args: argparse.Namespace, rerun_dir: Path | None = None):  # -> Eval
             "cases": args.cases,
             "limit": args.limit,
             "count_infrastructure_errors": args.count_infrastructure_errors or None,
+            "baseline": args.baseline,
+            "fail_on_regression": args.fail_on_regression or None,
         }.items()
         if value is not None
     }
@@ -252,6 +266,8 @@ def _run(args: argparse.Namespace) -> int:
     from agentflow_eval.run.plan import RunFolderBusy, RunOptions, check_resumable, load_inputs
     from agentflow_eval.run.selection import select_cases
 
+    if args.baseline and args.baseline.strip().rstrip("/") == "latest" and not args.publish_to:
+        return fail("--baseline latest is the last run published to --publish-to: give both")
     rerun_dir: Path | None = None
     try:
         if args.rerun_errored:
@@ -275,7 +291,7 @@ def _run(args: argparse.Namespace) -> int:
     for warning in inputs.warnings:
         print(f"warning: {terminal_text(warning)}", file=sys.stderr)
 
-    from agentflow_eval.flows.evaluate import evaluate
+    from agentflow_eval.flows.evaluate import RegressionGateFailed, evaluate
     from agentflow_eval.flows.support.console import quiet_deliberate_stops
     from agentflow_eval.flows.support.temporary_api import TemporaryAPIError, run_on
 
@@ -297,6 +313,8 @@ def _run(args: argparse.Namespace) -> int:
     except TemporaryAPIError as exc:
         print(f"agentflow-eval: error: {exc}; no trial has run", file=sys.stderr)
         return EXIT_RUN_FAILED
+    except RegressionGateFailed as exc:  # the run is complete: report it, then fail
+        outcome = exc.outcome
     except Exception as exc:
         stopped = _stopped(exc)
         if stopped is None:
@@ -423,10 +441,16 @@ def _report(outcome: Any, args: argparse.Namespace) -> int:
             published=outcome.published,
             report_url=outcome.report_url,
             fail_under=args.fail_under,
+            comparison=outcome.comparison,
         )
         print(summary.model_dump_json(indent=2))
     elif args.quiet:
         print(terminal_text(overall_line(run)))
+        if outcome.comparison is not None:
+            from agentflow_eval.compare.brief import comparison_lines
+
+            for line in comparison_lines(outcome.comparison)[:2]:  # baseline and verdict
+                print(terminal_text(line))
         print(terminal_text(f"results in {_shown(outcome.run_dir)}"))
         for note in outcome.notes:
             print(terminal_text(note))
@@ -438,6 +462,7 @@ def _report(outcome: Any, args: argparse.Namespace) -> int:
             simulated_label=SIMULATED_LABEL,
             trials=trials,
             full=args.full,
+            comparison=outcome.comparison,
         )
         print(terminal_text(scorecard))
         for note in run.notes:
@@ -455,6 +480,15 @@ def _report(outcome: Any, args: argparse.Namespace) -> int:
             "measured nothing about the agent (see the errors in report.html)",
             EXIT_NO_TRIAL_COMPLETED,
         )
+    compared = outcome.comparison
+    if compared is not None and compared.gate_failed:
+        why = (
+            "a significant regression from the baseline"
+            if compared.regressed
+            else "the baseline could not be read, so a regression cannot be ruled out"
+        )
+        print(f"--fail-on-regression: {why}", file=sys.stderr)
+        return EXIT_BELOW_THRESHOLD
     if below:
         print(
             f"pass rate {run.totals.pass_rate:.0%} is below --fail-under {args.fail_under:.0%}",

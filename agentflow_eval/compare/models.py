@@ -16,6 +16,7 @@ from agentflow_eval.compare.power import PowerMethod
 
 __all__ = [
     "COMPARISON_VERSION",
+    "BaselineProblem",
     "CaseComparison",
     "CaseCounts",
     "ChangeVerdict",
@@ -23,6 +24,7 @@ __all__ = [
     "CriterionChange",
     "OverallChange",
     "PowerSummary",
+    "RunComparison",
     "RunInfo",
     "Verdict",
 ]
@@ -166,3 +168,37 @@ class Comparison(_Model):
     power: PowerSummary | None = None
     regressed: bool = Field(description="a significant regression overall or in some case")
     notes: list[str] = Field(default_factory=list)
+
+
+class BaselineProblem(_Model):
+    """Why a run was not compared with its baseline. ``no-earlier-run``: ``latest`` found
+    no published run of the eval set other than this one (the first run of a schedule);
+    ``unavailable``: the baseline could not be read or compared (missing, unreadable,
+    another eval set, the store down), so nobody can say whether the agent regressed."""
+
+    kind: Literal["no-earlier-run", "unavailable"]
+    message: str
+
+
+class RunComparison(_Model):
+    """``comparison.json`` in a run folder: the baseline the run was asked to compare
+    with (as written: ``latest``, a folder, an ``s3://`` URI), and either the comparison
+    (the document ``agentflow-eval compare --json`` prints) or why there is none."""
+
+    baseline: str
+    fail_on_regression: bool = False
+    comparison: Comparison | None = None
+    problem: BaselineProblem | None = None
+
+    @property
+    def regressed(self) -> bool:
+        """A significant regression, overall or in some case."""
+        return self.comparison is not None and self.comparison.regressed
+
+    @property
+    def gate_failed(self) -> bool:
+        """Whether a run that fails on regression fails: it regressed, or its baseline
+        was unavailable (a first run, with no earlier one, passes)."""
+        if not self.fail_on_regression:
+            return False
+        return self.regressed or (self.problem is not None and self.problem.kind == "unavailable")

@@ -10,9 +10,10 @@ A side is written as:
 - ``latest`` with a publish target (``publish_to``) and the eval set's id (taken from the
   other side): the same thing, spelled shorter.
 
-Publishing takes only finished run folders, so ``latest`` is always a completed run. When
-it is the very run being compared (the candidate was published already), the newest
-other run in the eval set's ``runs.json`` is taken instead.
+``latest.json`` only ever points at a completed run (every planned trial, not failed by
+its regression gate; see :mod:`agentflow_eval.publish.history`). When it is the very run
+being compared (the candidate was published already), the newest other completed run in
+the eval set's ``runs.json`` is taken instead.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from agentflow_eval.publish.storage import (
     key_part,
 )
 
-__all__ = ["LATEST", "Side", "SideError", "is_latest", "load_side"]
+__all__ = ["LATEST", "NoEarlierRun", "Side", "SideError", "is_latest", "load_side"]
 
 LATEST = "latest"
 RESULTS = "results.json"
@@ -46,6 +47,11 @@ RESULTS = "results.json"
 
 class SideError(ValueError):
     """A side that cannot be found or read; the message is one line naming it."""
+
+
+class NoEarlierRun(SideError):
+    """``latest`` found no published run of the eval set other than the one compared:
+    the first run of a schedule has nothing to compare with yet."""
 
 
 @dataclass(frozen=True)
@@ -188,7 +194,7 @@ def _latest_results(eval_set: _Location, exclude_run_id: str | None) -> _Locatio
     keeps its results.json."""
     pointer: LatestPointer | None = _model(eval_set.child("latest.json"), LatestPointer)
     if pointer is None:
-        raise SideError(
+        raise NoEarlierRun(
             f"{eval_set.where}: no latest.json, so no run of this eval set was published "
             "there (check the publish target and the eval set id)"
         )
@@ -196,10 +202,12 @@ def _latest_results(eval_set: _Location, exclude_run_id: str | None) -> _Locatio
         return _child_path(eval_set, pointer.results)
     manifest: RunsManifest | None = _model(eval_set.child("runs.json"), RunsManifest)
     others = [
-        entry for entry in (manifest.runs if manifest else []) if entry.run_id != exclude_run_id
+        entry
+        for entry in (manifest.runs if manifest else [])
+        if entry.run_id != exclude_run_id and entry.completed
     ]
     if not others:
-        raise SideError(
+        raise NoEarlierRun(
             f"{eval_set.where}: the only published run is {exclude_run_id}, the run being "
             "compared; there is no earlier run to compare it with"
         )

@@ -38,7 +38,9 @@ from agentflow_eval.run import defaults
 __all__ = [
     "DEFAULT_LINK_EXPIRY_HOURS",
     "S3",
+    "Baseline",
     "EvaluateParams",
+    "FailOnRegression",
     "ReportLinks",
     "S3Options",
     "ShardSpec",
@@ -268,6 +270,20 @@ CountInfrastructureErrors = Annotated[
         "default they are reported apart and left out of it",
     ),
 ]
+Baseline = _text(
+    "Baseline",
+    "compare with this run: latest (the last completed run of this eval set published to "
+    "Publish to), a run folder, its results.json, or an s3:// URI; blank: no comparison",
+)
+FailOnRegression = Annotated[
+    bool,
+    _ui(
+        "Fail on regression",
+        "end the run Failed, and mark regressed cases failed in junit.xml, when the "
+        "comparison finds a significant regression or the baseline cannot be read (a "
+        "first run, with nothing published yet, passes)",
+    ),
+]
 Secrets = Annotated[
     dict[str, str],
     _ui(
@@ -335,10 +351,22 @@ class EvaluateParams(BaseModel):
     publish_to: PublishTo = None
     count_infrastructure_errors: CountInfrastructureErrors = False
     s3: S3 = Field(default_factory=S3Options)
+    baseline: Baseline = None
+    fail_on_regression: FailOnRegression = False
     secrets: Secrets = Field(default_factory=dict)
     shards: Shards = 1
     shared_storage: SharedStorage = None
     shard: Shard = None
+
+    @model_validator(mode="after")
+    def _latest_needs_a_target(self) -> EvaluateParams:
+        latest = self.baseline is not None and self.baseline.strip().rstrip("/") == "latest"
+        if latest and not self.publish_to:
+            raise ValueError(
+                "baseline 'latest' is the last run published to publish_to: set "
+                "publish_to (s3://bucket/prefix or a folder), or name the baseline run"
+            )
+        return self
 
     def flow_parameters(self) -> dict[str, Any]:
         """These parameters as the evaluate flow's keyword arguments (the CLI, tests and

@@ -1,8 +1,17 @@
 """The history of an eval set's published runs: ``runs.json`` (every run, newest first)
-and ``latest.json`` (a pointer to the newest), kept beside the run folders.
+and ``latest.json`` (a pointer to the newest completed run), kept beside the run folders.
 
 Entries are keyed by their folder, so publishing a run again (a retry, a later
 ``publish`` of a pending run) replaces its entry instead of adding a second one.
+
+Every run goes into the history, but ``latest`` (the baseline ``--baseline latest``
+compares with) only moves to a *completed* run: one that has every planned trial
+(``complete``) and did not fail its regression gate (``gate_failed``: it regressed, or
+could not be compared, under ``fail_on_regression``). A run that failed its gate must
+not become the baseline its own retry is compared with.
+
+Each entry keeps its cases' pass counts (``case_counts``), so the index can show each
+case's recent trend, and a digest of its comparison with its baseline, if it had one.
 """
 
 from __future__ import annotations
@@ -13,9 +22,36 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentflow_eval.models.results import RunResult
 
-__all__ = ["MANIFEST_VERSION", "LatestPointer", "RunEntry", "RunsManifest", "run_entry"]
+__all__ = [
+    "CASE_HISTORY_RUNS",
+    "MANIFEST_VERSION",
+    "ComparisonDigest",
+    "LatestPointer",
+    "RunEntry",
+    "RunsManifest",
+    "run_entry",
+]
 
 MANIFEST_VERSION = 1
+
+CASE_HISTORY_RUNS = 20
+"""The newest runs whose per-case counts the manifest keeps (for the cases' trends);
+older entries keep their totals only, so runs.json stays small for large eval sets."""
+
+
+class ComparisonDigest(BaseModel):
+    """What a run's comparison with its baseline found, in brief (``comparison.json``
+    in its folder has it all); ``problem`` says why there was no comparison."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    baseline: str
+    baseline_run_id: str | None = None
+    verdict: str | None = None
+    change: float | None = None
+    regressed_cases: list[str] = Field(default_factory=list)
+    improved_cases: list[str] = Field(default_factory=list)
+    problem: str | None = None
 
 
 class RunEntry(BaseModel):
@@ -43,9 +79,23 @@ class RunEntry(BaseModel):
     ci_low: float
     ci_high: float
     files: list[str] = Field(default_factory=list)
+    agent_version: str | None = None
+    labels: dict[str, str] = Field(default_factory=dict)
+    complete: bool = True
+    """Every planned trial (cases × runs per case) is in the results."""
+    gate_failed: bool = False
+    """The run failed its regression gate (``fail_on_regression``)."""
+    case_counts: dict[str, tuple[int, int]] = Field(default_factory=dict)
+    """Per case: trials passed, and trials counted (infrastructure errors left out)."""
+    comparison: ComparisonDigest | None = None
 
     def path(self, name: str) -> str:
         return f"{self.folder}/{name}"
+
+    @property
+    def completed(self) -> bool:
+        """Whether the run may be ``latest``: complete, and not failed by its gate."""
+        return self.complete and not self.gate_failed
 
 
 class RunsManifest(BaseModel):
@@ -58,10 +108,20 @@ class RunsManifest(BaseModel):
     eval_set_name: str = ""
     runs: list[RunEntry] = Field(default_factory=list)
 
+    def latest_completed(self) -> RunEntry | None:
+        """The newest run that may be ``latest`` (see :attr:`RunEntry.completed`)."""
+        return next((run for run in self.runs if run.completed), None)
+
     def with_run(self, entry: RunEntry, eval_set_name: str = "") -> RunsManifest:
         """This manifest with ``entry`` added (or replacing the entry of its folder)."""
         runs = [run for run in self.runs if run.folder != entry.folder] + [entry]
         runs.sort(key=lambda run: (run.started_at, run.folder), reverse=True)
+        runs = [
+            run
+            if index < CASE_HISTORY_RUNS or not run.case_counts
+            else run.model_copy(update={"case_counts": {}})
+            for index, run in enumerate(runs)
+        ]
         return RunsManifest(
             eval_set_id=self.eval_set_id,
             eval_set_name=eval_set_name or self.eval_set_name,
@@ -108,7 +168,13 @@ def _utc(moment: datetime) -> datetime:
 
 
 def run_entry(
-    run: RunResult, folder: str, files: list[str], published_at: datetime | None = None
+    run: RunResult,
+    folder: str,
+    files: list[str],
+    published_at: datetime | None = None,
+    *,
+    comparison: ComparisonDigest | None = None,
+    gate_failed: bool = False,
 ) -> RunEntry:
     """The index entry of ``run``, published in ``folder``."""
     totals = run.totals
@@ -132,4 +198,13 @@ def run_entry(
         ci_low=totals.ci_low,
         ci_high=totals.ci_high,
         files=files,
+        agent_version=run.agent_version,
+        labels=dict(run.labels),
+        complete=bool(run.cases) and all(case.runs >= run.runs_per_case for case in run.cases),
+        gate_failed=gate_failed,
+        case_counts={
+            case.case_id: (case.passed, max(case.runs - case.infrastructure_errors, 0))
+            for case in run.cases
+        },
+        comparison=comparison,
     )

@@ -5,9 +5,18 @@ Layout under the target (``s3://bucket/prefix`` or a directory)::
     <prefix>/<eval_set_id>/<UTC start>-<run_id>/report.html
                                                /results.json
                                                /junit.xml
+                                               /comparison.json   (compared runs)
     <prefix>/<eval_set_id>/runs.json     every published run, newest first
-    <prefix>/<eval_set_id>/index.html    those runs as a page, with pass rates
-    <prefix>/<eval_set_id>/latest.json   the newest run (written last)
+    <prefix>/<eval_set_id>/index.html    those runs as a page, with pass rates and trends
+    <prefix>/<eval_set_id>/latest.json   the newest completed run (written last)
+
+The order of writes is what keeps ``latest`` honest: a run's own files first, then the
+history, and ``latest.json`` last, so a publish that fails part way never leaves
+``latest`` pointing at a run whose files are not all there. ``latest`` moves only to a
+completed run (every planned trial, and not failed by its regression gate; see
+:mod:`~agentflow_eval.publish.history`): a run that regressed under
+``fail_on_regression`` is in the history but never becomes the baseline it is compared
+with next time.
 
 Every key segment comes from :func:`~agentflow_eval.publish.storage.key_part`; every object has
 its Content-Type. Each upload is retried with exponential backoff and full jitter. If the
@@ -35,7 +44,12 @@ from pydantic import BaseModel, ValidationError
 
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.publish.history import LatestPointer, RunsManifest, run_entry
+from agentflow_eval.publish.history import (
+    ComparisonDigest,
+    LatestPointer,
+    RunsManifest,
+    run_entry,
+)
 from agentflow_eval.publish.storage import (
     LocalTarget,
     ObjectStore,
@@ -52,6 +66,7 @@ from agentflow_eval.report.index_page import render_index
 
 __all__ = [
     "CONTENT_TYPES",
+    "OPTIONAL_RUN_FILES",
     "PENDING_MARKER",
     "PUBLISHED_MARKER",
     "RUN_FILES",
@@ -65,6 +80,9 @@ __all__ = [
 
 RUN_FILES = ("report.html", "results.json", "junit.xml")
 """What a finished run directory holds and publishing uploads."""
+
+OPTIONAL_RUN_FILES = ("comparison.json",)
+"""Uploaded too when the run folder has them (a run compared with its baseline)."""
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -172,7 +190,31 @@ def _read_run_dir(local_dir: Path) -> tuple[RunResult, dict[str, bytes]]:
             f"(expected {', '.join(RUN_FILES)})"
         )
     run = read_results_json(local_dir / "results.json")
-    return run, {name: (local_dir / name).read_bytes() for name in RUN_FILES}
+    names = [*RUN_FILES, *(name for name in OPTIONAL_RUN_FILES if (local_dir / name).is_file())]
+    return run, {name: (local_dir / name).read_bytes() for name in names}
+
+
+def _comparison_of(files: dict[str, bytes]) -> tuple[ComparisonDigest | None, bool]:
+    """The digest of the run's comparison.json, if it has one, and whether the run
+    failed its regression gate."""
+    raw = files.get("comparison.json")
+    if raw is None:
+        return None, False
+    from agentflow_eval.compare.models import RunComparison
+
+    record = RunComparison.model_validate_json(raw)
+    compared = record.comparison
+    digest = ComparisonDigest(
+        baseline=record.baseline,
+        problem=record.problem.message if record.problem else None,
+    )
+    if compared is not None:
+        digest.baseline_run_id = compared.baseline.run_id
+        digest.verdict = "regression" if compared.regressed else compared.overall.verdict
+        digest.change = compared.overall.change
+        digest.regressed_cases = [c.case_id for c in compared.cases if c.verdict == "regression"]
+        digest.improved_cases = [c.case_id for c in compared.cases if c.verdict == "improvement"]
+    return digest, record.gate_failed
 
 
 def _read_manifest(
@@ -209,7 +251,9 @@ def _upload(
 
     manifest_key = join_key(base, "runs.json")
     manifest, note = _read_manifest(store, manifest_key, run.eval_set_id, retry)
-    manifest = manifest.with_run(run_entry(run, folder, list(files)), run.eval_set_name)
+    digest, gate_failed = _comparison_of(files)
+    entry = run_entry(run, folder, list(files), comparison=digest, gate_failed=gate_failed)
+    manifest = manifest.with_run(entry, run.eval_set_name)
     manifest_body = manifest.model_dump_json(indent=2).encode("utf-8")
     retry(lambda: store.put(manifest_key, manifest_body, "application/json", NO_CACHE))
 
@@ -218,18 +262,29 @@ def _upload(
     retry(lambda: store.put(index_key, index_body, CONTENT_TYPES[".html"], NO_CACHE))
     urls["index"] = store.url(index_key)
 
-    # latest.json last, and always the newest run: publishing an older pending run later
-    # adds it to the history without moving "latest" back in time.
-    newest = manifest.runs[0]
+    # latest.json last, and always the newest completed run: publishing an older pending
+    # run later adds it to the history without moving "latest" back in time, and a run
+    # that is incomplete or failed its regression gate never becomes "latest"
+    notes = [note] if note else []
+    if not entry.completed:
+        why = (
+            "it failed its regression gate"
+            if entry.gate_failed
+            else f"it lacks trials ({run.totals.trials} of "
+            f"{len(run.cases) * run.runs_per_case} planned)"
+        )
+        notes.append(f"Not made the eval set's latest run: {why}.")
+    newest = manifest.latest_completed()
     latest_key = join_key(base, "latest.json")
-    pointer = LatestPointer.of(
-        run.eval_set_id, newest, store.url(join_key(base, newest.folder, "report.html"))
-    )
-    latest_body = pointer.model_dump_json(indent=2).encode("utf-8")
-    retry(lambda: store.put(latest_key, latest_body, "application/json", NO_CACHE))
-    urls["latest"] = store.url(latest_key)
+    if newest is not None:
+        pointer = LatestPointer.of(
+            run.eval_set_id, newest, store.url(join_key(base, newest.folder, "report.html"))
+        )
+        latest_body = pointer.model_dump_json(indent=2).encode("utf-8")
+        retry(lambda: store.put(latest_key, latest_body, "application/json", NO_CACHE))
+        urls["latest"] = store.url(latest_key)
     urls["manifest"] = store.url(manifest_key)
-    return urls, [note] if note else []
+    return urls, notes
 
 
 def _write_marker(local_dir: Path, name: str, data: dict[str, Any]) -> None:

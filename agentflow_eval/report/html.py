@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentflow_eval import __version__
 from agentflow_eval.files.atomic import write_text_atomically
@@ -31,6 +32,9 @@ from agentflow_eval.report.digest import TrialDigest
 from agentflow_eval.report.templating import asset, compact_chunks, environment, page_style
 from agentflow_eval.report.view import CaseView, build_view, case_views
 
+if TYPE_CHECKING:
+    from agentflow_eval.compare.models import RunComparison
+
 __all__ = ["html_chunks", "render_html", "write_html"]
 
 SCRIPT = "report.js"
@@ -41,19 +45,27 @@ def html_chunks(
     cases: Iterable[CaseWithTrials],
     digest: TrialDigest,
     eval_set: EvalSet | None = None,
+    comparison: RunComparison | None = None,
 ) -> Iterator[str]:
     """The report page for ``run`` in pieces. ``cases`` gives each of ``run.cases`` with
     its trials, in that order, and is read one case at a time as the page reaches it;
     ``digest`` holds what spans all trials (histograms, shared settings), so
     ``run.trials`` is not read. With ``eval_set`` the expected trajectories and reference
     answers come from it; without, from the results (``CaseResult.expected``, then
-    criterion details), and turns with no known expectation list their calls only."""
+    criterion details), and turns with no known expectation list their calls only.
+    With ``comparison`` the page shows the run against its baseline."""
     script, style = asset(SCRIPT), page_style()
     template = environment().get_template("report.html.j2")
     view = build_view(run, digest, eval_set)
+    compared = None
+    if comparison is not None:  # imported here: a run without a baseline never loads it
+        from agentflow_eval.report.comparison_view import comparison_view
+
+        compared = comparison_view(comparison)
     pieces = template.generate(
         view=view,
         cases=_with_details(case_views(run, cases, digest, eval_set), view.has_eval_set),
+        comparison=compared,
         csp=content_security_policy(scripts=[str(script)], styles=[str(style)]),
         script=script,
         style=style,
@@ -72,15 +84,22 @@ def _in_memory(run: RunResult) -> tuple[Iterator[CaseWithTrials], TrialDigest]:
     return each_case(run.cases, TrialsInMemory(run.trials)), TrialDigest.of(run.trials)
 
 
-def render_html(run: RunResult, eval_set: EvalSet | None = None) -> str:
+def render_html(
+    run: RunResult, eval_set: EvalSet | None = None, comparison: RunComparison | None = None
+) -> str:
     """The report page for ``run``, whose trials are in ``run.trials`` (see
     :func:`html_chunks`)."""
     cases, digest = _in_memory(run)
-    return "".join(html_chunks(run, cases, digest, eval_set))
+    return "".join(html_chunks(run, cases, digest, eval_set, comparison))
 
 
-def write_html(run: RunResult, path: Path, eval_set: EvalSet | None = None) -> Path:
+def write_html(
+    run: RunResult,
+    path: Path,
+    eval_set: EvalSet | None = None,
+    comparison: RunComparison | None = None,
+) -> Path:
     """Render the report of ``run`` (trials in ``run.trials``) to ``path`` (UTF-8);
     returns the path."""
     cases, digest = _in_memory(run)
-    return write_text_atomically(path, html_chunks(run, cases, digest, eval_set))
+    return write_text_atomically(path, html_chunks(run, cases, digest, eval_set, comparison))

@@ -1,5 +1,7 @@
-"""``index.html`` of a published eval set: its runs, newest first, with pass rates and
-a trend line, each linking to its report, results and JUnit file.
+"""``index.html`` of a published eval set: its pass rate over the last runs (a line with
+its 95% interval as a band), each case's recent trend (:mod:`~agentflow_eval.report.trends`),
+and its runs, newest first, with pass rates, each run's comparison with its baseline, and
+links to its report, results and JUnit file.
 
 The page is static and self-contained like the report, with a CSP that runs no script
 at all and allows only its own inline style.
@@ -12,6 +14,7 @@ from agentflow_eval.publish.history import RunsManifest
 from agentflow_eval.report.charts import RunRate, trend_chart
 from agentflow_eval.report.csp import content_security_policy
 from agentflow_eval.report.templating import compact, environment, page_style
+from agentflow_eval.report.trends import case_trends
 
 __all__ = ["render_index"]
 
@@ -32,6 +35,8 @@ def render_index(manifest: RunsManifest) -> str:
             manifest=manifest,
             title=manifest.eval_set_name or manifest.eval_set_id,
             trend=trend_chart(rates),
+            case_trends=case_trends(manifest.runs),
+            latest_completed=manifest.latest_completed(),
             csp=content_security_policy(scripts=[], styles=[str(style)]),
             style=style,
             version=__version__,

@@ -6,6 +6,12 @@ from) a criterion, naming passed/runs and the failing criteria, and an ``<error>
 some trial errored, naming the errors; both can appear, as pytest does for a test that
 fails and errors in teardown. Pass rate, interval and pass@k are ``<property>`` elements.
 Text from the run is stripped of characters XML 1.0 cannot carry.
+
+A run compared with a baseline carries the comparison as properties (the suite's verdict,
+each case's baseline counts, change and Holm-adjusted p-value) and one more testcase,
+:data:`COMPARISON_TESTCASE`. Only under ``fail_on_regression`` does a regression fail
+anything: each regressed case gets a ``<failure>`` saying so (or its failure says it
+too), and the comparison testcase fails.
 """
 
 from __future__ import annotations
@@ -16,12 +22,20 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import UTC
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.models.results import CaseResult, RunResult, TrialResult
 from agentflow_eval.report.case_trials import CaseWithTrials, TrialsInMemory, each_case
 
-__all__ = ["JUnitDocument", "junit_xml", "write_junit"]
+if TYPE_CHECKING:
+    from agentflow_eval.compare.models import CaseComparison, RunComparison
+
+__all__ = ["COMPARISON_TESTCASE", "JUnitDocument", "junit_xml", "write_junit"]
+
+COMPARISON_TESTCASE = "comparison with the baseline"
+"""With a baseline, the suite's last testcase: it fails under ``fail_on_regression``
+when the run regressed (overall or in a case) or the baseline could not be read."""
 
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 MESSAGE_LIMIT = 500
@@ -73,19 +87,48 @@ def _trial_line(result: TrialResult) -> str:
     return line
 
 
-def _outcome(case: CaseResult, min_rate: float) -> tuple[bool, bool]:
+def _outcome(case: CaseResult, min_rate: float, regressed: bool = False) -> tuple[bool, bool]:
     """Whether the case's testcase carries a ``<failure>`` and an ``<error>``: decided
-    from its counts alone, so the suite's totals can be written before any trial is read."""
+    from its counts (and whether it counts as regressed) alone, so the suite's totals can
+    be written before any trial is read."""
     if not (case.runs == 0 or case.pass_rate < min_rate):
-        return False, False
+        return regressed, False
     judged_bad = case.failed + case.not_evaluated > 0
-    return judged_bad or not case.errored, case.errored > 0
+    return judged_bad or not case.errored or regressed, case.errored > 0
+
+
+def _regression_message(change: CaseComparison, baseline_run: str) -> str:
+    from agentflow_eval.compare.brief import case_change_text
+
+    return f"regressed from baseline run {baseline_run}: {case_change_text(change)}"
+
+
+def _comparison_properties(props: ET.Element, change: CaseComparison) -> None:
+    if change.baseline is not None:
+        _element(
+            props,
+            "property",
+            name="baseline_passed",
+            value=f"{change.baseline.passed}/{change.baseline.runs}",
+        )
+    if change.change is not None:
+        _element(props, "property", name="change", value=f"{change.change:+.4f}")
+    if change.p_adjusted is not None:
+        _element(props, "property", name="p_holm", value=f"{change.p_adjusted:.4g}")
+    _element(props, "property", name="comparison_verdict", value=change.verdict)
 
 
 def _testcase(
-    run: RunResult, case: CaseResult, results: list[TrialResult], min_rate: float
+    run: RunResult,
+    case: CaseResult,
+    results: list[TrialResult],
+    min_rate: float,
+    change: CaseComparison | None = None,
+    regression: str | None = None,
 ) -> ET.Element:
-    """One case's ``<testcase>`` (``results``: its trials, sorted by trial index)."""
+    """One case's ``<testcase>`` (``results``: its trials, sorted by trial index).
+    ``change``: the case against the baseline; ``regression``: why it fails as regressed
+    (only under ``fail_on_regression``)."""
     duration = sum(r.trial.duration_ms for r in results)
     node = ET.Element(
         "testcase",
@@ -103,8 +146,10 @@ def _testcase(
         _element(props, "property", name=f"pass@{k}", value=f"{value:.4f}")
     if case.label:
         _element(props, "property", name="criteria", value=case.label)
+    if change is not None:
+        _comparison_properties(props, change)
 
-    has_failure, has_error = _outcome(case, min_rate)
+    has_failure, has_error = _outcome(case, min_rate, regression is not None)
     if has_failure:
         judged_bad = [r for r in results if r.status in ("failed", "not_evaluated")]
         criteria = _failing_criteria(judged_bad)
@@ -114,8 +159,11 @@ def _testcase(
             message += f" ({case.pass_rate:.0%}, needs {min_rate:.0%})"
         if named:
             message += f"; failing: {named}"
+        if regression is not None:
+            message = f"{regression}; {message}"
         body = "\n".join(_trial_line(r) for r in judged_bad) or "no trials ran"
-        _element(node, "failure", body, message=_text(message, MESSAGE_LIMIT), type="EvalFailure")
+        kind = "Regression" if regression is not None else "EvalFailure"
+        _element(node, "failure", body, message=_text(message, MESSAGE_LIMIT), type=kind)
     if has_error:
         errored = [r for r in results if r.status == "errored"]
         kinds = Counter(r.trial.error.kind for r in errored if r.trial.error is not None)
@@ -149,11 +197,27 @@ class JUnitDocument:
     ElementTree would write for the whole tree, while only one case's trials are needed
     at a time (the suite's counts come from the case summaries)."""
 
-    def __init__(self, run: RunResult, *, min_pass_rate: float = 1.0) -> None:
+    def __init__(
+        self,
+        run: RunResult,
+        *,
+        min_pass_rate: float = 1.0,
+        comparison: RunComparison | None = None,
+    ) -> None:
         if not 0.0 <= min_pass_rate <= 1.0:
             raise ValueError(f"min_pass_rate must be within 0..1, got {min_pass_rate}")
         self.run = run
         self.min_pass_rate = min_pass_rate
+        self.comparison = comparison
+        compared = comparison.comparison if comparison is not None else None
+        self._changes = {case.case_id: case for case in compared.cases} if compared else {}
+        self._regressions: dict[str, str] = {}
+        if compared is not None and comparison is not None and comparison.fail_on_regression:
+            self._regressions = {
+                case.case_id: _regression_message(case, compared.baseline.run_id)
+                for case in compared.cases
+                if case.verdict == "regression"
+            }
         self._written = 0
         self._head, self._tail = self._frame()
 
@@ -182,12 +246,18 @@ class JUnitDocument:
             ("pass_rate", f"{run.totals.pass_rate:.4f}"),
             ("ci95", f"{run.totals.ci_low:.4f}-{run.totals.ci_high:.4f}"),
             ("min_pass_rate", f"{self.min_pass_rate:.4f}"),
+            *self._comparison_properties(),
         ):
             if value is not None:
                 _element(props, "property", name=name, value=value)
-        outcomes = [_outcome(case, self.min_pass_rate) for case in run.cases]
+        outcomes = [
+            _outcome(case, self.min_pass_rate, case.case_id in self._regressions)
+            for case in run.cases
+        ]
+        if self.comparison is not None:
+            outcomes.append((self.comparison.gate_failed, False))
         counts = {
-            "tests": str(len(run.cases)),
+            "tests": str(len(outcomes)),
             "failures": str(sum(failure for failure, _ in outcomes)),
             "errors": str(sum(error for _, error in outcomes)),
             "skipped": "0",
@@ -197,6 +267,8 @@ class JUnitDocument:
         root.attrib.update({k: v for k, v in counts.items() if k != "skipped"})
         if run.cases:
             ET.SubElement(suite, _CASES_SLOT)
+        if self.comparison is not None:
+            suite.append(self._comparison_testcase(self.comparison))
         ET.indent(root)
         text = _DECLARATION + ET.tostring(root, encoding="unicode") + "\n"
         if not run.cases:
@@ -204,12 +276,65 @@ class JUnitDocument:
         head, tail = text.split(f"<{_CASES_SLOT} />")
         return head, tail
 
+    def _comparison_properties(self) -> list[tuple[str, str | None]]:
+        record = self.comparison
+        if record is None:
+            return []
+        found: list[tuple[str, str | None]] = [
+            ("baseline", record.baseline),
+            ("fail_on_regression", str(record.fail_on_regression).lower()),
+        ]
+        if record.comparison is None:
+            problem = record.problem
+            return [*found, ("baseline_problem", problem.message if problem else "not compared")]
+        compared = record.comparison
+        overall = compared.overall
+        return [
+            *found,
+            ("baseline_run_id", compared.baseline.run_id),
+            ("comparison_verdict", overall.verdict),
+            ("comparison_change", None if overall.change is None else f"{overall.change:+.4f}"),
+            ("regressed", str(compared.regressed).lower()),
+        ]
+
+    def _comparison_testcase(self, record: RunComparison) -> ET.Element:
+        from agentflow_eval.compare.brief import comparison_lines
+
+        node = ET.Element(
+            "testcase",
+            {"classname": _text(self.run.eval_set_id), "name": COMPARISON_TESTCASE, "time": "0"},
+        )
+        lines = comparison_lines(record)
+        if record.gate_failed:
+            message = (
+                lines[0]
+                if record.comparison is None
+                else f"regressed from baseline run {record.comparison.baseline.run_id}: "
+                + lines[1].strip()
+            )
+            _element(
+                node,
+                "failure",
+                "\n".join(lines),
+                message=_text(message, MESSAGE_LIMIT),
+                type="Regression",
+            )
+        _element(node, "system-out", "\n".join(lines))
+        return node
+
     def head(self) -> str:
         return self._head
 
     def testcase(self, case: CaseResult, results: list[TrialResult]) -> str:
         """The ``<testcase>`` of the next case, with the layout before it."""
-        node = _testcase(self.run, case, results, self.min_pass_rate)
+        node = _testcase(
+            self.run,
+            case,
+            results,
+            self.min_pass_rate,
+            self._changes.get(case.case_id),
+            self._regressions.get(case.case_id),
+        )
         ET.indent(node, level=_CASE_LEVEL)
         separator = _CASE_SEPARATOR if self._written else ""
         self._written += 1

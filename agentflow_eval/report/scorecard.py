@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentflow_eval.models.results import (
     CaseResult,
@@ -33,6 +33,9 @@ from agentflow_eval.models.results import (
     TrialResult,
 )
 from agentflow_eval.report.case_trials import CaseTrials, TrialsInMemory
+
+if TYPE_CHECKING:
+    from agentflow_eval.compare.models import RunComparison
 
 __all__ = [
     "PASSING_SHOWN",
@@ -98,6 +101,7 @@ def format_scorecard(
     trials: CaseTrials | None = None,
     full: bool = False,
     passing_shown: int = PASSING_SHOWN,
+    comparison: RunComparison | None = None,
 ) -> str:
     """The scorecard as text.
 
@@ -105,7 +109,8 @@ def format_scorecard(
     folder's ``JudgedFileTrials`` reads one case at a time): the reasons of errored and
     unjudged trials come from there, and with ``verbose`` each criterion's mean and why
     every other trial fell short. ``full`` lists every passing case instead of the first
-    ``passing_shown``.
+    ``passing_shown``. ``comparison``: the run against its baseline, as a short block at
+    the end.
     """
     if trials is None and run.trials:
         trials = TrialsInMemory(run.trials)
@@ -135,6 +140,10 @@ def format_scorecard(
         folded = len(cases) - len(shown)
         if folded:
             lines.append(f"  … {folded:,} more passing cases (--full lists them)")
+    if comparison is not None:
+        from agentflow_eval.compare.brief import comparison_lines
+
+        lines.extend(comparison_lines(comparison))
     return "\n".join(lines)
 
 

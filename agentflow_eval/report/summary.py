@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.models.results import RunResult, RunTotals
 from agentflow_eval.report.scorecard import CaseVerdict, case_verdict
 
@@ -27,6 +28,7 @@ class CaseSummary(BaseModel):
     )
     label: str = Field(description="what the case is judged on")
     runs: int
+    rated_runs: int = Field(description="the trials pass_rate is over")
     passed: int
     failed: int
     errored: int
@@ -62,6 +64,9 @@ class RunSummary(BaseModel):
     below_fail_under: bool = Field(
         default=False, description="whether the pass rate fell below fail_under"
     )
+    comparison: RunComparison | None = Field(
+        default=None, description="the run against its baseline (run --baseline)"
+    )
 
 
 def run_summary(
@@ -72,6 +77,7 @@ def run_summary(
     published: list[str] | None = None,
     report_url: str | None = None,
     fail_under: float | None = None,
+    comparison: RunComparison | None = None,
 ) -> RunSummary:
     """``run`` (its trials left out) with its folder's paths and publishing outcome."""
     return RunSummary(
@@ -93,6 +99,7 @@ def run_summary(
                 verdict=case_verdict(case),
                 label=case.label,
                 runs=case.runs,
+                rated_runs=case.rated_runs or case.runs,
                 passed=case.passed,
                 failed=case.failed,
                 errored=case.errored,
@@ -109,4 +116,5 @@ def run_summary(
         report_url=report_url,
         fail_under=fail_under,
         below_fail_under=fail_under is not None and run.totals.pass_rate < fail_under,
+        comparison=comparison,
     )

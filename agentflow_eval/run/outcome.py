@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentflow_eval.models.results import RunResult
+
+if TYPE_CHECKING:
+    from agentflow_eval.compare.models import RunComparison
 
 __all__ = ["RunOutcome"]
 
@@ -17,7 +21,7 @@ class RunOutcome:
     cases; an object of its own type it returns untouched.
     """
 
-    __slots__ = ("notes", "published", "report_url", "run", "run_dir")
+    __slots__ = ("comparison", "notes", "published", "report_url", "run", "run_dir")
 
     def __init__(
         self,
@@ -32,6 +36,7 @@ class RunOutcome:
         self.report_url = report_url
         self.published: list[str] = list(published or [])
         self.notes: list[str] = list(notes or [])
+        self.comparison: RunComparison | None = None  # with a baseline: the comparison
 
     def __repr__(self) -> str:
         return (

@@ -34,6 +34,7 @@ from prefect.artifacts import (
     aupdate_progress_artifact,
 )
 
+from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.files.naming import artifact_key
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.report.charts import case_state
@@ -64,6 +65,7 @@ class ArtifactKeys:
     summary: str
     report: str
     progress: str
+    comparison: str
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,7 @@ def artifact_keys(eval_set_id: str, scope: ArtifactScope | None = None) -> Artif
         summary=f"{base}-summary",
         report=f"{base}-report",
         progress=f"{base}-progress",
+        comparison=f"{base}-comparison",
     )
 
 
@@ -166,9 +169,11 @@ def summary_markdown(
     *,
     local_report: Path | None = None,
     publish_problem: str | None = None,
+    comparison: RunComparison | None = None,
 ) -> str:
     """The run at a glance: verdict, identity, models, counts, where the report is (and
-    why it was not published, if it was not), criteria, the worst cases."""
+    why it was not published, if it was not), the comparison with the baseline, criteria,
+    the worst cases."""
     totals = run.totals
     lines = [f"# {_md(run.eval_set_name or run.eval_set_id)}", ""]
     if run.simulated:
@@ -205,6 +210,10 @@ def summary_markdown(
         lines.append(f"- Report: `{str(local_report).replace('`', '')}` (on the worker)")
     if publish_problem:
         lines += ["", f"> **Report not published.** {_md(publish_problem)}"]
+    if comparison is not None:
+        from agentflow_eval.tasks.support.comparison_artifacts import comparison_markdown
+
+        lines.append(comparison_markdown(comparison).rstrip("\n"))
     if run.criteria:
         lines += [
             "",
@@ -237,6 +246,7 @@ class RunArtifacts:
     cases: UUID
     summary: UUID
     report: UUID | None
+    comparison: UUID | None = None
 
 
 async def publish_run_artifacts(
@@ -246,10 +256,12 @@ async def publish_run_artifacts(
     local_report: Path | None = None,
     publish_problem: str | None = None,
     scope: ArtifactScope | None = None,
+    comparison: RunComparison | None = None,
 ) -> RunArtifacts:
     """Create the run's table, summary and (when there is a report URL) link artifacts,
-    attached to the current flow or task run, keyed by ``scope`` (default: the current
-    flow run's deployment and agent)."""
+    and, for a run compared with its baseline, the comparison's table, attached to the
+    current flow or task run, keyed by ``scope`` (default: the current flow run's
+    deployment and agent)."""
     keys = artifact_keys(run.eval_set_id, scope if scope is not None else ArtifactScope.current())
     title = run.eval_set_name or run.eval_set_id
     cases = await acreate_table_artifact(
@@ -259,7 +271,11 @@ async def publish_run_artifacts(
     )
     summary = await acreate_markdown_artifact(
         summary_markdown(
-            run, report_url, local_report=local_report, publish_problem=publish_problem
+            run,
+            report_url,
+            local_report=local_report,
+            publish_problem=publish_problem,
+            comparison=comparison,
         ),
         key=keys.summary,
         description=(
@@ -274,7 +290,18 @@ async def publish_run_artifacts(
             key=keys.report,
             description=f"The HTML report of run {run.run_id}",
         )
-    return RunArtifacts(cases, summary, link)
+    table = None
+    if comparison is not None and comparison.comparison is not None:
+        from agentflow_eval.tasks.support.comparison_artifacts import comparison_rows
+
+        compared = comparison.comparison
+        table = await acreate_table_artifact(
+            comparison_rows(comparison),
+            key=keys.comparison,
+            description=f"{title}: run {run.run_id} against baseline run "
+            f"{compared.baseline.run_id}: {compared.overall.verdict}",
+        )
+    return RunArtifacts(cases, summary, link, table)
 
 
 class ProgressReporter:

@@ -4,6 +4,12 @@
   counts, the report's URL (or local path), the agent and its version.
 - ``agentflow.eval.publish-failed``: the report could not be published; the payload says
   where it was going, why it failed and where the run folder is kept.
+- ``agentflow.eval.regressed``: the run's comparison with its baseline found a
+  significant regression (overall or in some case); the payload names the regressed
+  cases with their counts, changes and p-values, the baseline run and the report.
+- ``agentflow.eval.baseline-unavailable``: the run was to be compared with a baseline and
+  was not; ``payload.kind`` is ``no-earlier-run`` (the first run of a schedule) or
+  ``unavailable`` (the baseline could not be read: nobody can say whether it regressed).
 
 The event's resource is the eval set (``agentflow.eval-set.<id>``); the agent
 (``agentflow.agent.<key>``) is a related resource, and Prefect adds the flow run, flow and
@@ -17,13 +23,25 @@ from typing import Any
 
 from prefect.events import emit_event
 
+from agentflow_eval.compare.models import CaseCounts, RunComparison
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.tasks.support.artifacts import ArtifactScope
 
-__all__ = ["COMPLETED", "PUBLISH_FAILED", "emit_completed", "emit_publish_failed"]
+__all__ = [
+    "BASELINE_UNAVAILABLE",
+    "COMPLETED",
+    "PUBLISH_FAILED",
+    "REGRESSED",
+    "emit_comparison",
+    "emit_completed",
+    "emit_publish_failed",
+    "regressed_payload",
+]
 
 COMPLETED = "agentflow.eval.completed"
 PUBLISH_FAILED = "agentflow.eval.publish-failed"
+REGRESSED = "agentflow.eval.regressed"
+BASELINE_UNAVAILABLE = "agentflow.eval.baseline-unavailable"
 
 
 def _resources(run: RunResult, scope: ArtifactScope) -> tuple[dict[str, str], list[dict[str, str]]]:
@@ -104,3 +122,87 @@ def emit_publish_failed(
             "run_dir": str(run_dir),
         },
     )
+
+
+def regressed_payload(
+    run: RunResult, record: RunComparison, report_url: str | None, run_dir: Path
+) -> dict[str, Any]:
+    """What ``agentflow.eval.regressed`` carries: the regressed cases and the change."""
+    comparison = record.comparison
+    assert comparison is not None
+    overall = comparison.overall
+
+    def counts(side: CaseCounts | None) -> str | None:
+        return None if side is None else f"{side.passed}/{side.runs}"
+
+    return {
+        "run_id": run.run_id,
+        "eval_set_id": run.eval_set_id,
+        "agent": run.agent,
+        "agent_version": run.agent_version,
+        "git_sha": run.git_sha,
+        "labels": run.labels,
+        "baseline": record.baseline,
+        "baseline_run_id": comparison.baseline.run_id,
+        "verdict": overall.verdict,
+        "pass_rate_before": overall.baseline_pass_rate,
+        "pass_rate_after": overall.candidate_pass_rate,
+        "change": overall.change,
+        "ci_low": overall.ci_low,
+        "ci_high": overall.ci_high,
+        "regressed_cases": [
+            {
+                "case_id": case.case_id,
+                "baseline": counts(case.baseline),
+                "candidate": counts(case.candidate),
+                "change": case.change,
+                "p_adjusted": case.p_adjusted,
+            }
+            for case in comparison.cases
+            if case.verdict == "regression"
+        ],
+        "fail_on_regression": record.fail_on_regression,
+        "report_url": report_url,
+        "run_dir": str(run_dir),
+    }
+
+
+def emit_comparison(
+    run: RunResult,
+    record: RunComparison,
+    *,
+    report_url: str | None,
+    run_dir: Path,
+    scope: ArtifactScope,
+) -> str | None:
+    """Emit ``agentflow.eval.regressed`` for a significant regression, or
+    ``agentflow.eval.baseline-unavailable`` when there was no comparison; nothing when
+    the run was compared and did not regress. Returns the event's name, if any."""
+    resource, related = _resources(run, scope)
+    if record.regressed:
+        emit_event(
+            REGRESSED,
+            resource=resource,
+            related=related,
+            payload=regressed_payload(run, record, report_url, run_dir),
+        )
+        return REGRESSED
+    if record.problem is not None:
+        emit_event(
+            BASELINE_UNAVAILABLE,
+            resource=resource,
+            related=related,
+            payload={
+                "run_id": run.run_id,
+                "eval_set_id": run.eval_set_id,
+                "agent_version": run.agent_version,
+                "baseline": record.baseline,
+                "kind": record.problem.kind,
+                "message": record.problem.message,
+                "fail_on_regression": record.fail_on_regression,
+                "report_url": report_url,
+                "run_dir": str(run_dir),
+            },
+        )
+        return BASELINE_UNAVAILABLE
+    return None

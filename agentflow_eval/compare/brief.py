@@ -1,0 +1,55 @@
+"""A run's comparison with its baseline in a few plain lines: the scorecard's block, the
+flow's log. The full table is ``agentflow-eval compare`` (and the report's section)."""
+
+from __future__ import annotations
+
+from agentflow_eval.compare.models import CaseComparison, CaseCounts, RunComparison
+from agentflow_eval.compare.render import format_overall, format_power
+
+__all__ = ["CHANGED_CASES_SHOWN", "case_change_text", "comparison_lines"]
+
+CHANGED_CASES_SHOWN = 10
+"""Regressed (then improved) cases listed by name; the rest are counted."""
+
+
+def _counts(counts: CaseCounts | None) -> str:
+    return "-" if counts is None else f"{counts.passed}/{counts.runs}"
+
+
+def case_change_text(case: CaseComparison) -> str:
+    """``case_id 5/5 -> 1/5 (-80 pts, p 0.016)``: a changed case in one line."""
+    text = f"{case.case_id} {_counts(case.baseline)} -> {_counts(case.candidate)}"
+    if case.change is not None:
+        p = case.p_adjusted
+        shown = "-" if p is None else "<0.001" if p < 0.001 else f"{p:.3f}"
+        text += f" ({100 * case.change:+.0f} pts, p {shown} Holm)"
+    return text
+
+
+def comparison_lines(record: RunComparison) -> list[str]:
+    """The comparison block: the baseline, the overall line, the cases that changed
+    significantly, the power line; or why the run was not compared."""
+    if record.comparison is None:
+        problem = record.problem
+        why = problem.message if problem else "no comparison was made"
+        lines = [f"baseline {record.baseline}: not compared: {why}"]
+        if problem is not None and problem.kind == "unavailable" and record.fail_on_regression:
+            lines.append("  --fail-on-regression: failing, since no regression can be ruled out")
+        return lines
+    comparison = record.comparison
+    base = comparison.baseline
+    started = f"{base.started_at:%Y-%m-%d %H:%M %Z}".strip()
+    where = f" {base.source}" if base.source else ""
+    lines = [f"baseline: run {base.run_id} ({started}){where}", f"  {format_overall(comparison)}"]
+    for verdict in ("regression", "improvement"):
+        changed = [case for case in comparison.cases if case.verdict == verdict]
+        if not changed:
+            continue
+        name = "regressed" if verdict == "regression" else "improved"
+        shown = "; ".join(case_change_text(case) for case in changed[:CHANGED_CASES_SHOWN])
+        more = len(changed) - CHANGED_CASES_SHOWN
+        lines.append(f"  {name}: {shown}" + (f"; and {more} more" if more > 0 else ""))
+    if comparison.power is not None:
+        lines.append(f"  {format_power(comparison.power)}")
+    lines.extend(f"  note: {note}" for note in comparison.notes)
+    return lines
