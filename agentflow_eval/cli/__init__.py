@@ -1,6 +1,6 @@
 """The ``agentflow-eval`` command: one module per subcommand.
 
-    agentflow-eval run AGENT EVALSET [options]     evaluate an agent on an eval set
+    agentflow-eval run AGENT EVALSET [options]     evaluate an agent on an eval set (alias: eval)
     agentflow-eval report RUN_DIR|RESULTS [-o F]   re-render an earlier run's report
     agentflow-eval publish RUN_DIR [--to TARGET]   publish a run folder
     agentflow-eval schema [-o DIR]                 write the JSON Schemas of input files
@@ -26,6 +26,8 @@ from agentflow_eval.cli.common import EXIT_OK, OneLineErrorParser
 __all__ = ["build_parser", "console", "main"]
 
 COMMANDS = {"run": run, "report": report, "publish": publish, "schema": schema, "compare": compare}
+ALIASES = {"eval": "run"}
+"""Other names a command answers to (``eval``: the name evaluation plans often use)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return COMMANDS[args.command].run(args)
+    return COMMANDS[ALIASES.get(args.command, args.command)].run(args)
 
 
 def console() -> None:

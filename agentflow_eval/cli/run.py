@@ -55,6 +55,7 @@ def _rate(value: str) -> float:
 def add_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "run",
+        aliases=["eval"],
         help="evaluate an agent on an eval set",
         description="Evaluate an agent on an eval set: every case several times, judged, "
         "reported. Exits 0 whatever the pass rate unless --fail-under is given.",
@@ -98,8 +99,9 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--output",
         default=defaults.OUTPUT_DIR,
-        metavar="DIR",
-        help=f"folder for run folders (default {defaults.OUTPUT_DIR})",
+        metavar="DIR|FILE.json",
+        help=f"folder for run folders (default {defaults.OUTPUT_DIR}); or a .json file: the "
+        "JSON report (results.json) is written there, the run folder beside it",
     )
     parser.add_argument(
         "--model", metavar="MODEL", help="LiteLLM model for the agent (LiteLLM agents)"
@@ -203,9 +205,32 @@ def _params(args: argparse.Namespace, rerun_dir: Path | None = None):  # -> Eval
         return params.model_copy(update=update)
     if not args.agent or not args.evalset:
         raise ValueError("run needs AGENT and EVALSET (or --resume RUN_DIR)")
+    report_file = _report_file(args.output)
+    output_dir = str(report_file.parent) if report_file else args.output
     return EvaluateParams(
-        agent=args.agent, evalset=args.evalset, output_dir=args.output, s3=s3, **overrides
+        agent=args.agent, evalset=args.evalset, output_dir=output_dir, s3=s3, **overrides
     )
+
+
+def _report_file(output: str) -> Path | None:
+    """The JSON report's path when ``--output`` names a ``.json`` file (not a folder)."""
+    path = Path(output)
+    if path.suffix.lower() == ".json" and not path.is_dir():
+        return path
+    return None
+
+
+def _write_report_file(run_dir: Path, target: Path) -> None:
+    """results.json of ``run_dir`` copied to ``target`` (all at once: a reader never sees
+    half a file)."""
+    import shutil
+
+    from agentflow_eval.files.atomic import atomic_text_file
+
+    with (run_dir / "results.json").open(encoding="utf-8") as source, atomic_text_file(
+        target
+    ) as copy:
+        shutil.copyfileobj(source, copy)
 
 
 def _check_publish_target(
@@ -320,7 +345,13 @@ def _run(args: argparse.Namespace) -> int:
         if stopped is None:
             raise
         return stopped
-    return _report(outcome, args)
+    report_file = None if (rerun_dir or args.resume) else _report_file(args.output)
+    if report_file is not None:
+        _write_report_file(outcome.run_dir, report_file)
+    code = _report(outcome, args)
+    if report_file is not None and not args.json:
+        print(terminal_text(f"JSON report in {_shown(report_file)}"))
+    return code
 
 
 def _prepare_rerun(source: str) -> Path | None:

@@ -117,6 +117,20 @@ def test_report_rerenders_an_earlier_run_and_publish_uploads_it(tmp_path, lazy_a
     assert (published / "weather_agent_basic_tests" / "index.html").exists()
 
 
+def test_output_naming_a_json_file_writes_the_json_report_there(tmp_path, lazy_agent, capsys):
+    """``eval AGENT EVALSET --output results/eval_report.json``: the JSON report in that file,
+    the run folder beside it."""
+    report = tmp_path / "results" / "eval_report.json"
+    assert main(["eval", lazy_agent, EVALSET, "--runs", "1", "--output", str(report)]) == 0
+    assert f"JSON report in {report}" in capsys.readouterr().out
+    assert report.is_file()
+    (run_dir,) = (tmp_path / "results").glob("weather_agent_basic_tests/*")
+    assert report.read_bytes() == (run_dir / "results.json").read_bytes()
+    written = json.loads(report.read_text())
+    assert written["eval_set_id"] == "weather_agent_basic_tests"
+    assert written["totals"]["trials"] == 2
+
+
 def test_schema_writes_both_schemas(tmp_path):
     assert main(["schema", "-o", str(tmp_path)]) == 0
     schema = json.loads((tmp_path / "evalset.schema.json").read_text())
