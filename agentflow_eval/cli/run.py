@@ -227,9 +227,10 @@ def _write_report_file(run_dir: Path, target: Path) -> None:
 
     from agentflow_eval.files.atomic import atomic_text_file
 
-    with (run_dir / "results.json").open(encoding="utf-8") as source, atomic_text_file(
-        target
-    ) as copy:
+    with (
+        (run_dir / "results.json").open(encoding="utf-8") as source,
+        atomic_text_file(target) as copy,
+    ):
         shutil.copyfileobj(source, copy)
 
 
