@@ -59,3 +59,35 @@ async def test_input_warnings_reach_the_test_as_warnings(tmp_path):
     agent.write_text("def agent(message):\n    return message\n", encoding="utf-8")
     with pytest.warns(EvalInputWarning, match="unknown key 'my_note'"):
         await AgentEvaluator(f"{agent}:agent").evaluate(evalset, runs=1, output_dir=tmp_path)
+
+
+async def test_the_configs_concurrency_and_timeout_hold_here_as_in_the_cli(tmp_path):
+    """The config's max_concurrency and trial_timeout_s, which the CLI and the flow honour,
+    hold for AgentEvaluator too: the settings are resolved in one place for every door."""
+    peak_file = tmp_path / "peak.txt"
+    agent_file = tmp_path / "slow.py"
+    agent_file.write_text(
+        "import asyncio\n"
+        "from pathlib import Path\n"
+        "active = 0\n"
+        "async def agent(message):\n"
+        "    global active\n"
+        "    active += 1\n"
+        f"    peak = Path({str(peak_file)!r})\n"
+        "    seen = int(peak.read_text()) if peak.exists() else 0\n"
+        "    peak.write_text(str(max(seen, active)))\n"
+        "    try:\n"
+        "        await asyncio.sleep(5)\n"
+        "    finally:\n"
+        "        active -= 1\n"
+        "    return 'too late'\n",
+        encoding="utf-8",
+    )
+    config = {**TRAJECTORY_ONLY, "max_concurrency": 1, "trial_timeout_s": 0.3}
+    run = await AgentEvaluator.evaluate_file(
+        f"{agent_file}:agent", EVALSET, config, runs=2, output_dir=tmp_path / "o", min_pass_rate=0
+    )
+    assert run.totals.trials == 4 and run.totals.errored == 4
+    assert all(t.trial.error is not None and t.trial.error.kind == "timeout" for t in run.trials)
+    assert all("0.3" in t.trial.error.message for t in run.trials if t.trial.error)
+    assert peak_file.read_text() == "1"  # one trial at a time, as the config says
