@@ -444,15 +444,12 @@ def plan_run(
     """
     settings = resolve_settings(options, inputs.config)
     subset_note = None
-    if options.cases or options.limit is not None:
-        from agentflow_eval.run.selection import describe_selection, select_cases
+    total = len(inputs.eval_set.eval_cases)
+    inputs = _selected(inputs, options)
+    if len(inputs.eval_set.eval_cases) < total:
+        from agentflow_eval.run.selection import describe_selection
 
-        total = len(inputs.eval_set.eval_cases)
-        inputs = replace(
-            inputs, eval_set=select_cases(inputs.eval_set, options.cases, options.limit)
-        )
-        if len(inputs.eval_set.eval_cases) < total:
-            subset_note = describe_selection(inputs.eval_set, total, options.cases, options.limit)
+        subset_note = describe_selection(inputs.eval_set, total, options.cases, options.limit)
     if resume is not None:
         paths = RunPaths(Path(resume).resolve())
         document = read_run_json(paths.run_dir)
@@ -596,8 +593,17 @@ def check_resumable(run_dir: str | Path, inputs: RunInputs, options: RunOptions)
     to refuse before it starts anything; :func:`plan_run` checks again as it takes the
     folder."""
     document = read_run_json(run_dir)
-    check_resume(run_dir, inputs, options, document=document)
+    check_resume(run_dir, _selected(inputs, options), options, document=document)
     RunFolderLock.acquire(Path(run_dir)).release()
+
+
+def _selected(inputs: RunInputs, options: RunOptions) -> RunInputs:
+    """``inputs`` with only the cases ``options`` choose (``--case``, ``--limit``)."""
+    if not options.cases and options.limit is None:
+        return inputs
+    from agentflow_eval.run.selection import select_cases
+
+    return replace(inputs, eval_set=select_cases(inputs.eval_set, options.cases, options.limit))
 
 
 def _case_changes(before: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
