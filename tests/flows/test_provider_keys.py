@@ -55,7 +55,7 @@ async def test_secrets_reach_the_agent_and_nothing_records_them(
 
     # every log handler of the process saw the line masked (the test harness keeps logs
     # out of its API; pytest's capture is one of those handlers)
-    assert "calling the provider with ***" in caplog.text
+    assert "calling the provider with [REDACTED]" in caplog.text
     assert KEY not in caplog.text
     async with get_client() as client:
         artifacts = await client.read_artifacts()
