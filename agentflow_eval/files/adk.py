@@ -323,6 +323,11 @@ def normalise_config(raw: Mapping[str, Any], known_keys: Sequence[str]) -> Norma
                 continue
             for key in _ADK_ONLY_CRITERION_KEYS:
                 if key in options:
+                    if not options.get("function"):
+                        warnings.append(
+                            f"criteria.{name}.{key} is not used: no built-in criterion reads "
+                            "it (the simulated user ends a conversation with </finished>)"
+                        )
                     extra = options.setdefault("options", {})
                     if isinstance(extra, dict):
                         extra.setdefault("stop_signal", options.pop(key))
@@ -374,11 +379,18 @@ def _criterion_warnings(name: str, options: Mapping[str, Any]) -> list[str]:
     return out
 
 
+_AUDIO_SIMULATOR_KEYS = ("audio_model", "audio_model_configuration", "include_text_with_audio")
+"""ADK's ``llm_audio`` simulator options (text-to-speech of the simulated user's turns)."""
+
+
 def _simulator_warnings(settings: Mapping[str, Any]) -> list[str]:
     """ADK user-simulator options that are accepted and not used."""
     out = []
     if settings.get("type") == "llm_audio":
         out.append("type 'llm_audio' is not supported: the simulated user writes text")
+    audio = [key for key in _AUDIO_SIMULATOR_KEYS if _get(settings, key) is not None]
+    if audio:
+        out.append(f"{', '.join(audio)} not used: the simulated user writes text")
     if _get(settings, "custom_instructions"):
         out.append("custom_instructions is not used: the simulated user has its own prompt")
     if _get(settings, "include_function_calls") is True:

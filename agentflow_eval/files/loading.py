@@ -373,6 +373,27 @@ def _unused_adk_fields(case: EvalCase) -> list[str]:
             "function_response parts) are kept but not judged: tool calls are compared by "
             "name and arguments"
         )
+    streaming = sorted(
+        {
+            key
+            for inv in case.conversation
+            for call in inv.expected_tool_trajectory
+            for key in call.streaming_fields
+        }
+    )
+    if streaming:
+        unused.append(
+            f"the expected tool calls' {' and '.join(streaming)} (streamed pieces of a call) "
+            "are kept but not compared: a call is compared by name and args"
+        )
+    kinds = sorted(
+        {part.type for inv in case.conversation for part in inv.user_content.content} - {"text"}
+    )
+    if kinds:
+        unused.append(
+            f"user_content parts of kind {', '.join(kinds)} are kept but not sent: the agent "
+            "receives the text parts of a user turn"
+        )
     if case.session_input is not None and case.session_input.session_id:
         unused.append("session_input.session_id is not used: every trial runs in a fresh session")
     return unused

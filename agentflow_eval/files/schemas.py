@@ -152,10 +152,14 @@ def config_json_schema() -> Schema:
     _describe_accepted_keys(defs)
     criterion = defs["CriterionConfig"]["properties"]
     criterion["stop_signal"] = criterion["stopSignal"] = {
-        "description": "ADK user-simulator criterion option; kept in options.stop_signal.",
+        "description": "ADK user-simulator criterion option; kept in options.stop_signal "
+        "(a custom function criterion receives it), not used by built-in criteria.",
         "type": "string",
     }
     _adk_match_type(criterion)
+    simulator = defs["UserSimulatorConfig"]["properties"]
+    for key in ("max_allowed_invocations", "maxAllowedInvocations"):
+        simulator[key]["anyOf"].append({"const": -1})  # ADK's "no limit"
     _any_case_enum(criterion, "args_match", ("exact", "ignore", "subset"))
     _any_case_enum(criterion, "state_match", ("exact", "subset"))
     defs["EvalConfig"]["properties"]["criteria"]["additionalProperties"] = {

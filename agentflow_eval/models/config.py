@@ -224,16 +224,25 @@ class UserSimulatorConfig(FileModel):
 
     model: str = "gpt-4o-mini"
     """The LiteLLM model that plays the user."""
-    max_allowed_invocations: int = Field(default=10, ge=1)
-    """The most user turns a simulated conversation may take."""
+    max_allowed_invocations: int | None = Field(default=10, ge=1)
+    """The most user turns a simulated conversation may take; ADK's ``-1`` (or null)
+    sets no limit, and the conversation ends only when the simulated user says it is
+    done."""
     type: Literal["llm_backed", "llm_audio"] | None = None
     """ADK's simulator kind (accepted)."""
     custom_instructions: str | None = None
-    """Instructions for the simulated user, in place of the built-in ones."""
+    """ADK's instructions template for its simulated user: accepted, not used (the
+    simulated user has its own prompt; a load warning says so)."""
     include_function_calls: bool = False
-    """Show the simulated user the agent's tool calls too."""
+    """ADK's option to show its simulated user the agent's tool calls: accepted, not used
+    (the simulated user sees text only; a load warning says so)."""
     model_configuration: dict[str, Any] | None = None
     """Options of the simulated user's model (its temperature is used)."""
+
+    @field_validator("max_allowed_invocations", mode="before")
+    @classmethod
+    def _no_limit(cls, value: Any) -> Any:
+        return None if value == -1 and not isinstance(value, bool) else value
 
     @model_validator(mode="after")
     def _temperature(self) -> UserSimulatorConfig:

@@ -130,22 +130,22 @@ class ToolCall(FileModel):
     id: str | None = None
     """The call's id, if the file records one (not compared)."""
 
+    partial_args: list[dict[str, Any]] | None = None
+    """ADK (genai ``FunctionCall``): arguments streamed in pieces; accepted, not compared
+    (``args`` holds the call's arguments; a load warning names it)."""
+    will_continue: bool | None = None
+    """ADK (genai ``FunctionCall``): more streamed pieces follow; accepted, not compared
+    (a load warning names it)."""
+
     @field_validator("args", mode="before")
     @classmethod
     def _none_is_empty(cls, value: Any) -> Any:
         return {} if value is None else value
 
-    @model_validator(mode="before")
-    @classmethod
-    def _drop_adk_nulls(cls, data: Any) -> Any:
-        # ADK dumps of genai FunctionCall carry newer fields as nulls
-        # (``partial_args``, ``will_continue``); a null says nothing, so it is dropped.
-        if isinstance(data, dict) and any(data.get(k, 0) is None for k in _ADK_CALL_EXTRAS):
-            return {k: v for k, v in data.items() if not (k in _ADK_CALL_EXTRAS and v is None)}
-        return data
-
-
-_ADK_CALL_EXTRAS = frozenset({"partial_args", "partialArgs", "will_continue", "willContinue"})
+    @property
+    def streaming_fields(self) -> list[str]:
+        """The streaming fields this call carries (not compared)."""
+        return [key for key in ("partial_args", "will_continue") if getattr(self, key) is not None]
 
 
 class Rubric(FileModel):
@@ -166,7 +166,9 @@ class Rubric(FileModel):
     description: str | None = None
     """A note for people; not shown to the judge."""
     type: str | None = None
-    """ADK's rubric type (accepted, not used)."""
+    """ADK's rubric type: on a case's or a turn's rubric, ``FINAL_RESPONSE_QUALITY`` or
+    ``TOOL_USE_QUALITY`` limits it to that rubric criterion; an untyped rubric goes to
+    both, one of another type to neither."""
 
     @field_validator("rubric_content", mode="before")
     @classmethod

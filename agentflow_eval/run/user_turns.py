@@ -93,7 +93,8 @@ class SimulatedUser:
 
     async def next_turn(self, transcript: list[Turn]) -> tuple[str, Message] | None:
         index = len(transcript)
-        if index >= self._settings.max_allowed_invocations:
+        limit = self._settings.max_allowed_invocations
+        if limit is not None and index >= limit:
             return None
         if index == 0:
             text = self._scenario.starting_prompt

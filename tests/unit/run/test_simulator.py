@@ -97,3 +97,26 @@ async def test_a_scenario_without_a_simulator_is_refused_before_any_trial(tmp_pa
     assert refused.value.case_id == scenario_set().eval_cases[0].eval_id
     assert "needs user_simulator_config" in str(refused.value)
     assert not any(tmp_path.iterdir())  # no run folder, no trial
+
+
+async def test_adks_minus_one_sets_no_turn_limit(tmp_path):
+    # more turns than the default limit (10): only the simulated user's FINISHED ends it
+    replies = [Reply.text(f"more {n}") for n in range(12)] + [Reply.text(FINISHED)]
+    with ScriptedOpenAIServer(replies) as server:
+        settings = UserSimulatorConfig.model_validate(
+            {
+                "model": "openai/s",
+                "api_base": server.url,
+                "api_key": "t",
+                "maxAllowedInvocations": -1,
+            }
+        )
+        assert settings.max_allowed_invocations is None
+        run = await evaluate(
+            EchoAgent(),
+            scenario_set(),
+            EvalConfig(user_simulator_config=settings),
+            output_dir=tmp_path,
+            options=RunOptions(runs=1),
+        )
+    assert len(run.trials[0].trial.turns) == 13
