@@ -233,8 +233,9 @@ def test_the_brief_leads_with_what_regressed() -> None:
     summary = _regressed_summary()
     lines = suite_lines(summary, "https://x/summary.html")
     assert lines[0].startswith("suite nightly: regression (2 eval set(s), 1 regressed, 1 failed")
-    assert "set0: regression, pass rate 40% (-50.0 pts); regressed: rain_in_paris 5/5 -> 0/5" in (
-        lines[1]
+    assert (
+        "set0: regression, pass rate 40% (-50.0 pts); regressed: rain_in_paris 5/5 -> 0/5"
+        in (lines[1])
     )
     assert lines[-1] == "  fail_on_regression: the suite fails"
     markdown = suite_markdown(summary, None, "suite summary not published: refused")
