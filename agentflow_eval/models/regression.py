@@ -145,6 +145,21 @@ class RegressionParams(BaseModel):
                 )
         return self
 
+    @model_validator(mode="after")
+    def _each_eval_set_once(self) -> RegressionParams:
+        # two runs of one eval set published at once would race on its runs.json, and
+        # "latest" would compare one agent with the other
+        seen: dict[str, int] = {}
+        for index, entry in enumerate(self.evals):
+            key = entry.evalset.strip()
+            if key in seen:
+                raise ValueError(
+                    f"evals[{index}]: eval set {entry.evalset!r} is already evals[{seen[key]}]; "
+                    "a suite evaluates each eval set once (use another suite for another agent)"
+                )
+            seen[key] = index
+        return self
+
     def flow_parameters(self) -> dict[str, Any]:
         """These parameters as the regression flow's keyword arguments."""
         return {name: getattr(self, name) for name in type(self).model_fields}

@@ -219,6 +219,28 @@ async def test_an_eval_set_that_cannot_run_fails_the_suite_and_says_why(
     assert state.is_failed() and "missing (failed)" in state.message
 
 
+async def test_a_summary_that_cannot_be_published_is_stated_and_announced(
+    suite_files,
+    tmp_path,
+    asserting_events_worker,  # noqa: F811
+) -> None:
+    params = _params(suite_files, tmp_path, "paris_plain", "tokyo_plain")
+    # the eval sets' runs publish, but the suite's folder cannot be made: a file is there
+    (tmp_path / "published").mkdir()
+    (tmp_path / "published" / "regression").write_text("not a folder")
+    summary = await regression(**params.flow_parameters())
+    assert [o.status for o in summary.evals] == ["not compared", "not compared"]
+    local = tmp_path / "out" / "regression" / "nightly"
+    (kept,) = local.glob("*/summary.json")  # the local copy is there
+    markdown = str(await _artifact("regression-nightly-summary"))
+    assert "**Summary not published:**" in markdown and kept.parent.name in markdown
+    events = await _events(asserting_events_worker)
+    failed = events["agentflow.eval.suite-publish-failed"]
+    assert failed.payload["target"] == str(tmp_path / "published")
+    assert str(kept.parent) in failed.payload["message"]
+    assert events["agentflow.eval.suite-completed"].payload["summary_url"] is None
+
+
 def test_the_flow_is_registered_with_the_same_evaluate_flow() -> None:
     # the suite's subflows are the evaluate flow itself, not a copy with other defaults
     from agentflow_eval.flows import regression as module

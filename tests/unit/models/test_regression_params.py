@@ -97,6 +97,7 @@ def test_flow_parameters_round_trip() -> None:
         ({"labels": {REGRESSION_LABEL: "x"}}, "set by the suite"),
         ({"evals": [{**EVALS[0], "labels": {REGRESSION_LABEL: "x"}}]}, "set by the suite"),
         ({"evals": [{**EVALS[0], "agnet": "typo"}]}, "agnet"),
+        ({"evals": [EVALS[0], EVALS[1], EVALS[0]]}, r"evals\[2\]: .* is already evals\[0\]"),
     ],
 )
 def test_bad_suites_are_refused_naming_the_field(change: dict, message: str) -> None:
