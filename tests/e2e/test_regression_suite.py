@@ -31,11 +31,26 @@ from tests.support.prefect_server import prefect_cli, prefect_server, process_wo
 pytestmark = pytest.mark.e2e
 
 AGENTS = """
+import os
+from pathlib import Path
+
+RAN_ON = Path({ran_on!r})
+
+
+def _note(name):
+    # which worker's process answered: each worker has its own PREFECT_HOME, and the
+    # flow runs it starts inherit it
+    RAN_ON.mkdir(exist_ok=True)
+    (RAN_ON / f"{{name}}@{{Path(os.environ['PREFECT_HOME']).name}}").touch()
+
+
 def paris(message):
+    _note("paris")
     return "Light rain in Paris."
 
 
 def tokyo(message):
+    _note("tokyo")
     return "Sunny in Tokyo."
 
 
@@ -166,7 +181,8 @@ def _wait_for(received: list[dict], timeout_s: float = 60) -> list[dict]:
 def test_the_nightly_suite_spreads_over_workers_and_a_regression_notifies(pool, webhook, tmp_path):
     api_url, worker_logs = pool
     agents = tmp_path / "suite_agents.py"
-    agents.write_text(AGENTS)
+    ran_on = tmp_path / "ran-on"
+    agents.write_text(AGENTS.format(ran_on=str(ran_on)))
     sets = {}
     for name, case, word in [("paris", "rain", "rain"), ("tokyo", "sun", "Sunny")]:
         path = tmp_path / f"{name}.evalset.json"
@@ -206,8 +222,13 @@ def test_the_nightly_suite_spreads_over_workers_and_a_regression_notifies(pool, 
     children = asyncio.run(_evaluate_runs(api_url, str(first.id)))
     assert len(children) == 2 and all(r.state.is_completed() for r in children)
     assert all(r.parent_task_run_id for r in children)  # shown under the suite run
-    ran_on = {n for r in children for n, log in enumerate(logs) if str(r.id) in log}
-    assert ran_on == {0, 1}, "the evaluate runs did not spread over both workers"
+    homes = sorted(p.name for p in ran_on.iterdir())
+    assert homes in (
+        ["paris@worker-a-home", "tokyo@worker-b-home"],
+        ["paris@worker-b-home", "tokyo@worker-a-home"],
+    ), f"the evaluate runs did not spread over both workers: {homes}\n" + "\n".join(
+        log[-3000:] for log in logs
+    )
 
     # the next night the Paris agent is broken: the suite regresses and fails its gate
     second = asyncio.run(_run_suite(api_url, suite("broken", True)))
