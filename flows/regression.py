@@ -22,6 +22,7 @@ from uuid import UUID, uuid4
 from prefect import flow, get_run_logger
 from prefect.client.orchestration import get_client
 from prefect.exceptions import ObjectNotFound
+from prefect.runtime import flow_run
 
 from agentflow_eval.compare.suite import SuiteSummary
 from agentflow_eval.compare.suite_outcomes import FlowRunEnd, eval_set_identity
@@ -93,8 +94,6 @@ async def regression(
     params = RegressionParams.from_flow_parameters(locals())
     logger = get_run_logger()
     started = datetime.now(UTC)
-    from prefect.runtime import flow_run
-
     run_id = str(flow_run.id or uuid4())
     run_name = flow_run.name if isinstance(flow_run.name, str) else None
     tags = [params.tag(run_id, index) for index in range(len(params.evals))]

@@ -8,7 +8,8 @@ with its own PREFECT_HOME (as two machines would have), deployed from prefect.ya
 - a first night compares with nothing and completes; the next, one agent is broken: the
   suite run fails its gate, the ``agentflow.eval.regressed`` and
   ``agentflow.eval.suite-regressed`` events are in the server's events API, and the
-  automation from deployments/automations/regressed-webhook.yaml posts to a webhook.
+  automation that deployments/README.md's commands create (from
+  deployments/automations/regressed-webhook.yaml) posts to a webhook.
 
 The workers share one local publish folder (no S3 needed for one machine)."""
 
@@ -16,9 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
@@ -26,7 +31,8 @@ from prefect.client.orchestration import PrefectClient
 from prefect.events.filters import EventFilter, EventNameFilter
 
 from tests.e2e.test_deployments import POOL, ROOT, deployable_copy
-from tests.support.prefect_server import prefect_cli, prefect_server, process_worker
+from tests.support.markdown_doc import blocks_of, section, venv_env
+from tests.support.prefect_server import prefect_cli, prefect_env, prefect_server, process_worker
 
 pytestmark = pytest.mark.e2e
 
@@ -84,13 +90,28 @@ def webhook() -> Iterator[tuple[str, list[dict]]]:
         server.shutdown()
 
 
-def _save_webhook_block(api_url: str, url: str) -> str:
-    from prefect.blocks.webhook import Webhook
-    from prefect.settings import PREFECT_API_URL, temporary_settings
+SLACK_URL = "https://hooks.slack.com/services/T000/B000/XXXX"
 
-    with temporary_settings({PREFECT_API_URL: api_url}):
-        Webhook(url=url).save("eval-alerts", overwrite=True)
-        return str(Webhook.load("eval-alerts")._block_document_id)
+
+def _create_automation_as_documented(home: Path, api_url: str, project: Path, url: str) -> None:
+    """Run the README's "Notify the team" commands (the webhook block, its id into
+    the automation file, `prefect automation create`), with a local URL for Slack's."""
+    text = section((ROOT / "deployments" / "README.md").read_text(), "## Nightly regression")
+    (block,) = [b for b in blocks_of(text) if "prefect automation create" in b.text]
+    assert SLACK_URL in block.text
+    automations = project / "deployments" / "automations"
+    automations.mkdir(parents=True)
+    shutil.copy(ROOT / "deployments" / "automations" / "regressed-webhook.yaml", automations)
+    env = venv_env(Path(sys.executable).parent.parent, prefect_env(home, api_url))
+    done = subprocess.run(
+        ["bash", "-e", "-c", block.text.replace(SLACK_URL, url)],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.fixture(scope="module")
@@ -104,14 +125,7 @@ def pool(tmp_path_factory, webhook):
         prefect_cli(
             home, api_url, "deploy", "--all", cwd=project, AGENTFLOW_EVAL_PROJECT_DIR=str(project)
         )
-        # the automation exactly as deployments/README.md creates it
-        block_id = _save_webhook_block(api_url, webhook[0])
-        template = (ROOT / "deployments" / "automations" / "regressed-webhook.yaml").read_text()
-        automation = root / "regressed.yaml"
-        automation.write_text(template.replace("WEBHOOK_BLOCK_ID", block_id))
-        prefect_cli(
-            home, api_url, "automation", "create", "--from-file", str(automation), cwd=project
-        )
+        _create_automation_as_documented(home, api_url, project, webhook[0])
         homes = [root / "worker-a-home", root / "worker-b-home"]
         for worker_home in homes:
             worker_home.mkdir()
