@@ -203,10 +203,14 @@ async def test_a_suite_of_two_eval_sets_first_night_then_a_regression(
 async def test_an_eval_set_that_cannot_run_fails_the_suite_and_says_why(
     suite_files,
     tmp_path,
+    caplog,
 ) -> None:
     params = _params(suite_files, tmp_path, "paris_plain", "tokyo_plain")
     params.evals[1].evalset = str(tmp_path / "missing.evalset.json")
+    # a deployment that does not exist: the eval sets run in this process all the same
+    params.evaluate_deployment = "evaluate/not-deployed"
     summary = await regression(**params.flow_parameters())
+    assert "no deployment 'evaluate/not-deployed': the 2 eval sets run as subflows" in caplog.text
     assert summary.verdict == "incomplete"
     failed = summary.evals[1]
     assert failed.status == "failed" and failed.eval_set_id == "missing"
