@@ -71,6 +71,7 @@ __all__ = [
     "PUBLISHED_MARKER",
     "RUN_FILES",
     "PublishOutcome",
+    "Retrier",
     "RetryPolicy",
     "find_pending",
     "publish_pending",
@@ -118,7 +119,7 @@ class RetryPolicy:
 
 
 @dataclass
-class _Retrier:
+class Retrier:
     """Runs store operations under a policy and counts the attempts made."""
 
     policy: RetryPolicy
@@ -218,7 +219,7 @@ def _comparison_of(files: dict[str, bytes]) -> tuple[ComparisonDigest | None, bo
 
 
 def _read_manifest(
-    store: ObjectStore, key: str, eval_set_id: str, retry: _Retrier
+    store: ObjectStore, key: str, eval_set_id: str, retry: Retrier
 ) -> tuple[RunsManifest, str | None]:
     """The manifest at ``key`` (a new one when absent). An unreadable one is set aside
     under another key rather than overwritten; the note says so."""
@@ -239,7 +240,7 @@ def _read_manifest(
 
 
 def _upload(
-    store: ObjectStore, run: RunResult, files: dict[str, bytes], retry: _Retrier
+    store: ObjectStore, run: RunResult, files: dict[str, bytes], retry: Retrier
 ) -> tuple[dict[str, str], list[str]]:
     base = key_part(run.eval_set_id)
     folder = run_folder(run)
@@ -315,7 +316,7 @@ def publish_run(
         store = open_store(resolved)
     where = store.describe()
     run, files = _read_run_dir(local_dir)
-    retrier = _Retrier(retry or RetryPolicy(), sleep)
+    retrier = Retrier(retry or RetryPolicy(), sleep)
     try:
         urls, notes = _upload(store, run, files, retrier)
     except StoreError as exc:

@@ -14,6 +14,15 @@
 The event's resource is the eval set (``agentflow.eval-set.<id>``); the agent
 (``agentflow.agent.<key>``) is a related resource, and Prefect adds the flow run, flow and
 deployment the event was emitted from.
+
+A regression suite (the ``regression`` flow) emits its own, with the suite as the
+resource (``agentflow.eval-suite.<suite>``) and its eval sets as related resources:
+
+- ``agentflow.eval.suite-completed``: every suite run, with its verdict and each eval
+  set's status, pass rate and report URL, and the summary's URL;
+- ``agentflow.eval.suite-regressed``: some eval set regressed; the payload names them
+  with their regressed cases, changes and report URLs;
+- ``agentflow.eval.suite-publish-failed``: the suite's summary could not be published.
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from typing import Any
 from prefect.events import emit_event
 
 from agentflow_eval.compare.models import CaseCounts, RunComparison
+from agentflow_eval.compare.suite import EvalSetOutcome, SuiteSummary
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.tasks.support.artifacts import ArtifactScope
 
@@ -32,9 +42,13 @@ __all__ = [
     "COMPLETED",
     "PUBLISH_FAILED",
     "REGRESSED",
+    "SUITE_COMPLETED",
+    "SUITE_PUBLISH_FAILED",
+    "SUITE_REGRESSED",
     "emit_comparison",
     "emit_completed",
     "emit_publish_failed",
+    "emit_suite",
     "regressed_payload",
 ]
 
@@ -42,6 +56,9 @@ COMPLETED = "agentflow.eval.completed"
 PUBLISH_FAILED = "agentflow.eval.publish-failed"
 REGRESSED = "agentflow.eval.regressed"
 BASELINE_UNAVAILABLE = "agentflow.eval.baseline-unavailable"
+SUITE_COMPLETED = "agentflow.eval.suite-completed"
+SUITE_REGRESSED = "agentflow.eval.suite-regressed"
+SUITE_PUBLISH_FAILED = "agentflow.eval.suite-publish-failed"
 
 
 def _resources(run: RunResult, scope: ArtifactScope) -> tuple[dict[str, str], list[dict[str, str]]]:
@@ -206,3 +223,94 @@ def emit_comparison(
         )
         return BASELINE_UNAVAILABLE
     return None
+
+
+def _suite_resources(summary: SuiteSummary) -> tuple[dict[str, str], list[dict[str, str]]]:
+    resource = {
+        "prefect.resource.id": f"agentflow.eval-suite.{summary.suite}",
+        "prefect.resource.name": summary.suite,
+    }
+    seen: dict[str, str] = {}
+    for outcome in summary.evals:
+        seen.setdefault(outcome.eval_set_id, outcome.eval_set_name or outcome.eval_set_id)
+    related = [
+        {
+            "prefect.resource.id": f"agentflow.eval-set.{eval_set_id}",
+            "prefect.resource.role": "eval-set",
+            "prefect.resource.name": name,
+        }
+        for eval_set_id, name in seen.items()
+    ]
+    return resource, related
+
+
+def _eval_set_payload(outcome: EvalSetOutcome) -> dict[str, Any]:
+    return {
+        "eval_set_id": outcome.eval_set_id,
+        "agent": outcome.agent,
+        "status": outcome.status,
+        "run_id": outcome.run_id,
+        "pass_rate": outcome.pass_rate,
+        "change": outcome.change,
+        "baseline_run_id": outcome.baseline_run_id,
+        "regressed_cases": [case.model_dump(mode="json") for case in outcome.regressed_cases],
+        "problem": outcome.problem,
+        "flow_run": outcome.flow_run,
+        "report_url": outcome.report_url,
+    }
+
+
+def emit_suite(
+    summary: SuiteSummary,
+    *,
+    summary_url: str | None,
+    publish_problem: str | None,
+    local_dir: Path,
+) -> list[str]:
+    """Emit the suite's events: ``suite-completed`` always, ``suite-regressed`` when an
+    eval set regressed, ``suite-publish-failed`` when the summary was not published.
+    Returns the names emitted."""
+    resource, related = _suite_resources(summary)
+    common = {
+        "suite": summary.suite,
+        "verdict": summary.verdict,
+        "baseline": summary.baseline,
+        "fail_on_regression": summary.fail_on_regression,
+        "gate_failed": summary.gate_failed,
+        "summary_url": summary_url,
+        "summary_dir": str(local_dir),
+    }
+    emitted = [SUITE_COMPLETED]
+    emit_event(
+        SUITE_COMPLETED,
+        resource=resource,
+        related=related,
+        payload={
+            **common,
+            "regressed": [o.eval_set_id for o in summary.regressed],
+            "failed": [o.eval_set_id for o in summary.failed],
+            "evals": [_eval_set_payload(o) for o in summary.evals],
+        },
+    )
+    if summary.regressed:
+        emitted.append(SUITE_REGRESSED)
+        emit_event(
+            SUITE_REGRESSED,
+            resource=resource,
+            related=[r for r in related if _regressed_id(r, summary)],
+            payload={**common, "regressed": [_eval_set_payload(o) for o in summary.regressed]},
+        )
+    if publish_problem is not None:
+        emitted.append(SUITE_PUBLISH_FAILED)
+        emit_event(
+            SUITE_PUBLISH_FAILED,
+            resource=resource,
+            related=related,
+            payload={**common, "target": summary.publish_to, "message": publish_problem},
+        )
+    return emitted
+
+
+def _regressed_id(related: dict[str, str], summary: SuiteSummary) -> bool:
+    ids = {f"agentflow.eval-set.{o.eval_set_id}" for o in summary.regressed}
+    return related["prefect.resource.id"] in ids

@@ -17,6 +17,7 @@ from prefect.utilities.importtools import import_object
 from prefect.utilities.templating import apply_values
 
 from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.regression import RegressionParams
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,11 +30,37 @@ def test_each_deployment_names_a_real_flow_and_valid_parameters(path: Path) -> N
     assert document["deployments"]
     for deployment in document["deployments"]:
         entrypoint = deployment["entrypoint"]
-        if entrypoint.endswith(".py:evaluate"):
+        flow_name = entrypoint.rpartition(":")[2]
+        if ".py:" in entrypoint:
             assert (ROOT / entrypoint.split(":")[0]).is_file()
+            path = entrypoint.split(":")[0]
+            installed = f"agentflow_eval.flows.{Path(path).stem}:{flow_name}"
+            assert import_object(installed).name == flow_name
         else:
-            assert import_object(entrypoint).name == "evaluate"
-        EvaluateParams.model_validate(deployment["parameters"])
+            assert import_object(entrypoint).name == flow_name
+        model = {"evaluate": EvaluateParams, "regression": RegressionParams}[flow_name]
+        model.model_validate(deployment["parameters"])
+
+
+def test_the_nightly_suite_runs_each_eval_set_as_an_evaluate_deployment_run() -> None:
+    """The nightly regression deployment's eval sets exist, and the evaluate deployment
+    it starts them as is declared in the same file (else they would run in-process)."""
+    document = yaml.safe_load((ROOT / "prefect.yaml").read_text())
+    by_name = {(d["entrypoint"].rpartition(":")[2], d["name"]): d for d in document["deployments"]}
+    nightly = by_name["regression", "nightly"]
+    params = RegressionParams.model_validate(nightly["parameters"])
+    flow_name, _, deployment_name = params.evaluate_deployment.partition("/")
+    assert (flow_name, deployment_name) in by_name
+    assert len(params.evals) >= 2 and params.baseline == "latest" and params.publish_to
+    for entry in params.evals:
+        assert (ROOT / entry.evalset).is_file(), entry.evalset
+        import_object(entry.agent)
+    assert [s["cron"] for s in nightly["schedules"]] == ["0 3 * * *"]
+    # its own queue: suite runs waiting on their evaluate runs never hold every slot
+    assert (
+        nightly["work_pool"]["work_queue_name"]
+        != by_name["evaluate", "adhoc"]["work_pool"]["work_queue_name"]
+    )
 
 
 def test_the_docker_image_is_built_from_files_a_repository_has() -> None:

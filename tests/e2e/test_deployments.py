@@ -309,7 +309,7 @@ def test_the_nightly_deployment_is_scheduled(deployed):
 
     async def scheduled():
         async with PrefectClient(api=api_url) as client:
-            deployment = await client.read_deployment_by_name("evaluate/weather-nightly")
+            deployment = await client.read_deployment_by_name("regression/nightly")
             crons = [s.schedule.cron for s in deployment.schedules]
             for _ in range(30):
                 runs = [

@@ -1,0 +1,225 @@
+"""The ``regression`` flow: a suite of eval sets, each evaluated by its own ``evaluate``
+flow run and compared with its baseline, then one verdict for the suite.
+
+Each eval set becomes a flow run of the evaluate deployment (``evaluate_deployment``), all
+started at once, so the work pool's workers share the suite; with no such deployment
+(blank, or not found), they run as concurrent subflows in this flow run's process. The
+suite then finds each eval set's published run by the label it gave it, reads its
+``comparison.json``, and writes, publishes, shows and announces the suite's summary.
+
+Its parameters are top-level, so the Prefect UI renders a form; their types, titles and
+descriptions are in :mod:`agentflow_eval.models.regression`, and
+:class:`~agentflow_eval.models.regression.RegressionParams` holds them together. Call it
+with ``regression(**params.flow_parameters())``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from uuid import UUID, uuid4
+
+from prefect import flow, get_run_logger
+from prefect.client.orchestration import get_client
+from prefect.exceptions import ObjectNotFound
+from prefect.runtime import flow_run
+
+from agentflow_eval.compare.suite import SuiteSummary
+from agentflow_eval.compare.suite_outcomes import FlowRunEnd, eval_set_identity
+from agentflow_eval.flows.evaluate import evaluate
+from agentflow_eval.models.params import (
+    S3,
+    AgentVersion,
+    EvaluateParams,
+    FailOnRegression,
+    GitSha,
+    Labels,
+    OutputDir,
+    S3Options,
+    Secrets,
+)
+from agentflow_eval.models.regression import (
+    DEFAULT_EVALUATE_DEPLOYMENT,
+    Evals,
+    EvaluateDeployment,
+    RegressionParams,
+    Suite,
+    SuiteBaseline,
+    SuitePublishTo,
+)
+from agentflow_eval.redaction import install_log_redaction
+from agentflow_eval.report.suite_brief import suite_lines
+from agentflow_eval.run import defaults
+from agentflow_eval.tasks.suite import collect_suite_task, publish_suite_task
+from agentflow_eval.tasks.support.events import emit_suite
+from agentflow_eval.tasks.support.secrets import load_secrets
+from agentflow_eval.tasks.support.suite_artifacts import publish_suite_artifacts
+
+__all__ = ["EVALUATE_POLL_S", "SuiteGateFailed", "regression"]
+
+EVALUATE_POLL_S = 2.0
+"""How often the suite asks the API whether an eval set's evaluate flow run finished."""
+
+_NO_S3 = S3Options()
+
+install_log_redaction()
+
+
+@flow(name="regression")
+async def regression(
+    evals: Evals,
+    publish_to: SuitePublishTo,
+    suite: Suite = "nightly",
+    baseline: SuiteBaseline = "latest",
+    fail_on_regression: FailOnRegression = False,
+    evaluate_deployment: EvaluateDeployment = DEFAULT_EVALUATE_DEPLOYMENT,
+    s3: S3 = _NO_S3,
+    output_dir: OutputDir = defaults.OUTPUT_DIR,
+    agent_version: AgentVersion = None,
+    git_sha: GitSha = None,
+    labels: Labels = {},  # noqa: B006 (validated into a new dict; never mutated)
+    secrets: Secrets = {},  # noqa: B006
+) -> SuiteSummary:
+    """Evaluate each eval set of the suite against its baseline, concurrently, and give
+    the suite's verdict: a regression anywhere, an eval set without an evaluated run
+    (incomplete), an improvement, or no significant change.
+
+    The summary (summary.json and summary.html) is written under the output folder and
+    published under `<publish_to>/regression/<suite>/`; a summary and a table artifact,
+    the log and the `agentflow.eval.suite-completed` event (and `suite-regressed`, and
+    `suite-publish-failed`) say how it went. With `fail_on_regression`, the run fails
+    after all that when an eval set regressed, failed, or could not be compared with its
+    baseline (a first run, with nothing to compare with yet, passes).
+    """
+    params = RegressionParams.from_flow_parameters(locals())
+    logger = get_run_logger()
+    started = datetime.now(UTC)
+    run_id = str(flow_run.id or uuid4())
+    run_name = flow_run.name if isinstance(flow_run.name, str) else None
+    tags = [params.tag(run_id, index) for index in range(len(params.evals))]
+    identities = await asyncio.to_thread(
+        lambda: [eval_set_identity(entry.evalset) for entry in params.evals]
+    )
+    names = [
+        f"{run_name or params.suite}-{index + 1}-{identity.eval_set_id}"[:100]
+        for index, identity in enumerate(identities)
+    ]
+    children = [params.evaluate_params(index, tag) for index, tag in enumerate(tags)]
+
+    deployment = await _deployment_id(params.evaluate_deployment)
+    if deployment is not None:
+        logger.info(
+            "starting %d evaluate flow runs of deployment %s",
+            len(children),
+            params.evaluate_deployment,
+        )
+        ends = await asyncio.gather(
+            *(
+                _run_deployed(deployment, child, name)
+                for child, name in zip(children, names, strict=True)
+            )
+        )
+    else:
+        if params.evaluate_deployment.strip():
+            logger.warning(
+                "no deployment %r: the %d eval sets run as subflows in this process",
+                params.evaluate_deployment,
+                len(children),
+            )
+        # one process, one environment: the provider keys are set once for all subflows
+        async with load_secrets(params.secrets):
+            ends = await asyncio.gather(
+                *(
+                    _run_in_process(child.model_copy(update={"secrets": {}}), name)
+                    for child, name in zip(children, names, strict=True)
+                )
+            )
+
+    summary = await collect_suite_task(
+        params,
+        identities,
+        tags,
+        list(ends),
+        flow_run_id=run_id,
+        flow_run_name=run_name,
+        started_at=started,
+        finished_at=datetime.now(UTC),
+    )
+    published = await publish_suite_task(summary, params)
+    problem = None if published.published else published.message
+    summary_url = published.summary_url
+    await publish_suite_artifacts(summary, summary_url, problem)
+    local_page = (published.local_dir / "summary.html").resolve().as_uri()
+    text = "\n".join(suite_lines(summary, summary_url or local_page))
+    (logger.warning if summary.regressed or summary.failed else logger.info)(text)
+    emit_suite(
+        summary, summary_url=summary_url, publish_problem=problem, local_dir=published.local_dir
+    )
+    if summary.gate_failed:
+        raise SuiteGateFailed(summary)
+    return summary
+
+
+class SuiteGateFailed(RuntimeError):
+    """A suite run with ``fail_on_regression`` in which an eval set regressed, failed,
+    or could not be compared with its baseline; its summary is written, published and
+    announced all the same."""
+
+    def __init__(self, summary: SuiteSummary) -> None:
+        self.summary = summary
+        failing = [o for o in summary.evals if o.fails_gate]
+        named = ", ".join(f"{o.eval_set_id} ({o.status})" for o in failing)
+        super().__init__(f"suite {summary.suite}: fail_on_regression: {named}")
+
+    def __reduce__(self) -> tuple[type[SuiteGateFailed], tuple[SuiteSummary]]:
+        return type(self), (self.summary,)
+
+
+async def _deployment_id(name: str) -> UUID | None:
+    """The id of deployment ``name`` (``flow/deployment``), or None when blank or absent."""
+    name = name.strip()
+    if not name:
+        return None
+    async with get_client() as client:
+        try:
+            return (await client.read_deployment_by_name(name)).id
+        except (ObjectNotFound, ValueError):
+            return None
+
+
+async def _run_deployed(deployment: UUID, params: EvaluateParams, name: str) -> FlowRunEnd:
+    """A flow run of the evaluate deployment, shown under this flow run; waits for it."""
+    from prefect.deployments import run_deployment
+
+    try:
+        child = await run_deployment(
+            deployment,
+            # nulls left out: the server refuses a null for a typed parameter with a default
+            parameters=params.model_dump(mode="json", exclude_none=True),
+            flow_run_name=name,
+            as_subflow=True,
+            timeout=None,
+            poll_interval=EVALUATE_POLL_S,
+        )
+    except Exception as exc:  # the API refused the run: the eval set has no run, stated
+        return FlowRunEnd(name=name, state=None, message=f"could not be started: {exc}")
+    state = child.state
+    return FlowRunEnd(
+        name=child.name,
+        state=state.name if state else None,
+        message=state.message if state else None,
+        completed=bool(state and state.is_completed()),
+    )
+
+
+async def _run_in_process(params: EvaluateParams, name: str) -> FlowRunEnd:
+    """The evaluate flow as a subflow of this flow run; its failure is its state."""
+    state = await evaluate.with_options(flow_run_name=name)(
+        **params.flow_parameters(), return_state=True
+    )
+    return FlowRunEnd(
+        name=name,
+        state=state.name,
+        message=state.message,
+        completed=state.is_completed(),
+    )

@@ -1,0 +1,105 @@
+"""The regression flow's parameters: the model and the flow's signature agree, the form
+has titles and no nulls, and each eval set's evaluate run gets its own fields, the
+suite's shared ones and the suite's label."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from prefect.utilities.callables import parameter_schema
+from pydantic import ValidationError
+
+from agentflow_eval.flows.regression import regression
+from agentflow_eval.models.params import EvaluateParams, S3Options
+from agentflow_eval.models.regression import REGRESSION_LABEL, RegressionParams
+
+EVALS = [
+    {"agent": "pkg.weather:agent", "evalset": "evals/weather.evalset.json", "runs": 3},
+    {
+        "agent": "pkg.notes:agent",
+        "evalset": "evals/notes.evalset.json",
+        "baseline": "s3://reports/agents/notes/20261101T030000Z-abc",
+        "labels": {"team": "notes"},
+        "judge_model": "openai/gpt-4o-mini",
+    },
+]
+
+
+def test_the_flow_takes_exactly_the_models_fields_with_the_same_defaults() -> None:
+    signature = inspect.signature(regression.fn)
+    assert list(signature.parameters) == list(RegressionParams.model_fields)
+    blank = RegressionParams(evals=EVALS, publish_to="s3://reports/agents")
+    for name, parameter in signature.parameters.items():
+        if parameter.default is inspect.Parameter.empty:
+            assert RegressionParams.model_fields[name].is_required(), name
+        else:
+            assert parameter.default == getattr(blank, name), name
+
+
+def test_the_form_has_titles_and_no_nulls() -> None:
+    schema = parameter_schema(regression.fn).model_dump()
+    properties = schema["properties"]
+    assert schema["required"] == ["evals", "publish_to"]
+    assert properties["evals"]["title"] == "Eval sets"
+    assert properties["evaluate_deployment"]["default"] == "evaluate/adhoc"
+    for name, prop in properties.items():
+        assert prop.get("title") or "$ref" in prop, name
+        assert "anyOf" not in prop, f"{name} would render as a type switch"
+        assert prop.get("default", "") is not None, f"{name} has a null default"
+    entry = schema["definitions"]["SuiteEntry"]
+    assert entry["required"] == ["agent", "evalset"]
+
+
+def test_each_eval_set_is_evaluated_with_its_fields_the_suites_and_its_label() -> None:
+    params = RegressionParams(
+        evals=EVALS,
+        publish_to="s3://reports/agents",
+        suite="nightly",
+        fail_on_regression=True,
+        s3=S3Options(endpoint_url="http://minio:9000", path_style=True),
+        agent_version="2.4.1",
+        labels={"env": "staging"},
+        secrets={"OPENAI_API_KEY": "openai-api-key"},
+    )
+    tags = [params.tag("flow-1", index) for index in range(2)]
+    assert tags == ["nightly@flow-1#0", "nightly@flow-1#1"]
+    weather, notes = (params.evaluate_params(i, tag) for i, tag in enumerate(tags))
+    assert isinstance(weather, EvaluateParams)
+    assert (weather.agent, weather.evalset, weather.runs) == (
+        "pkg.weather:agent",
+        "evals/weather.evalset.json",
+        3,
+    )
+    assert weather.baseline == "latest" and weather.publish_to == "s3://reports/agents"
+    assert weather.fail_on_regression and weather.agent_version == "2.4.1"
+    assert weather.s3.endpoint_url == "http://minio:9000"
+    assert weather.secrets == {"OPENAI_API_KEY": "openai-api-key"}
+    assert weather.labels == {"env": "staging", REGRESSION_LABEL: "nightly@flow-1#0"}
+    assert notes.baseline == EVALS[1]["baseline"]  # its own baseline wins
+    assert notes.judge_model == "openai/gpt-4o-mini"
+    assert notes.labels == {"env": "staging", "team": "notes", REGRESSION_LABEL: tags[1]}
+    # what a deployment run is started with passes the evaluate flow's own checks
+    dumped = notes.model_dump(mode="json", exclude_none=True)
+    assert EvaluateParams.model_validate(dumped) == notes
+
+
+def test_flow_parameters_round_trip() -> None:
+    params = RegressionParams(evals=EVALS, publish_to="out/published", labels={"a": "b"})
+    assert RegressionParams.from_flow_parameters(params.flow_parameters()) == params
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"evals": []}, "at least 1 item"),
+        ({"publish_to": ""}, "at least 1 character"),
+        ({"labels": {REGRESSION_LABEL: "x"}}, "set by the suite"),
+        ({"evals": [{**EVALS[0], "labels": {REGRESSION_LABEL: "x"}}]}, "set by the suite"),
+        ({"evals": [{**EVALS[0], "agnet": "typo"}]}, "agnet"),
+        ({"evals": [EVALS[0], EVALS[1], EVALS[0]]}, r"evals\[2\]: .* is already evals\[0\]"),
+    ],
+)
+def test_bad_suites_are_refused_naming_the_field(change: dict, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        RegressionParams.model_validate({"evals": EVALS, "publish_to": "s3://r/a", **change})
