@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import ArtifactFilter
+from prefect.client.schemas.sorting import ArtifactSort
 from prefect.testing.fixtures import asserting_events_worker  # noqa: F401 (a fixture)
 
 from agentflow_eval.cli import main
@@ -53,8 +54,11 @@ def _latest(published: Path) -> str:
 
 
 async def _artifact(key_part: str) -> str:
+    """The newest artifact whose key holds ``key_part`` (earlier tests' runs made some)."""
     async with get_client() as client:
-        artifacts = await client.read_artifacts(artifact_filter=ArtifactFilter())
+        artifacts = await client.read_artifacts(
+            artifact_filter=ArtifactFilter(), sort=ArtifactSort.CREATED_DESC
+        )
     found = [a for a in artifacts if a.key and key_part in a.key]
     assert found, f"no artifact with {key_part!r} in its key"
     return str(found[0].data)
