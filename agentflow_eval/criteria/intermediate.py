@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentflow_eval.criteria.base import CriterionContext, scored, skipped, threshold_of
+from agentflow_eval.criteria.base import CriterionContext, skipped, threshold_of
 from agentflow_eval.criteria.invocations import paired_turns
 from agentflow_eval.criteria.registry import register
-from agentflow_eval.criteria.response import rouge1
+from agentflow_eval.criteria.response import rouge1, rouge_row, scored_rows
 from agentflow_eval.models.config import CriterionConfig, EvalConfig
 from agentflow_eval.models.results import CriterionResult
 
@@ -48,27 +48,18 @@ class IntermediateResponseMatchCriterion:
             reference = "\n".join(expected)
             actual = [text for text in turn.intermediate_responses if text] if turn else []
             value = rouge1("\n".join(actual), reference)
-            rows.append(
-                {
-                    "invocation_id": invocation.invocation_id,
-                    "expected": expected,
-                    "actual": actual,
-                    "score": value.fmeasure,
-                    "precision": value.precision,
-                    "recall": value.recall,
-                    "missing_turn": turn is None,
-                }
-            )
+            row = rouge_row(invocation.invocation_id, expected, actual, value)
+            rows.append({**row, "missing_turn": turn is None})
         if not rows:
             return skipped(
                 self,
                 f"case {ctx.case.eval_id!r} has no expected intermediate responses to "
                 "compare against",
             )
-        score = sum(row["score"] for row in rows) / len(rows)
         missing = [row["invocation_id"] for row in rows if row["missing_turn"]]
-        reason = f"no turn recorded for {', '.join(missing)}" if missing else None
-        return scored(self, score, {"invocations": rows}, reason=reason)
+        return scored_rows(
+            self, rows, f"no turn recorded for {', '.join(missing)}" if missing else None
+        )
 
 
 @register("intermediate_response_match_score")

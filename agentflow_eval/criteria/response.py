@@ -44,7 +44,7 @@ from agentflow_eval.criteria.registry import register
 from agentflow_eval.models.config import CriterionConfig, EvalConfig
 from agentflow_eval.models.results import CriterionResult
 
-__all__ = ["ResponseMatchCriterion", "Rouge1", "rouge1", "rouge_tokens"]
+__all__ = ["ResponseMatchCriterion", "Rouge1", "rouge1", "rouge_row", "rouge_tokens", "scored_rows"]
 
 
 @dataclass(frozen=True)
@@ -191,28 +191,38 @@ class ResponseMatchCriterion:
             if not reference:
                 continue
             answer = turn.final_response if turn is not None else None
-            value = rouge1(answer or "", reference)
-            rows.append(
-                {
-                    "invocation_id": invocation.invocation_id,
-                    "expected": reference,
-                    "actual": answer,
-                    "score": value.fmeasure,
-                    "precision": value.precision,
-                    "recall": value.recall,
-                    "missing_turn": turn is None,
-                }
+            row = rouge_row(
+                invocation.invocation_id, reference, answer, rouge1(answer or "", reference)
             )
+            rows.append({**row, "missing_turn": turn is None})
         if not rows:
             return skipped(
                 self,
                 f"case {ctx.case.eval_id!r} has no invocation with an expected final "
                 "response text to compare against",
             )
-        score = sum(row["score"] for row in rows) / len(rows)
         missing = [row["invocation_id"] for row in rows if row["actual"] is None]
-        reason = f"no final response for {', '.join(missing)}" if missing else None
-        return scored(self, score, {"invocations": rows}, reason=reason)
+        return scored_rows(
+            self, rows, f"no final response for {', '.join(missing)}" if missing else None
+        )
+
+
+def rouge_row(invocation_id: str, expected: Any, actual: Any, value: Rouge1) -> dict[str, Any]:
+    """One invocation's line in a ROUGE criterion's details."""
+    return {
+        "invocation_id": invocation_id,
+        "expected": expected,
+        "actual": actual,
+        "score": value.fmeasure,
+        "precision": value.precision,
+        "recall": value.recall,
+    }
+
+
+def scored_rows(criterion: Any, rows: list[dict[str, Any]], reason: str | None) -> CriterionResult:
+    """A ROUGE criterion's result: the mean score of its invocations' ``rows``."""
+    score = sum(row["score"] for row in rows) / len(rows)
+    return scored(criterion, score, {"invocations": rows}, reason=reason)
 
 
 @register("response_match_score")
