@@ -35,12 +35,10 @@ from enum import Enum
 from functools import cache, lru_cache
 from typing import Any
 
-from nltk.stem import porter
-from rouge_score import rouge_scorer, tokenizers
-
 from agentflow_eval.criteria.base import CriterionContext, scored, skipped, threshold_of
 from agentflow_eval.criteria.invocations import paired_turns
 from agentflow_eval.criteria.registry import register
+from agentflow_eval.criteria.rouge_deps import porter, rouge_scorer, tokenizers
 from agentflow_eval.models.config import CriterionConfig, EvalConfig
 from agentflow_eval.models.results import CriterionResult
 
