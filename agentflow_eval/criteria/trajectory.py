@@ -10,9 +10,10 @@ Match types (with partial credit by default):
   numbers of calls differ; otherwise the fraction of positions that match.
 - ``IN_ORDER``: the expected calls appear in the actual calls in order; extra calls are
   allowed. Score: the longest in-order run of expected calls found, over the number
-  expected. (The seed's greedy loop counts only an unbroken *prefix*, so a missing first
-  call would zero the rest; the longest matching subsequence gives the credit the seed
-  describes, and equals the greedy result whenever the whole trajectory matches.)
+  expected. (A greedy scan would count only an unbroken *prefix*, so a missing first
+  call would zero the rest; the longest matching subsequence gives partial credit for
+  every expected call made in order, and equals the greedy result whenever the whole
+  trajectory matches.)
 - ``ANY_ORDER``: each expected call is matched to a distinct actual call, in any order;
   extra calls are allowed. Score: the most expected calls that can be matched at once,
   over the number expected.

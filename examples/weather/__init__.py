@@ -1,4 +1,4 @@
-"""The seed's weather agent (``agent.py``: ``agent``) with its eval set and config.
+"""The example weather agent (``agent.py``: ``agent``) with its eval set and config.
 
 Installed, the agent is ``agentflow_eval.examples.weather.agent:agent`` and its files are
 :data:`EVALSET` and :data:`CONFIG`; in a checkout, ``examples.weather.agent:agent`` and

@@ -1,4 +1,4 @@
-"""The seed's weather agent: a LiteLLM tool agent with one tool, ``get_weather``.
+"""The example weather agent: a LiteLLM tool agent with one tool, ``get_weather``.
 
 Evaluate it with ``agentflow-eval run examples.weather.agent:agent
 examples/weather/weather.evalset.json``. By default it runs on the built-in offline demo

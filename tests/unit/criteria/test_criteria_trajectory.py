@@ -30,7 +30,7 @@ def criterion(**options) -> ToolTrajectoryCriterion:
     )
 
 
-# --- the seed's examples under each match type ------------------------------------------
+# --- worked examples under each match type --------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -72,7 +72,7 @@ def criterion(**options) -> ToolTrajectoryCriterion:
         pytest.param([], 0.0, 0.0, 0.0, id="no-calls"),
     ],
 )
-def test_seed_examples_partial_credit(actual, exact, in_order, any_order):
+def test_worked_examples_partial_credit(actual, exact, in_order, any_order):
     assert score(TOKYO_LONDON, actual, "EXACT") == exact
     assert score(TOKYO_LONDON, actual, "IN_ORDER") == in_order
     assert score(TOKYO_LONDON, actual, "ANY_ORDER") == any_order
@@ -110,7 +110,7 @@ def test_exact_partial_credit_is_the_fraction_of_matching_positions():
 
 
 def test_in_order_credits_the_longest_ordered_run_not_just_a_prefix():
-    # The seed's greedy loop would stop at the missing first call and score 0.
+    # A greedy scan would stop at the missing first call and score 0.
     expected = [expect("a"), expect("b"), expect("c")]
     result = match_invocation(expected, [made("b"), made("c")], match_type="IN_ORDER")
     assert result.score == pytest.approx(2 / 3)

@@ -71,7 +71,7 @@ async def test_a_wrong_answer_fails_only_the_expectation_it_breaks(tmp_path: Pat
     assert {case.case_id: case.passed for case in run.cases} == {
         "say-hi": 1,
         "append-note": 0,  # never called session_note_append
-        "add-numbers": 1,  # the seed's final_contains only asks for the 7
+        "add-numbers": 1,  # the case's final_contains only asks for the 7
     }
 
 
