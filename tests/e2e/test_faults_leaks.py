@@ -18,7 +18,7 @@ import pytest
 
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 from tests.support.prefect_server import prefect_env, prefect_server
-from tests.support.seaweed import SeaweedFS
+from tests.support.seaweed import SeaweedFS, store_with_bucket
 
 pytestmark = pytest.mark.e2e
 
@@ -72,13 +72,8 @@ def provider(body: dict[str, Any]) -> Reply:
 
 @pytest.fixture(scope="module")
 def seaweed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeaweedFS]:
-    store = SeaweedFS(tmp_path_factory.mktemp("seaweed") / "data")
-    store.start()
-    try:
-        store.client().create_bucket(Bucket=BUCKET)
+    with store_with_bucket(tmp_path_factory.mktemp("seaweed") / "data", BUCKET) as store:
         yield store
-    finally:
-        store.stop()
 
 
 def leaks_in(blob: bytes) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from support.sample_results import sample_run, write_run_dir
-from support.seaweed import SeaweedFS
+from support.seaweed import SeaweedFS, store_with_bucket
 
 from agentflow_eval.cli import main
 from agentflow_eval.compare import load_side
@@ -30,13 +30,8 @@ REGRESSED = "weather_lookup_simple"
 
 @pytest.fixture(scope="module")
 def seaweed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeaweedFS]:
-    store = SeaweedFS(tmp_path_factory.mktemp("seaweed") / "data")
-    store.start()
-    try:
-        store.client().create_bucket(Bucket=BUCKET)
+    with store_with_bucket(tmp_path_factory.mktemp("seaweed") / "data", BUCKET) as store:
         yield store
-    finally:
-        store.stop()
 
 
 def _night(run: RunResult, run_id: str, day: int) -> RunResult:

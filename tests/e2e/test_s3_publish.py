@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from support.sample_results import sample_run, write_run_dir
-from support.seaweed import SeaweedFS
+from support.seaweed import SeaweedFS, store_with_bucket
 
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
@@ -35,13 +35,8 @@ EXPECTED_TYPES = {
 
 @pytest.fixture(scope="module")
 def seaweed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeaweedFS]:
-    store = SeaweedFS(tmp_path_factory.mktemp("seaweed") / "data")
-    store.start()
-    try:
-        store.client().create_bucket(Bucket=BUCKET)
+    with store_with_bucket(tmp_path_factory.mktemp("seaweed") / "data", BUCKET) as store:
         yield store
-    finally:
-        store.stop()
 
 
 def credentials(store: SeaweedFS) -> S3Credentials:
