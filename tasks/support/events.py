@@ -77,10 +77,8 @@ def _resources(run: RunResult, scope: ArtifactScope) -> tuple[dict[str, str], li
     return resource, related
 
 
-def completed_payload(
-    run: RunResult, report_url: str | None, run_dir: Path, published: bool | None
-) -> dict[str, Any]:
-    totals = run.totals
+def _run_identity(run: RunResult) -> dict[str, Any]:
+    """What every run event's payload says about the run and the agent it tested."""
     return {
         "run_id": run.run_id,
         "eval_set_id": run.eval_set_id,
@@ -88,6 +86,15 @@ def completed_payload(
         "agent_version": run.agent_version,
         "git_sha": run.git_sha,
         "labels": run.labels,
+    }
+
+
+def completed_payload(
+    run: RunResult, report_url: str | None, run_dir: Path, published: bool | None
+) -> dict[str, Any]:
+    totals = run.totals
+    return {
+        **_run_identity(run),
         "pass_rate": totals.pass_rate,
         "ci_low": totals.ci_low,
         "ci_high": totals.ci_high,
@@ -153,12 +160,7 @@ def regressed_payload(
         return None if side is None else f"{side.passed}/{side.runs}"
 
     return {
-        "run_id": run.run_id,
-        "eval_set_id": run.eval_set_id,
-        "agent": run.agent,
-        "agent_version": run.agent_version,
-        "git_sha": run.git_sha,
-        "labels": run.labels,
+        **_run_identity(run),
         "baseline": record.baseline,
         "baseline_run_id": comparison.baseline.run_id,
         "verdict": overall.verdict,
