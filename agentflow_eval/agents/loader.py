@@ -33,6 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.agents.http import HttpAgent
 from agentflow_eval.agents.python import PythonAgent
+from agentflow_eval.files.python_files import import_python_file
 
 __all__ = ["AgentLoadError", "load_agent"]
 
@@ -156,7 +157,7 @@ def _import(target: str, spec: str) -> ModuleType:
         dotted = _package_module_name(path.resolve())
         if dotted is not None:
             return importlib.import_module(dotted)
-        return _import_file(path.resolve())
+        return import_python_file(path, "agentflow_agent")
     except AgentLoadError:
         raise
     except Exception as exc:
@@ -181,23 +182,6 @@ def _package_module_name(path: Path) -> str | None:
     if not all(part.isidentifier() for part in parts):
         return None
     return ".".join(parts)
-
-
-def _import_file(path: Path) -> ModuleType:
-    name = f"agentflow_agent_{path.stem}_{abs(hash(str(path))):x}"
-    if name in sys.modules:
-        return sys.modules[name]
-    module_spec = importlib.util.spec_from_file_location(name, path)
-    if module_spec is None or module_spec.loader is None:
-        raise ImportError(f"cannot load {path} as a Python module")
-    module = importlib.util.module_from_spec(module_spec)
-    sys.modules[name] = module
-    try:
-        module_spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return module
 
 
 def _attribute(module: ModuleType, attr: str, spec: str) -> Any:

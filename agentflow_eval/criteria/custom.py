@@ -24,16 +24,13 @@ recorded as "not evaluated" with the reason, like any other failure.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import inspect
 import math
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from agentflow_eval.criteria.base import (
@@ -43,6 +40,7 @@ from agentflow_eval.criteria.base import (
     scored,
     threshold_of,
 )
+from agentflow_eval.files.python_files import import_python_file
 from agentflow_eval.models.config import CriterionConfig, EvalConfig
 from agentflow_eval.models.results import CriterionResult
 
@@ -53,26 +51,6 @@ _EXPECTED_RETURN = "a bool, a score in [0, 1], a (score, reason) pair or a Crite
 
 def _looks_like_file(module: str) -> bool:
     return module.endswith(".py") or "/" in module or "\\" in module
-
-
-def _import_file(path: Path) -> ModuleType:
-    """The module at ``path``, loaded once per path."""
-    resolved = path.resolve()
-    digest = hashlib.sha1(str(resolved).encode()).hexdigest()[:12]
-    module_name = f"agentflow_checks_{resolved.stem}_{digest}"
-    if module_name in sys.modules:
-        return sys.modules[module_name]
-    module_spec = importlib.util.spec_from_file_location(module_name, resolved)
-    if module_spec is None or module_spec.loader is None:
-        raise ImportError(f"cannot load {path} as a Python module")
-    module = importlib.util.module_from_spec(module_spec)
-    sys.modules[module_name] = module
-    try:
-        module_spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[module_name]
-        raise
-    return module
 
 
 def resolve_target(name: str, spec: str) -> Any:
@@ -91,7 +69,11 @@ def resolve_target(name: str, spec: str) -> Any:
             f"(relative paths are read from {Path.cwd()})"
         )
     try:
-        target: Any = _import_file(file) if file else importlib.import_module(module_name)
+        target: Any = (
+            import_python_file(file, "agentflow_checks")
+            if file
+            else importlib.import_module(module_name)
+        )
     except Exception as exc:
         raise ValueError(
             f"criterion {name!r}: cannot import module {module_name!r} "
