@@ -4,7 +4,7 @@ flow's log. The full table is ``agentflow-eval compare`` (and the report's secti
 from __future__ import annotations
 
 from agentflow_eval.compare.models import CaseComparison, CaseCounts, RunComparison
-from agentflow_eval.compare.render import format_overall, format_power
+from agentflow_eval.compare.render import format_overall, format_p, format_power
 
 __all__ = ["CHANGED_CASES_SHOWN", "case_change_text", "comparison_lines"]
 
@@ -20,8 +20,7 @@ def case_change_text(case: CaseComparison) -> str:
     """``case_id 5/5 -> 1/5 (-80 pts, p 0.016)``: a changed case in one line."""
     text = f"{case.case_id} {_counts(case.baseline)} -> {_counts(case.candidate)}"
     if case.change is not None:
-        p = case.p_adjusted
-        shown = "-" if p is None else "<0.001" if p < 0.001 else f"{p:.3f}"
+        shown = format_p(case.p_adjusted)
         text += f" ({100 * case.change:+.0f} pts, p {shown} Holm)"
     return text
 

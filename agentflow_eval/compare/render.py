@@ -18,7 +18,7 @@ from rich.text import Text
 
 from agentflow_eval.compare.models import CaseComparison, CaseCounts, Comparison, PowerSummary
 
-__all__ = ["console_for", "format_overall", "format_power", "print_comparison"]
+__all__ = ["console_for", "format_overall", "format_p", "format_power", "print_comparison"]
 
 _STYLES = {
     "regression": "bold red",
@@ -55,9 +55,10 @@ def _points(change: float | None) -> str:
     return "-" if change is None else f"{100 * change:+.1f} pts"
 
 
-def _p(p_value: float | None) -> str:
+def format_p(p_value: float | None, missing: str = "-") -> str:
+    """A p-value as the comparison shows it everywhere: three decimals, ``<0.001`` below."""
     if p_value is None:
-        return "-"
+        return missing
     return "<0.001" if p_value < 0.001 else f"{p_value:.3f}"
 
 
@@ -95,7 +96,7 @@ def _case_table(comparison: Comparison, ascii_only: bool) -> Table:
             _counts(case.baseline),
             _counts(case.candidate),
             _points(case.change),
-            _p(case.p_adjusted),
+            format_p(case.p_adjusted),
             Text(case.verdict + (" *" if case.note else ""), style=_STYLES[case.verdict]),
         )
     return table
@@ -144,7 +145,7 @@ def format_overall(comparison: Comparison) -> str:
     if overall.ci_low is not None and overall.ci_high is not None:
         body += (
             f" ({100 * overall.confidence:g}% CI {_points(overall.ci_low)} to "
-            f"{_points(overall.ci_high)}, p {_p(overall.p_value)})"
+            f"{_points(overall.ci_high)}, p {format_p(overall.p_value)})"
         )
     elif overall.note:
         body += f" ({overall.note})"

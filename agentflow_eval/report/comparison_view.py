@@ -20,7 +20,7 @@ from agentflow_eval.compare.models import (
     RunComparison,
     RunInfo,
 )
-from agentflow_eval.compare.render import format_power
+from agentflow_eval.compare.render import format_p, format_power
 from agentflow_eval.report.formats import format_pct
 
 __all__ = ["CaseMark", "ComparisonRow", "ComparisonView", "CriterionRow", "comparison_view"]
@@ -34,9 +34,7 @@ def _points(change: float | None) -> str:
 
 
 def _p(p_value: float | None) -> str:
-    if p_value is None:
-        return "–"
-    return "<0.001" if p_value < 0.001 else f"{p_value:.3f}"
+    return format_p(p_value, missing="–")
 
 
 def _counts(counts: CaseCounts | None) -> str:
