@@ -30,7 +30,7 @@ import importlib
 import os as _os
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from agentflow_eval.version import __version__
 
 # litellm fetches its model price map over the network at import unless told otherwise;
 # evaluation must work offline, so use the bundled copy unless the user chose.

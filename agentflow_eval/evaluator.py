@@ -27,11 +27,11 @@ from typing import Any
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.criteria.judges.cache import InMemoryJudgeCache, JudgeCache
 from agentflow_eval.evaluator_session import FinishedRun, announce, current_settings
+from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.report.scorecard import format_failures
-from agentflow_eval.run import defaults
 from agentflow_eval.run.pipeline import evaluate
 from agentflow_eval.run.plan import RunOptions, RunPaths, load_inputs
 

@@ -17,7 +17,9 @@ from prefect import flow, get_run_logger
 from prefect.utilities.annotations import quote
 
 from agentflow_eval.compare.models import RunComparison
+from agentflow_eval.errors import RunStopped
 from agentflow_eval.llm.client import ModelClient
+from agentflow_eval.models import defaults
 from agentflow_eval.models.params import (
     S3,
     Agent,
@@ -48,7 +50,6 @@ from agentflow_eval.models.params import (
     TrialTimeout,
 )
 from agentflow_eval.redaction import install_log_redaction
-from agentflow_eval.run import defaults
 from agentflow_eval.run.outcome import RunOutcome
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.tasks.compare import compare_task
@@ -208,7 +209,7 @@ async def evaluate(
     return outcome
 
 
-class RegressionGateFailed(RuntimeError):
+class RegressionGateFailed(RunStopped):
     """A run with ``fail_on_regression`` regressed from its baseline (or could not be
     compared with it); its reports are written, published and announced all the same,
     and ``outcome`` says where (a front door running the flow in-process reads it)."""

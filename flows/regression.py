@@ -26,7 +26,9 @@ from prefect.runtime import flow_run
 
 from agentflow_eval.compare.suite import SuiteSummary
 from agentflow_eval.compare.suite_outcomes import FlowRunEnd, eval_set_identity
+from agentflow_eval.errors import RunStopped
 from agentflow_eval.flows.evaluate import evaluate
+from agentflow_eval.models import defaults
 from agentflow_eval.models.params import (
     S3,
     AgentVersion,
@@ -49,7 +51,6 @@ from agentflow_eval.models.regression import (
 )
 from agentflow_eval.redaction import install_log_redaction
 from agentflow_eval.report.suite_brief import suite_lines
-from agentflow_eval.run import defaults
 from agentflow_eval.tasks.suite import collect_suite_task, publish_suite_task
 from agentflow_eval.tasks.support.events import emit_suite
 from agentflow_eval.tasks.support.secrets import load_secrets
@@ -160,7 +161,7 @@ async def regression(
     return summary
 
 
-class SuiteGateFailed(RuntimeError):
+class SuiteGateFailed(RunStopped):
     """A suite run with ``fail_on_regression`` in which an eval set regressed, failed,
     or could not be compared with its baseline; its summary is written, published and
     announced all the same."""

@@ -18,9 +18,9 @@ from agentflow_eval.compare.brief import comparison_lines
 from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.models.params import S3Options
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.publish.storage import S3Credentials
 from agentflow_eval.report.writer import write_compared_reports
 from agentflow_eval.run.plan import RunPlan
+from agentflow_eval.storage.targets import S3Credentials
 from agentflow_eval.tasks.publish import credentials_from_secret
 
 __all__ = ["compare_task"]

@@ -16,7 +16,7 @@ from prefect.cache_policies import NO_CACHE
 
 from agentflow_eval.models.params import S3Options
 from agentflow_eval.publish.publisher import PublishOutcome, publish_run
-from agentflow_eval.publish.storage import S3Credentials, Target, parse_target
+from agentflow_eval.storage.targets import S3Credentials, Target, target_of
 
 __all__ = ["credentials_from_secret", "publish_target", "publish_task"]
 
@@ -52,16 +52,7 @@ async def publish_target(target: str, s3: S3Options) -> Target:
     credentials = (
         await credentials_from_secret(s3.credentials_secret) if s3.credentials_secret else None
     )
-    return parse_target(
-        target,
-        endpoint_url=s3.endpoint_url,
-        region=s3.region,
-        path_style=s3.path_style,
-        credentials=credentials,
-        public_url=s3.public_url,
-        links=s3.report_links,
-        link_expiry_s=s3.link_expiry_hours * 3600,
-    )
+    return target_of(target, s3, credentials)
 
 
 @task(name="publish", cache_policy=NO_CACHE)

@@ -19,12 +19,12 @@ from agentflow_eval.compare.suite_outcomes import (
     outcome_of_entry,
 )
 from agentflow_eval.models.regression import RegressionParams
-from agentflow_eval.publish.storage import open_store
 from agentflow_eval.publish.suite_publisher import (
     SuitePublishOutcome,
     publish_suite_summary,
     write_suite_summary,
 )
+from agentflow_eval.storage import open_store
 from agentflow_eval.tasks.publish import publish_target
 
 __all__ = ["collect_suite_task", "publish_suite_task"]

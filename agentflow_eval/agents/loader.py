@@ -33,6 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.agents.http import HttpAgent
 from agentflow_eval.agents.python import PythonAgent
+from agentflow_eval.errors import InputError
 from agentflow_eval.files.python_files import import_python_file
 
 __all__ = ["AgentLoadError", "load_agent"]
@@ -46,7 +47,7 @@ _CONVENTIONAL_NAMES = ("root_agent", "agent")
 """What a module named without ``:attr`` is expected to define, first match wins."""
 
 
-class AgentLoadError(ValueError):
+class AgentLoadError(InputError):
     """The agent spec could not be turned into an agent."""
 
 

@@ -80,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
         load_side,
         print_comparison,
     )
+    from agentflow_eval.errors import StoreError
     from agentflow_eval.models.params import S3Options
-    from agentflow_eval.publish.storage import StoreError
 
     if not 0 < args.alpha < 1:
         return fail(f"--alpha must be between 0 and 1, got {args.alpha}")

@@ -28,7 +28,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from agentflow_eval.publish.publisher import publish_pending
-    from agentflow_eval.publish.storage import parse_target
+    from agentflow_eval.storage.targets import parse_target
 
     run_dir = Path(args.run_dir)
     if not (run_dir / "results.json").is_file():

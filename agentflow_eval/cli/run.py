@@ -35,7 +35,7 @@ from agentflow_eval.cli.common import (
     positive_int,
     terminal_text,
 )
-from agentflow_eval.run import defaults
+from agentflow_eval.models import defaults
 
 __all__ = ["add_parser", "run"]
 
@@ -240,7 +240,7 @@ def _check_publish_target(
     """A publish target that cannot be used fails now, not after every trial ran."""
     if not target:
         return
-    from agentflow_eval.publish.storage import parse_target
+    from agentflow_eval.storage.targets import parse_target
 
     try:
         parse_target(target, endpoint_url=endpoint_url, region=region, path_style=path_style)

@@ -14,10 +14,11 @@ from pathlib import Path
 from agentflow_eval.compare.comparison import DEFAULT_ALPHA, ComparisonError, compare_runs
 from agentflow_eval.compare.models import BaselineProblem, RunComparison
 from agentflow_eval.compare.sides import LATEST, NoEarlierRun, SideError, load_side
+from agentflow_eval.errors import StoreError
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.models.params import S3Options
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.publish.storage import S3Credentials, StoreError
+from agentflow_eval.storage.targets import S3Credentials
 
 __all__ = [
     "COMPARISON_FILE",

@@ -34,6 +34,7 @@ from agentflow_eval.compare.power import (
     regression_power,
     runs_needed,
 )
+from agentflow_eval.errors import InputError
 from agentflow_eval.models.results import CaseResult, RunResult
 
 __all__ = ["DEFAULT_ALPHA", "DEFAULT_DETECT_DROP", "ComparisonError", "compare_runs"]
@@ -42,7 +43,7 @@ DEFAULT_ALPHA = 0.05
 DEFAULT_DETECT_DROP = 0.2
 
 
-class ComparisonError(ValueError):
+class ComparisonError(InputError):
     """Two runs that cannot be compared (different eval sets, inconsistent counts)."""
 
 

@@ -18,21 +18,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from agentflow_eval.files.results_json import ResultsFileError, run_result_from_json
 from agentflow_eval.models.results import RunResult
+from agentflow_eval.storage.base import ReadableStream
 
-__all__ = ["ReadableStream", "read_run_summary", "run_summary_from_stream"]
+__all__ = ["read_run_summary", "run_summary_from_stream"]
 
 _TRIALS_KEY = b'\n  "trials": '
 _CHUNK = 1 << 20
-
-
-class ReadableStream(Protocol):
-    """What the reader needs of a file or an HTTP body: ``read(size)``, ``b""`` at the end."""
-
-    def read(self, size: int = -1, /) -> bytes: ...
 
 
 def _parse(document: bytes, source: str) -> Any:

@@ -11,7 +11,7 @@ A side is written as:
   other side): the same thing, spelled shorter.
 
 ``latest.json`` only ever points at a completed run (every planned trial, not failed by
-its regression gate; see :mod:`agentflow_eval.publish.history`). When it is the very run
+its regression gate; see :mod:`agentflow_eval.storage.history`). When it is the very run
 being compared (the candidate was published already), the newest other completed run in
 the eval set's ``runs.json`` is taken instead.
 """
@@ -20,24 +20,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
-from urllib.parse import urlsplit
+from typing import Any
 
 from pydantic import ValidationError
 
-from agentflow_eval.compare.reading import ReadableStream, run_summary_from_stream
+from agentflow_eval.compare.reading import run_summary_from_stream
+from agentflow_eval.errors import InputError
 from agentflow_eval.files.results_json import ResultsFileError
 from agentflow_eval.models.params import S3Options
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.publish.history import LatestPointer, RunsManifest
-from agentflow_eval.publish.storage import (
-    S3Body,
-    S3Credentials,
-    S3Store,
-    S3Target,
-    join_key,
-    key_part,
-)
+from agentflow_eval.storage.history import LatestPointer, RunsManifest
+from agentflow_eval.storage.keys import key_part
+from agentflow_eval.storage.locations import Location, locate
+from agentflow_eval.storage.targets import S3Credentials
 
 __all__ = ["LATEST", "NoEarlierRun", "Side", "SideError", "is_latest", "load_side"]
 
@@ -45,7 +40,7 @@ LATEST = "latest"
 RESULTS = "results.json"
 
 
-class SideError(ValueError):
+class SideError(InputError):
     """A side that cannot be found or read; the message is one line naming it."""
 
 
@@ -70,99 +65,23 @@ def is_latest(spec: str | Path) -> bool:
     return text == LATEST or text.endswith("/" + LATEST)
 
 
-class _Location(Protocol):
-    """Where one object (or, for ``latest``, an eval set's folder) is."""
-
-    @property
-    def where(self) -> str: ...
-
-    def child(self, name: str) -> _Location: ...
-
-    def get(self) -> bytes | None: ...
-
-    def open(self) -> ReadableStream | None: ...
-
-    def is_folder(self) -> bool: ...
-
-
-@dataclass(frozen=True)
-class _LocalLocation:
-    path: Path
-
-    @property
-    def where(self) -> str:
-        return str(self.path)
-
-    def child(self, name: str) -> _LocalLocation:
-        return _LocalLocation(self.path / name)
-
-    def get(self) -> bytes | None:
-        return self.path.read_bytes() if self.path.is_file() else None
-
-    def open(self) -> BinaryIO | None:
-        return self.path.open("rb") if self.path.is_file() else None
-
-    def is_folder(self) -> bool:
-        return self.path.is_dir()
-
-
-@dataclass(frozen=True)
-class _S3Location:
-    store: S3Store
-    key: str
-
-    @property
-    def where(self) -> str:
-        return f"s3://{self.store.target.bucket}/{self.key}".rstrip("/")
-
-    def child(self, name: str) -> _S3Location:
-        return _S3Location(self.store, f"{self.key}/{name}" if self.key else name)
-
-    def get(self) -> bytes | None:
-        return self.store.get(self.key)
-
-    def open(self) -> S3Body | None:
-        return self.store.open(self.key)
-
-    def is_folder(self) -> bool:
-        return not self.key.endswith(".json")
-
-
 def _first_line(exc: Exception) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _s3_location(uri: str, s3: S3Options, credentials: S3Credentials | None) -> _S3Location:
-    parts = urlsplit(uri)
-    if parts.query or parts.fragment:
-        raise SideError(f"{uri}: an s3:// location must not have a query or fragment")
-    segments = [segment for segment in parts.path.split("/") if segment]
-    try:
-        target = S3Target(
-            bucket=parts.netloc,
-            endpoint_url=s3.endpoint_url,
-            region=s3.region,
-            path_style=s3.path_style,
-            credentials=credentials,
-        )
-        key = join_key(*segments) if segments else ""
-    except ValueError as exc:
-        raise SideError(f"{uri}: {_first_line(exc)}") from None
-    return _S3Location(S3Store(target), key)
-
-
-def _location(spec: str, s3: S3Options, credentials: S3Credentials | None) -> _Location:
-    if spec.startswith("s3://"):
-        return _s3_location(spec, s3, credentials)
-    if spec.startswith("file://"):
-        return _LocalLocation(Path(urlsplit(spec).path))
-    if "://" in spec:
+def _location(spec: str, s3: S3Options, credentials: S3Credentials | None) -> Location:
+    if "://" in spec and not spec.startswith(("s3://", "file://")):
         raise SideError(f"{spec}: not a run folder, a results.json, an s3:// location or 'latest'")
-    return _LocalLocation(Path(spec).expanduser())
+    if spec.startswith("s3://") and ("?" in spec or "#" in spec):
+        raise SideError(f"{spec}: an s3:// location must not have a query or fragment")
+    try:
+        return locate(spec, s3, credentials)
+    except ValueError as exc:
+        raise SideError(f"{spec}: {_first_line(exc)}") from None
 
 
-def _read_run(location: _Location, hint: str = "") -> RunResult:
+def _read_run(location: Location, hint: str = "") -> RunResult:
     stream = location.open()
     if stream is None:
         raise SideError(f"{location.where}: no such file{hint}")
@@ -176,7 +95,7 @@ def _read_run(location: _Location, hint: str = "") -> RunResult:
             close()
 
 
-def _model(location: _Location, model: type[Any]) -> Any | None:
+def _model(location: Location, model: type[Any]) -> Any | None:
     raw = location.get()
     if raw is None:
         return None
@@ -189,7 +108,7 @@ def _model(location: _Location, model: type[Any]) -> Any | None:
         ) from None
 
 
-def _latest_results(eval_set: _Location, exclude_run_id: str | None) -> _Location:
+def _latest_results(eval_set: Location, exclude_run_id: str | None) -> Location:
     """Where the newest published run of the eval set (other than ``exclude_run_id``)
     keeps its results.json."""
     pointer: LatestPointer | None = _model(eval_set.child("latest.json"), LatestPointer)
@@ -214,7 +133,7 @@ def _latest_results(eval_set: _Location, exclude_run_id: str | None) -> _Locatio
     return _child_path(eval_set, others[0].path(RESULTS))
 
 
-def _child_path(location: _Location, relative: str) -> _Location:
+def _child_path(location: Location, relative: str) -> Location:
     for part in relative.split("/"):
         if part in ("", ".", ".."):
             raise SideError(f"{location.where}: latest points outside its folder: {relative!r}")
@@ -237,7 +156,7 @@ def load_side(
     ``eval_set_id``; ``exclude_run_id`` is the other side's run, never chosen as the
     latest. ``s3`` and ``credentials`` reach S3-compatible stores (credentials otherwise
     come from the standard AWS chain). Raises :class:`SideError` for a side that is
-    missing or unreadable, and :class:`~agentflow_eval.publish.storage.StoreError` when
+    missing or unreadable, and :class:`~agentflow_eval.errors.StoreError` when
     the store fails.
     """
     text = str(spec).strip()

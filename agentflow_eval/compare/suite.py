@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentflow_eval.compare.models import RunComparison
-from agentflow_eval.publish.history import RunEntry
+from agentflow_eval.storage.history import RunEntry
 
 __all__ = [
     "SUMMARY_VERSION",

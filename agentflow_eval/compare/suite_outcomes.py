@@ -13,12 +13,15 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
+from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.compare.suite import EvalSetOutcome, failed_outcome, outcome_of_published_run
+from agentflow_eval.errors import StoreError
 from agentflow_eval.files.errors import EvalFileError
 from agentflow_eval.files.loading import eval_file_stem, load_evalset
 from agentflow_eval.models.regression import REGRESSION_LABEL
-from agentflow_eval.publish.lookup import find_labelled_run, published_comparison, published_url
-from agentflow_eval.publish.storage import ObjectStore, StoreError
+from agentflow_eval.storage.base import ObjectStore
+from agentflow_eval.storage.history import RunEntry, find_labelled_run, published_url
+from agentflow_eval.storage.keys import join_key, key_part
 
 __all__ = ["EvalSetIdentity", "FlowRunEnd", "eval_set_identity", "outcome_of_entry"]
 
@@ -117,3 +120,13 @@ def outcome_of_entry(
         flow_run=flow_run.name,
         flow_run_state=flow_run.state,
     )
+
+
+def published_comparison(
+    store: ObjectStore, eval_set_id: str, entry: RunEntry
+) -> RunComparison | None:
+    """The comparison.json published with ``entry``, or None for a run not compared."""
+    if "comparison.json" not in entry.files:
+        return None
+    raw = store.get(join_key(key_part(eval_set_id), entry.folder, "comparison.json"))
+    return None if raw is None else RunComparison.model_validate_json(raw)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agentflow_eval.criteria.base import Criterion
+from agentflow_eval.errors import InputError
 from agentflow_eval.models.config import CriterionConfig, EvalConfig
 from agentflow_eval.models.evalset import CallsTool, Completes, EvalCase, FinalContains
 
@@ -37,7 +38,7 @@ CriterionFactory = Callable[[str, CriterionConfig, EvalConfig], Criterion]
 _FACTORIES: dict[str, CriterionFactory] = {}
 
 
-class UnknownCriterion(ValueError):
+class UnknownCriterion(InputError):
     pass
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from agentflow_eval.errors import InputError
 from agentflow_eval.models.evalset import (
     ContentPart,
     EvalCase,
@@ -53,7 +54,7 @@ __all__ = [
 ]
 
 
-class AdkFormatError(ValueError):
+class AdkFormatError(InputError):
     """A part of an ADK file that this package reads but cannot accept, with where it is
     (a dotted ``field`` path) and why."""
 

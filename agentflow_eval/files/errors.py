@@ -21,6 +21,7 @@ from pydantic import AliasChoices, BaseModel, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 from pydantic_core import ErrorDetails
 
+from agentflow_eval.errors import InputError
 from agentflow_eval.files import adk
 from agentflow_eval.models.config import CriterionConfig
 from agentflow_eval.models.evalset import EvalCase
@@ -57,7 +58,7 @@ class Problem:
         return ": ".join([*where, self.message])
 
 
-class EvalFileError(ValueError):
+class EvalFileError(InputError):
     """An eval-set or config file that cannot be used.
 
     ``path``, ``case_id``, ``field`` and ``message`` describe the first problem;

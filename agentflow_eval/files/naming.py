@@ -24,7 +24,7 @@ def safe_id(value: str, *, max_length: int = 80) -> str:
 def distinct_safe_id(value: str, *, max_length: int = 80) -> str:
     """:func:`safe_id`, plus a short hash of ``value`` whenever the id had to change, so
     two different ids never share a name (``etc`` stays ``etc``; ``../../etc`` becomes
-    ``etc-<hash>``). The same rule names S3 keys (``publish.storage.key_part``)."""
+    ``etc-<hash>``). The same rule names S3 keys (``storage.keys.key_part``)."""
     cleaned = safe_id(value, max_length=max_length)
     if cleaned == value:
         return cleaned

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import from_json, to_json
 
+from agentflow_eval.errors import InputError
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.models.results import SCHEMA_VERSION, RunResult
 
@@ -30,7 +31,7 @@ __all__ = [
 ]
 
 
-class ResultsFileError(ValueError):
+class ResultsFileError(InputError):
     """A file that is not a results.json this version can read."""
 
 

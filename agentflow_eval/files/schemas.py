@@ -22,7 +22,6 @@ from pydantic import AliasChoices, BaseModel
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import models_json_schema
 
-from agentflow_eval import __version__
 from agentflow_eval.files import adk
 from agentflow_eval.models.config import (
     CriterionConfig,
@@ -45,6 +44,7 @@ from agentflow_eval.models.evalset import (
     SessionInput,
     ToolCall,
 )
+from agentflow_eval.version import __version__
 
 __all__ = [
     "CONFIG_SCHEMA_FILE",

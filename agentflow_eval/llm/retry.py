@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
+from agentflow_eval.errors import ProviderError
 from agentflow_eval.redaction import redact
 
 __all__ = [
@@ -62,23 +63,20 @@ class MalformedReply(ValueError):
     """The provider answered, but not with a chat completion we can read."""
 
 
-class ProviderError(Exception):
-    """A model call failed for the provider's reasons, not the caller's. ``reason`` is
-    redacted: it may quote a provider's error body."""
+class _RedactedProviderError(ProviderError):
+    """A provider's failure whose reason is redacted as it is made: it may quote a
+    provider's error body."""
 
     def __init__(self, reason: str, *, model: str = "", attempts: int = 0) -> None:
-        self.reason = redact(reason)
-        self.model = model
-        self.attempts = attempts
-        super().__init__(self.reason)
+        super().__init__(redact(reason), model=model, attempts=attempts)
 
 
-class ProviderUnavailable(ProviderError):
+class ProviderUnavailable(_RedactedProviderError):
     """Transient faults (rate limits, server errors, timeouts, unreadable replies)
     outlasted the retries."""
 
 
-class ProviderAuthError(ProviderError):
+class ProviderAuthError(_RedactedProviderError):
     """The provider refused the credentials (HTTP 401/403): the run cannot go on.
     ``run_dir`` is set by the stage that stopped, when it knows the run folder."""
 

@@ -13,7 +13,7 @@ flow's signature (a test checks they agree). Titles and descriptions sit in
 title with its name when it builds the form's schema, and keeps only that extra.
 
 ``runs``, ``max_concurrency`` and ``trial_timeout_s`` are ``None`` when not given: then
-the eval set's config decides, else :mod:`agentflow_eval.run.defaults`. The form shows
+the eval set's config decides, else :mod:`agentflow_eval.models.defaults`. The form shows
 (and submits) the built-in default; a run started through the API, a schedule or an event
 that leaves them out gets the config's value.
 """
@@ -33,7 +33,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticUndefined
 
-from agentflow_eval.run import defaults
+from agentflow_eval.models import defaults
 
 __all__ = [
     "DEFAULT_LINK_EXPIRY_HOURS",

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from agentflow_eval.models import defaults
 from agentflow_eval.models.params import (
     S3,
     Agent,
@@ -33,7 +34,6 @@ from agentflow_eval.models.params import (
     Secrets,
     _ui,
 )
-from agentflow_eval.run import defaults
 
 __all__ = [
     "DEFAULT_EVALUATE_DEPLOYMENT",

@@ -14,11 +14,11 @@ The order of writes is what keeps ``latest`` honest: a run's own files first, th
 history, and ``latest.json`` last, so a publish that fails part way never leaves
 ``latest`` pointing at a run whose files are not all there. ``latest`` moves only to a
 completed run (every planned trial, and not failed by its regression gate; see
-:mod:`~agentflow_eval.publish.history`): a run that regressed under
+:mod:`~agentflow_eval.storage.history`): a run that regressed under
 ``fail_on_regression`` is in the history but never becomes the baseline it is compared
 with next time.
 
-Every key segment comes from :func:`~agentflow_eval.publish.storage.key_part`; every object has
+Every key segment comes from :func:`~agentflow_eval.storage.keys.key_part`; every object has
 its Content-Type. Each upload is retried with exponential backoff and full jitter. If the
 store stays down, nothing is lost: the run directory stays where it is, a
 ``publish-pending.json`` in it records the target and the error, the outcome says where
@@ -42,27 +42,21 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from agentflow_eval.errors import StoreError
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.publish.history import (
-    ComparisonDigest,
-    LatestPointer,
-    RunsManifest,
-    run_entry,
-)
-from agentflow_eval.publish.storage import (
+from agentflow_eval.report.index_page import render_index
+from agentflow_eval.storage import open_store
+from agentflow_eval.storage.base import ObjectStore
+from agentflow_eval.storage.history import ComparisonDigest, LatestPointer, RunsManifest, run_entry
+from agentflow_eval.storage.keys import join_key, key_part
+from agentflow_eval.storage.targets import (
     LocalTarget,
-    ObjectStore,
     S3Credentials,
     S3Target,
-    StoreError,
     Target,
-    join_key,
-    key_part,
-    open_store,
     parse_target,
 )
-from agentflow_eval.report.index_page import render_index
 
 __all__ = [
     "CONTENT_TYPES",
@@ -303,7 +297,7 @@ def publish_run(
     ``target`` and update the eval set's runs.json, index.html and latest.json.
 
     ``target`` is ``s3://bucket/prefix``, a directory, a parsed target, or any
-    :class:`~agentflow_eval.publish.storage.ObjectStore`. Returns the outcome: the published URLs,
+    :class:`~agentflow_eval.storage.base.ObjectStore`. Returns the outcome: the published URLs,
     or, when the store stayed unreachable or refused, ``published=False`` with a message
     naming the error and the local copy (marked pending for :func:`publish_pending`).
     Raises only for problems with the run directory itself (missing files, unreadable

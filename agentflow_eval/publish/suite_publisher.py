@@ -22,10 +22,12 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agentflow_eval.compare.suite import SuiteSummary, SuiteVerdict
+from agentflow_eval.errors import StoreError
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.publish.publisher import CONTENT_TYPES, NO_CACHE, Retrier, RetryPolicy
-from agentflow_eval.publish.storage import ObjectStore, StoreError, join_key, key_part
 from agentflow_eval.report.suite_page import render_suite_summary
+from agentflow_eval.storage.base import ObjectStore
+from agentflow_eval.storage.keys import join_key, key_part
 
 __all__ = [
     "SUITES_FOLDER",

@@ -21,7 +21,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentflow_eval import __version__
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import RunResult
@@ -31,6 +30,7 @@ from agentflow_eval.report.csp import content_security_policy
 from agentflow_eval.report.digest import TrialDigest
 from agentflow_eval.report.templating import asset, compact_chunks, environment, page_style
 from agentflow_eval.report.view import CaseView, build_view, case_views
+from agentflow_eval.version import __version__
 
 if TYPE_CHECKING:
     from agentflow_eval.compare.models import RunComparison

@@ -9,12 +9,12 @@ at all and allows only its own inline style.
 
 from __future__ import annotations
 
-from agentflow_eval import __version__
-from agentflow_eval.publish.history import RunsManifest
 from agentflow_eval.report.charts import RunRate, trend_chart
 from agentflow_eval.report.csp import content_security_policy
 from agentflow_eval.report.templating import compact, environment, page_style
 from agentflow_eval.report.trends import case_trends
+from agentflow_eval.storage.history import RunsManifest
+from agentflow_eval.version import __version__
 
 __all__ = ["render_index"]
 

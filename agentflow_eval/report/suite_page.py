@@ -4,10 +4,10 @@ report. Static and self-contained like the other pages: no script, only its own 
 
 from __future__ import annotations
 
-from agentflow_eval import __version__
 from agentflow_eval.compare.suite import SuiteSummary
 from agentflow_eval.report.csp import content_security_policy
 from agentflow_eval.report.templating import compact, environment, page_style
+from agentflow_eval.version import __version__
 
 __all__ = ["render_suite_summary"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agentflow_eval.publish.history import CASE_HISTORY_RUNS, RunEntry
 from agentflow_eval.report.formats import format_pct
+from agentflow_eval.storage.history import CASE_HISTORY_RUNS, RunEntry
 
 __all__ = ["CaseTrend", "SparkPoint", "case_trends"]
 

@@ -26,6 +26,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
+from agentflow_eval.errors import InputError
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX
@@ -36,7 +38,7 @@ __all__ = ["LOCK_NAME", "LockHolder", "RunFolderBusy", "RunFolderLock"]
 LOCK_NAME = ".agentflow.lock"
 
 
-class RunFolderBusy(RuntimeError):
+class RunFolderBusy(InputError, RuntimeError):
     """Another process holds the run folder."""
 
 

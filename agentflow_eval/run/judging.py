@@ -13,11 +13,11 @@ from agentflow_eval.criteria.judges.runtime import JudgeRuntime
 from agentflow_eval.criteria.registry import build_criteria
 from agentflow_eval.files.jsonl import JsonlWriter, iter_records
 from agentflow_eval.llm.retry import ProviderAuthError
+from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalCase
 from agentflow_eval.models.results import CriterionResult, Trial, TrialResult, TrialStatus
 from agentflow_eval.redaction import might_contain_secret, redact_data
-from agentflow_eval.run import defaults
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.resumable import StageCounts, completed_keys, run_pool
 

@@ -19,12 +19,12 @@ from agentflow_eval.criteria.judges.cache import InMemoryJudgeCache, JudgeCache
 from agentflow_eval.criteria.judges.runtime import JudgeRuntime
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.ratelimit import RateLimiter
+from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.report.case_trials import JudgedFileTrials
 from agentflow_eval.report.writer import write_run_reports
-from agentflow_eval.run import defaults
 from agentflow_eval.run.judging import judge_trials
 from agentflow_eval.run.plan import RunInputs, RunOptions, RunPlan, plan_run
 from agentflow_eval.run.trials import run_trials

@@ -9,7 +9,7 @@ same wherever a run starts:
     plan = plan_run(inputs, RunOptions(runs=3), agent=agent, output_dir="eval-results")
 
 A setting comes from the caller's :class:`RunOptions`, else the config file, else
-:mod:`agentflow_eval.run.defaults`. The plan is then handed to each stage
+:mod:`agentflow_eval.models.defaults`. The plan is then handed to each stage
 (:mod:`~agentflow_eval.run.trials`, :mod:`~agentflow_eval.run.judging`, the report
 writer), which take everything else they need as arguments.
 """
@@ -26,11 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.errors import InputError
 from agentflow_eval.files.naming import distinct_safe_id
+from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.params import EvaluateParams
-from agentflow_eval.run import defaults
 from agentflow_eval.run.folder_lock import RunFolderBusy, RunFolderLock
 from agentflow_eval.run.trial import TrialSettings
 
@@ -114,7 +115,7 @@ class RunSettings:
 
 
 def resolve_settings(options: RunOptions, config: EvalConfig) -> RunSettings:
-    """``options``, else ``config``, else :mod:`agentflow_eval.run.defaults`."""
+    """``options``, else ``config``, else :mod:`agentflow_eval.models.defaults`."""
     return RunSettings(
         runs=options.runs or config.runs or defaults.RUNS,
         max_concurrency=options.max_concurrency
@@ -497,7 +498,7 @@ def plan_run(
 # ------------------------------------------------------------------------------ resuming
 
 
-class ResumeMismatch(ValueError):
+class ResumeMismatch(InputError):
     """``--resume`` with inputs that are not the run folder's."""
 
 

@@ -40,10 +40,10 @@ from agentflow_eval.agents.base import (
 )
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.retry import ProviderUnavailable, auth_error_in, provider_error_in
+from agentflow_eval.models import defaults
 from agentflow_eval.models.evalset import EvalCase, SessionInput
 from agentflow_eval.models.results import Trial, TrialError, Turn
 from agentflow_eval.redaction import might_contain_secret, redact_data
-from agentflow_eval.run import defaults
 from agentflow_eval.run.loop_watchdog import EventLoopBlocked, LoopBlock, LoopWatchdog
 from agentflow_eval.run.user_turns import UserTurnSource
 

@@ -47,6 +47,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
+from agentflow_eval.errors import RunStopped
 from agentflow_eval.flows.support.prefect_internals import (
     APP_FACTORY,
     TEMPORARY_SERVER_ENV,
@@ -102,7 +103,7 @@ _RUN_ENGINES = ("prefect.flow_engine", "prefect.task_engine")
 """What Prefect imports at a process's first flow run: imported while the server boots."""
 
 
-class TemporaryAPIError(RuntimeError):
+class TemporaryAPIError(RunStopped):
     """Prefect's temporary server did not start."""
 
 

@@ -23,13 +23,14 @@ from prefect.client.orchestration import get_client
 from prefect.concurrency.asyncio import concurrency, rate_limit
 from prefect.exceptions import ObjectNotFound
 
+from agentflow_eval.errors import InputError
 from agentflow_eval.llm.ratelimit import RateLimiter
 from agentflow_eval.models.config import EvalConfig
 
 __all__ = ["PrefectLimitError", "PrefectSharedLimits", "prefect_rate_limiter"]
 
 
-class PrefectLimitError(ValueError):
+class PrefectLimitError(InputError):
     """The config names a Prefect limit the server does not have (or cannot rate-limit)."""
 
 

@@ -20,7 +20,7 @@ from agentflow_eval.publish.publisher import (
     publish_run,
     run_folder,
 )
-from agentflow_eval.publish.storage import S3Credentials, parse_target
+from agentflow_eval.storage.targets import S3Credentials, parse_target
 
 pytestmark = pytest.mark.e2e
 

@@ -49,6 +49,7 @@ from pydantic import BaseModel, ValidationError
 
 from agentflow_eval.criteria.judges.cache import CachedJudgeReply, JudgeCache, judge_cache_key
 from agentflow_eval.criteria.judges.prompt import PromptTemplate
+from agentflow_eval.errors import AgentflowEvalError
 from agentflow_eval.llm.client import ModelClient, response_cost
 from agentflow_eval.llm.retry import Fault, ProviderAuthError, RetryPolicy, classify
 from agentflow_eval.models.config import CriterionConfig, JudgeSettings
@@ -167,7 +168,7 @@ class JudgeOutputError(ValueError):
     """The judge answered, but not with the JSON the prompt asked for."""
 
 
-class JudgeError(Exception):
+class JudgeError(AgentflowEvalError):
     """A judge request that failed for good; ``reason`` says why for the results."""
 
     def __init__(self, reason: str, *, attempts: int = 0, usage: Usage | None = None) -> None:

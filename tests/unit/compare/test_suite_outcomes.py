@@ -23,12 +23,13 @@ from agentflow_eval.compare.suite_outcomes import (
     eval_set_identity,
     outcome_of_entry,
 )
+from agentflow_eval.errors import StoreError
 from agentflow_eval.models.regression import REGRESSION_LABEL
 from agentflow_eval.publish.publisher import RetryPolicy, publish_run
-from agentflow_eval.publish.storage import LocalStore, StoreError
 from agentflow_eval.publish.suite_publisher import publish_suite_summary, write_suite_summary
 from agentflow_eval.report.suite_brief import suite_lines, suite_markdown, suite_table
 from agentflow_eval.report.suite_page import render_suite_summary
+from agentflow_eval.storage.local import LocalStore
 
 REGRESSED = "weather_lookup_simple"
 TAG = "nightly@flow-1#0"

@@ -10,8 +10,8 @@ from prefect.utilities.callables import parameter_schema
 from pydantic import ValidationError
 
 from agentflow_eval.flows.evaluate import evaluate
+from agentflow_eval.models import defaults
 from agentflow_eval.models.params import EvaluateParams, S3Options, ShardSpec
-from agentflow_eval.run import defaults
 
 
 def test_the_flow_takes_exactly_the_models_fields_with_the_same_defaults() -> None:

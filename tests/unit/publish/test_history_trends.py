@@ -14,9 +14,9 @@ from support.run_counts import Counts, run_with_counts
 from support.sample_results import write_run_dir
 
 from agentflow_eval.compare.baseline import compare_with_baseline, write_run_comparison
-from agentflow_eval.publish.history import CASE_HISTORY_RUNS, RunsManifest, run_entry
 from agentflow_eval.publish.publisher import publish_run, run_folder
 from agentflow_eval.report.trends import case_trends
+from agentflow_eval.storage.history import CASE_HISTORY_RUNS, RunsManifest, run_entry
 
 SLIDE = [5, 5, 4, 4, 3, 3]  # never a significant night-to-night change at 5 runs
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from support.sample_results import sample_run, write_run_dir
 
+from agentflow_eval.errors import StoreError
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.publish.publisher import (
@@ -22,7 +23,7 @@ from agentflow_eval.publish.publisher import (
     publish_run,
     run_folder,
 )
-from agentflow_eval.publish.storage import LocalStore, StoreError
+from agentflow_eval.storage.local import LocalStore
 
 
 def _run(run_id: str, hours_later: int = 0, **changes: object) -> RunResult:

@@ -9,17 +9,11 @@ from pathlib import Path
 import pytest
 from botocore.stub import Stubber
 
-from agentflow_eval.publish.storage import (
-    LocalStore,
-    LocalTarget,
-    S3Credentials,
-    S3Store,
-    S3Target,
-    StoreError,
-    join_key,
-    key_part,
-    parse_target,
-)
+from agentflow_eval.errors import StoreError
+from agentflow_eval.storage.keys import join_key, key_part
+from agentflow_eval.storage.local import LocalStore
+from agentflow_eval.storage.s3 import S3Store
+from agentflow_eval.storage.targets import LocalTarget, S3Credentials, S3Target, parse_target
 
 SAFE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
 

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from agentflow_eval.files.naming import distinct_safe_id, printable, safe_id
-from agentflow_eval.publish.storage import S3Store, S3Target, key_part
 from agentflow_eval.run.plan import RunPaths
+from agentflow_eval.storage.keys import key_part
+from agentflow_eval.storage.s3 import S3Store
+from agentflow_eval.storage.targets import S3Target
 
 HOSTILE_IDS = [
     "etc",

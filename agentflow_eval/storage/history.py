@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agentflow_eval.errors import StoreError
 from agentflow_eval.models.results import RunResult
+from agentflow_eval.storage.base import ObjectStore
+from agentflow_eval.storage.keys import join_key, key_part
 
 __all__ = [
     "CASE_HISTORY_RUNS",
@@ -29,6 +32,8 @@ __all__ = [
     "LatestPointer",
     "RunEntry",
     "RunsManifest",
+    "find_labelled_run",
+    "published_url",
     "run_entry",
 ]
 
@@ -208,3 +213,30 @@ def run_entry(
         },
         comparison=comparison,
     )
+
+
+# ------------------------------------------------------------ finding a run again
+
+
+def find_labelled_run(
+    store: ObjectStore, eval_set_id: str, key: str, value: str
+) -> RunEntry | None:
+    """The newest published run of ``eval_set_id`` whose label ``key`` is ``value``, or
+    None when there is none (or no runs.json yet). Raises :class:`StoreError`."""
+    raw = store.get(join_key(key_part(eval_set_id), "runs.json"))
+    if raw is None:
+        return None
+    try:
+        manifest = RunsManifest.model_validate_json(raw)
+    except ValidationError as exc:
+        raise StoreError(
+            f"{store.describe()}: {eval_set_id}/runs.json is not a runs manifest "
+            f"({exc.error_count()} problem(s))",
+            transient=False,
+        ) from None
+    return next((run for run in manifest.runs if run.labels.get(key) == value), None)
+
+
+def published_url(store: ObjectStore, eval_set_id: str, entry: RunEntry, name: str) -> str:
+    """Where a person opens file ``name`` of the published run ``entry``."""
+    return store.url(join_key(key_part(eval_set_id), entry.folder, name))

@@ -1,0 +1,32 @@
+"""Where runs are kept and found again: one target parser (:mod:`.targets`), one store
+interface (:class:`~.base.ObjectStore`) with a folder and an S3-compatible bucket behind it,
+locations of one object in a store (:mod:`.locations`), and the published runs' history
+(:mod:`.history`). Publishing, baseline lookup, the history pages and the shared judge
+cache all go through it."""
+
+from __future__ import annotations
+
+from agentflow_eval.errors import StoreError
+from agentflow_eval.storage.base import ObjectStore, ReadableStream
+from agentflow_eval.storage.local import LocalStore
+from agentflow_eval.storage.s3 import S3Store
+from agentflow_eval.storage.targets import LocalTarget, S3Target, Target
+
+__all__ = [
+    "LocalStore",
+    "LocalTarget",
+    "ObjectStore",
+    "ReadableStream",
+    "S3Store",
+    "S3Target",
+    "StoreError",
+    "Target",
+    "open_store",
+]
+
+
+def open_store(target: Target) -> ObjectStore:
+    """The store behind a target."""
+    if isinstance(target, S3Target):
+        return S3Store(target)
+    return LocalStore(target.path)

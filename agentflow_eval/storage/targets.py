@@ -1,0 +1,191 @@
+"""Where runs are stored, written once as text and parsed in one place: ``s3://bucket/prefix``
+(AWS or any S3-compatible store, with its options), a ``file://`` URL or a directory path.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, SecretStr, field_validator
+
+from agentflow_eval.models.params import S3Options
+from agentflow_eval.storage.keys import clean_prefix
+
+__all__ = [
+    "MAX_LINK_EXPIRY_S",
+    "LinkStyle",
+    "LocalTarget",
+    "S3Credentials",
+    "S3Target",
+    "Target",
+    "parse_target",
+    "target_of",
+]
+
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+
+
+class LocalTarget(BaseModel):
+    """Publish into a directory on this machine."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["local"] = "local"
+    path: Path
+
+    def describe(self) -> str:
+        return str(self.path)
+
+
+class S3Credentials(BaseModel):
+    """Explicit S3 credentials (otherwise boto3's standard chain applies)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    access_key_id: str
+    secret_access_key: SecretStr
+    session_token: SecretStr | None = None
+
+
+LinkStyle = Literal["presigned", "public", "endpoint"]
+
+MAX_LINK_EXPIRY_S = 7 * 24 * 3600
+"""S3's longest presigned-URL lifetime (SigV4)."""
+
+
+class S3Target(BaseModel):
+    """Publish into ``s3://bucket/prefix`` on AWS or any S3-compatible store.
+
+    ``links`` says how published files are linked for people: ``presigned`` URLs work on
+    a private bucket for ``link_expiry_s`` seconds; ``public`` URLs sit under
+    ``public_url`` (a CDN or website endpoint serving the prefix); ``endpoint`` URLs point
+    at the store itself (a public-read bucket). Unset: ``public`` when ``public_url`` is
+    given, else ``endpoint``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["s3"] = "s3"
+    bucket: str
+    prefix: str = ""
+    endpoint_url: str | None = None
+    region: str | None = None
+    path_style: bool = False
+    profile: str | None = None
+    credentials: S3Credentials | None = None
+    public_url: str | None = None
+    links: LinkStyle | None = None
+    link_expiry_s: int = MAX_LINK_EXPIRY_S
+
+    @field_validator("bucket")
+    @classmethod
+    def _bucket(cls, value: str) -> str:
+        if not _BUCKET.match(value) or ".." in value:
+            raise ValueError(
+                f"bucket {value!r} is not a valid S3 bucket name: expected 3-63 lowercase "
+                "letters, digits, '.' or '-', starting and ending with a letter or digit"
+            )
+        return value
+
+    @field_validator("prefix")
+    @classmethod
+    def _prefix(cls, value: str) -> str:
+        return clean_prefix(value)
+
+    def describe(self) -> str:
+        where = f"s3://{self.bucket}/{self.prefix}".rstrip("/")
+        return f"{where} at {self.endpoint_url}" if self.endpoint_url else where
+
+    @field_validator("link_expiry_s")
+    @classmethod
+    def _expiry(cls, value: int) -> int:
+        if not 1 <= value <= MAX_LINK_EXPIRY_S:
+            raise ValueError(
+                f"link_expiry_s must be 1..{MAX_LINK_EXPIRY_S} (S3 signatures last at most "
+                f"7 days), got {value}"
+            )
+        return value
+
+    @property
+    def url(self) -> str:
+        return f"s3://{self.bucket}/{self.prefix}".rstrip("/")
+
+    @property
+    def link_style(self) -> LinkStyle:
+        if self.links is not None:
+            return self.links
+        return "public" if self.public_url else "endpoint"
+
+
+Target = LocalTarget | S3Target
+
+
+def parse_target(
+    target: str | Path | Target,
+    *,
+    endpoint_url: str | None = None,
+    region: str | None = None,
+    path_style: bool = False,
+    profile: str | None = None,
+    credentials: S3Credentials | None = None,
+    public_url: str | None = None,
+    links: LinkStyle | None = None,
+    link_expiry_s: int = MAX_LINK_EXPIRY_S,
+) -> Target:
+    """``s3://bucket/prefix`` (with the S3 options), a ``file://`` URL or a directory path.
+    Other schemes are refused by name."""
+    if isinstance(target, LocalTarget | S3Target):
+        return target
+    if isinstance(target, Path):
+        return LocalTarget(path=target.expanduser())
+    text = target.strip()
+    if not text:
+        raise ValueError("publish target is empty; expected s3://bucket/prefix or a directory")
+    if text.startswith("s3://"):
+        parts = urlsplit(text)
+        if parts.query or parts.fragment:
+            raise ValueError(f"publish target {text!r} must not have a query or fragment")
+        return S3Target(
+            bucket=parts.netloc,
+            prefix=parts.path,
+            endpoint_url=endpoint_url,
+            region=region,
+            path_style=path_style,
+            profile=profile,
+            credentials=credentials,
+            public_url=public_url,
+            links=links,
+            link_expiry_s=link_expiry_s,
+        )
+    if text.startswith("file://"):
+        return LocalTarget(path=Path(urlsplit(text).path))
+    scheme = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", text)
+    if scheme:
+        raise ValueError(
+            f"publish target {text!r}: scheme {scheme.group(1)!r} is not supported; expected "
+            "s3://bucket/prefix (any S3-compatible store) or a directory path"
+        )
+    return LocalTarget(path=Path(text).expanduser())
+
+
+def target_of(
+    target: str | Path | Target,
+    s3: S3Options | None = None,
+    credentials: S3Credentials | None = None,
+) -> Target:
+    """``target`` parsed with a run's S3 options (:class:`S3Options`: endpoint, region,
+    addressing, how reports are linked) and credentials read from their secret."""
+    options = s3 if s3 is not None else S3Options()
+    return parse_target(
+        target,
+        endpoint_url=options.endpoint_url,
+        region=options.region,
+        path_style=options.path_style,
+        credentials=credentials,
+        public_url=options.public_url,
+        links=options.report_links,
+        link_expiry_s=options.link_expiry_hours * 3600,
+    )
