@@ -1,8 +1,8 @@
 """``AgentEvaluator``: the pytest front door.
 
 It runs the same stages with the same defaults as the CLI and the evaluate flow
-(:func:`agentflow_eval.run.pipeline.evaluate`: plan → trials → judging → reports),
-without starting Prefect, so a test suite pays only for the agent's own latency. Each
+(:mod:`agentflow_eval.pipeline`: plan → trials → judging → aggregate → compare → reports →
+publish), without starting Prefect, so a test suite pays only for the agent's own latency. Each
 run writes its folder (results.json, report.html, junit.xml) under ``output_dir``::
 
     async def test_weather_agent():
@@ -19,23 +19,35 @@ and where the report is. Under pytest, the plugin's options (``--agentflow-outpu
 
 from __future__ import annotations
 
+import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.agents.loader import load_agent
+from agentflow_eval.agents.python import PythonAgent
+from agentflow_eval.compare.brief import comparison_lines
+from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.criteria.judges.cache import InMemoryJudgeCache, JudgeCache
+from agentflow_eval.demo import install_if_named
 from agentflow_eval.evaluator_session import FinishedRun, announce, current_settings
+from agentflow_eval.files.loading import load_config
 from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.models.params import S3Options
 from agentflow_eval.models.results import RunResult
+from agentflow_eval.pipeline.evaluate import evaluate_outcome, with_trials
+from agentflow_eval.pipeline.stages import BaselineOptions
 from agentflow_eval.report.scorecard import format_failures
-from agentflow_eval.run.pipeline import evaluate
-from agentflow_eval.run.plan import RunOptions, RunPaths, load_inputs
+from agentflow_eval.run.identity import RunIdentity
+from agentflow_eval.run.plan import RunInputs, RunOptions, load_inputs
+from agentflow_eval.storage.targets import target_of
 
-__all__ = ["AgentEvaluator", "EvalInputWarning", "EvaluationFailed"]
+__all__ = ["AgentEvaluator", "EvalInputWarning", "EvaluationFailed", "RegressionFound"]
 
 
 class EvalInputWarning(UserWarning):
@@ -59,6 +71,17 @@ class EvaluationFailed(AssertionError):
         )
 
 
+class RegressionFound(AssertionError):
+    """A run evaluated with ``fail_on_regression`` regressed from its baseline, or its
+    baseline could not be read (so a regression cannot be ruled out)."""
+
+    def __init__(self, record: RunComparison, run_dir: Path) -> None:
+        self.record = record
+        self.run_dir = run_dir
+        lines = "\n".join(comparison_lines(record))
+        super().__init__(f"{lines}\nreport: {run_dir / 'report.html'}")
+
+
 class AgentEvaluator:
     """Evaluate an agent on eval sets from Python; see the module docstring.
 
@@ -75,15 +98,11 @@ class AgentEvaluator:
         output_dir: str | Path = defaults.OUTPUT_DIR,
         judge_cache: JudgeCache | None = None,
     ) -> None:
-        from agentflow_eval.agents.loader import load_agent
-
         if isinstance(agent, str):
             self.agent = load_agent(agent, model=model)
         elif isinstance(agent, AgentUnderTest) or not callable(agent):
             self.agent = agent
         else:  # an agent function, as a spec naming it would give
-            from agentflow_eval.agents.python import PythonAgent
-
             self.agent = PythonAgent(agent)
         self.config = _config(config)
         self.output_dir = Path(output_dir)
@@ -98,26 +117,44 @@ class AgentEvaluator:
         timeout_s: float | None = None,
         output_dir: str | Path | None = None,
         min_pass_rate: float | None = None,
+        baseline: str | None = None,
+        publish_to: str | Path | None = None,
+        s3: S3Options | None = None,
+        fail_on_regression: bool = False,
+        agent_version: str | None = None,
+        git_sha: str | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> RunResult:
         """Run the eval set (an object, or a file or folder whose ``test_config.json``
         is used when the evaluator has no config); raise :class:`EvaluationFailed` below
-        ``min_pass_rate``. Settings left out come from the config, then the defaults."""
+        ``min_pass_rate``. Settings left out come from the config, then the defaults.
+
+        As ``agentflow-eval run`` does: ``baseline`` compares the run with an earlier one
+        (``latest``: the last one published to ``publish_to``; a run folder, its
+        results.json or an ``s3://`` location) and, with ``fail_on_regression``, raises
+        :class:`RegressionFound` when it regressed (or the baseline cannot be read);
+        ``publish_to`` (``s3://bucket/prefix`` or a folder, ``s3`` its options) publishes
+        the reports; ``agent_version``, ``git_sha`` and ``labels`` are recorded with the
+        run (the version and commit default to the CI variables the CLI reads).
+        """
         session = current_settings()
         if isinstance(eval_set, EvalSet):
-            loaded, config = eval_set, self.config
+            inputs = RunInputs.of(eval_set, self.config)
         else:
             inputs = load_inputs(eval_set, self.config)
-            loaded, config = inputs.eval_set, inputs.config
             for message in inputs.warnings:
                 warnings.warn(message, EvalInputWarning, stacklevel=2)
         if session.judge_model:
-            config = (config or EvalConfig.default()).model_copy(deep=True)
+            config = inputs.config.model_copy(deep=True)
             config.judge.model = session.judge_model
+            inputs = replace(inputs, config=config)
+        if baseline is not None and baseline.strip().rstrip("/") == "latest" and not publish_to:
+            raise ValueError("baseline='latest' is the last run published to publish_to: give both")
         root = session.output_dir or Path(output_dir if output_dir is not None else self.output_dir)
-        run = await evaluate(
+        install_if_named(inputs.config, getattr(self.agent, "model", None))
+        outcome = await evaluate_outcome(
             self.agent,
-            loaded,
-            config,
+            inputs,
             options=RunOptions(
                 runs=session.runs or runs,
                 max_concurrency=session.max_concurrency or max_concurrency,
@@ -125,11 +162,25 @@ class AgentEvaluator:
             ),
             output_dir=root,
             judge_cache=self.judge_cache,
+            baseline=BaselineOptions(
+                baseline,
+                publish_to=str(publish_to) if publish_to is not None else None,
+                s3=s3,
+                fail_on_regression=fail_on_regression,
+            )
+            if baseline is not None
+            else None,
+            publish_to=target_of(publish_to, s3) if publish_to is not None else None,
+            identity=RunIdentity.of(
+                os.environ, agent_version=agent_version, git_sha=git_sha, labels=labels
+            ),
         )
-        run_dir = RunPaths.new(root.resolve(), run.eval_set_id, run.run_id, run.started_at).run_dir
-        announce(FinishedRun(run, run_dir))
+        run = with_trials(outcome)
+        announce(FinishedRun(run, outcome.run_dir))
+        if outcome.comparison is not None and outcome.comparison.gate_failed:
+            raise RegressionFound(outcome.comparison, outcome.run_dir)
         if min_pass_rate is not None and run.totals.pass_rate < min_pass_rate:
-            raise EvaluationFailed(run, min_pass_rate, run_dir)
+            raise EvaluationFailed(run, min_pass_rate, outcome.run_dir)
         return run
 
     @classmethod
@@ -166,6 +217,4 @@ def _config(config: EvalConfig | dict[str, Any] | str | Path | None) -> EvalConf
         return config
     if isinstance(config, dict):
         return EvalConfig.model_validate(config)
-    from agentflow_eval.files.loading import load_config
-
     return load_config(config)

@@ -1,11 +1,15 @@
-"""The ``evaluate`` flow: load-evalset → run-trials → judge → report → (compare) →
-publish, for one eval set; or, with ``shards`` > 1, the same split over flow runs of its
-deployment. With a ``baseline``, the compare task puts the run against it.
+"""The ``evaluate`` flow: load-evalset, then the pipeline's stage list (run-trials → judge
+→ aggregate → (compare) → report → (publish), :mod:`agentflow_eval.pipeline.runner`), each
+stage in its task run, for one eval set; or, with ``shards`` > 1, the trials and judging
+split over flow runs of its deployment. The flow adds what only Prefect has: secrets from
+blocks, rate limits shared by the pool, the judge cache in shared storage, artifacts and
+events.
 
 Its parameters are top-level, so the Prefect UI renders them as a form; each one's type,
 title and description is in :mod:`agentflow_eval.models.params`, and
 :class:`~agentflow_eval.models.params.EvaluateParams` holds them together for the CLI and
-the run folder. Call it with ``evaluate(**params.flow_parameters())``.
+the run folder. Call it with ``evaluate(**params.flow_parameters())``; a front door that
+planned the run itself (the CLI) passes it as ``planned``.
 """
 
 from __future__ import annotations
@@ -15,8 +19,13 @@ from pathlib import PurePath
 
 from prefect import flow, get_run_logger
 from prefect.utilities.annotations import quote
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
+from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.compare.brief import comparison_lines
 from agentflow_eval.compare.models import RunComparison
+from agentflow_eval.demo import install as install_demo
 from agentflow_eval.errors import RunStopped
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models import defaults
@@ -49,28 +58,28 @@ from agentflow_eval.models.params import (
     SharedStorage,
     TrialTimeout,
 )
+from agentflow_eval.pipeline.outcome import RunOutcome
+from agentflow_eval.pipeline.runner import RunServices, conclude, measure
+from agentflow_eval.pipeline.stages import BaselineOptions
 from agentflow_eval.redaction import install_log_redaction
-from agentflow_eval.run.outcome import RunOutcome
-from agentflow_eval.run.plan import RunPlan
-from agentflow_eval.tasks.compare import compare_task
-from agentflow_eval.tasks.judge import judge_task
+from agentflow_eval.run.plan import RunHandle, RunPlan
 from agentflow_eval.tasks.load_evalset import load_evalset_task
-from agentflow_eval.tasks.publish import publish_task
-from agentflow_eval.tasks.report import report_task
-from agentflow_eval.tasks.run_trials import run_trials_task
+from agentflow_eval.tasks.publish import credentials_from_secret, publish_target
 from agentflow_eval.tasks.shards import collect_shard_task, hand_off_shard_task, merge_shards_task
+from agentflow_eval.tasks.stages import TaskStages
 from agentflow_eval.tasks.support.artifacts import ArtifactScope, publish_run_artifacts
 from agentflow_eval.tasks.support.events import (
     emit_comparison,
     emit_completed,
     emit_publish_failed,
 )
+from agentflow_eval.tasks.support.judge_cache import prefect_judge_cache
 from agentflow_eval.tasks.support.rate_limits import prefect_rate_limiter
 from agentflow_eval.tasks.support.secrets import load_secrets
 from agentflow_eval.tasks.support.shards import finished_shards
 from agentflow_eval.tasks.support.storage import resolve_shared_storage
 
-__all__ = ["SHARD_POLL_S", "RegressionGateFailed", "evaluate"]
+__all__ = ["SHARD_POLL_S", "PlannedRun", "RegressionGateFailed", "evaluate"]
 
 SHARD_POLL_S = 2.0
 """How often a sharded run asks the API whether its shard runs finished."""
@@ -78,6 +87,22 @@ SHARD_POLL_S = 2.0
 _NO_S3 = S3Options()
 
 install_log_redaction()  # the flow's log lines (terminal, Prefect's API) carry no secret
+
+
+class PlannedRun(BaseModel):
+    """A run the CLI planned before it started the flow: its handle (the frozen plan and
+    the run folder's lock) and its agent, loaded once. The flow run's record keeps only
+    the run folder."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+
+    run_dir: str
+    handle: RunHandle = Field(exclude=True)
+    agent: AgentUnderTest = Field(exclude=True)
+
+    @classmethod
+    def of(cls, handle: RunHandle, agent: AgentUnderTest) -> PlannedRun:
+        return cls(run_dir=str(handle.paths.run_dir), handle=handle, agent=agent)
 
 
 @flow(name="evaluate")
@@ -106,6 +131,7 @@ async def evaluate(
     shards: Shards = 1,
     shared_storage: SharedStorage = None,
     shard: Shard = None,
+    planned: SkipJsonSchema[PlannedRun | None] = None,
 ) -> RunOutcome:
     """Evaluate an agent on one eval set: repeated trials per case, judged, reported.
 
@@ -120,93 +146,108 @@ async def evaluate(
     """
     params = EvaluateParams.from_flow_parameters(locals())
     logger = get_run_logger()
+    install_demo()  # agentflow-demo/* models answer offline, whoever calls them
     async with load_secrets(params.secrets) as loaded:
         if loaded:
             logger.info("provider keys from Prefect Secrets: %s", ", ".join(loaded))
-        plan, agent_under_test = load_evalset_task(params)
-        try:
-            if params.shards > 1 and params.shard is None:
-                await _run_shards(params, plan)
-                merge_shards_task(quote(plan), params.shards)
-            else:
-                storage = (
-                    await resolve_shared_storage(params.shared_storage)
-                    if params.shared_storage
-                    else None
-                )
-                # quote(): the plan holds the whole eval set; without it Prefect would
-                # walk every case of it looking for futures at each task call
-                limiter = await prefect_rate_limiter(plan.config)
-                async with ModelClient(limiter) as models:  # trials and judges share limits
-                    await run_trials_task(quote(plan), agent_under_test, models)
-                    await judge_task(quote(plan), models, storage)
-            run = await report_task(quote(plan))
-        finally:
-            plan.release()  # the run folder is free for a resume
-    outcome = RunOutcome(run=run, run_dir=plan.paths.run_dir)
+        if planned is None:
+            handle, agent_under_test = load_evalset_task(params)
+        else:
+            handle, agent_under_test = planned.handle, planned.agent
+        with handle:  # the run folder is free for a resume once the run is over
+            outcome = await _evaluate_planned(params, handle.plan, agent_under_test)
     if params.shard is not None:  # the parent publishes and reports the whole run
-        await hand_off_shard_task(
-            plan.paths, params.shard.parent_run_id, params.shard.index, params.shared_storage
-        )
         return outcome
-
-    comparison = None
-    if params.baseline:
-        comparison = await compare_task(
-            quote(plan),
-            quote(run),
-            params.baseline,
-            params.publish_to,
-            params.s3,
-            params.fail_on_regression,
-        )
-        outcome.comparison = comparison
-
     scope = ArtifactScope.current()
-    problem = None
-    published: bool | None = None
-    if params.publish_to:
-        result = await publish_task(plan.paths.run_dir, params.publish_to, params.s3)
-        outcome.published = list(result.urls.values())
-        outcome.report_url = result.report_url
-        outcome.notes.append(result.message)
-        published = result.published
-        if not result.published:
-            problem = result.message
-            emit_publish_failed(
-                run,
-                target=params.publish_to,
-                message=result.message,
-                run_dir=plan.paths.run_dir,
-                scope=scope,
-            )
-    local_report = plan.paths.run_dir / "report.html"
+    _announce(params, outcome, scope)
+    local_report = outcome.run_dir / "report.html"
     await publish_run_artifacts(
-        run,
+        outcome.run,
         outcome.report_url,
         local_report=local_report,
-        publish_problem=problem,
+        publish_problem=outcome.publish_problem,
         scope=scope,
-        comparison=comparison,
+        comparison=outcome.comparison,
     )
     emit_completed(
-        run,
+        outcome.run,
         report_url=outcome.report_url or local_report.as_uri(),
-        run_dir=plan.paths.run_dir,
-        published=published,
+        run_dir=outcome.run_dir,
+        published=None if outcome.publish is None else outcome.publish.published,
         scope=scope,
     )
+    comparison = outcome.comparison
     if comparison is not None:
         emit_comparison(
-            run,
+            outcome.run,
             comparison,
             report_url=outcome.report_url or local_report.as_uri(),
-            run_dir=plan.paths.run_dir,
+            run_dir=outcome.run_dir,
             scope=scope,
         )
         if comparison.gate_failed:
             raise RegressionGateFailed(comparison, outcome)
     return outcome
+
+
+async def _evaluate_planned(
+    params: EvaluateParams, plan: RunPlan, agent: AgentUnderTest
+) -> RunOutcome:
+    """The stage list of a planned run, each stage in its task run; a sharded run's
+    trials and judging are its shards'."""
+    stages = TaskStages()
+    storage = await resolve_shared_storage(params.shared_storage) if params.shared_storage else None
+    limiter = await prefect_rate_limiter(plan.config)
+    async with ModelClient(limiter) as models:  # trials and judges share limits
+        services = RunServices(
+            agent,
+            models,
+            judge_cache=await prefect_judge_cache(plan.config.judge, storage),
+            baseline=await _baseline(params),
+            publish_to=await publish_target(params.publish_to, params.s3)
+            if params.publish_to and params.shard is None
+            else None,
+        )
+        if params.shards > 1 and params.shard is None:
+            await _run_shards(params, plan)
+            merge_shards_task(quote(plan), params.shards)
+        else:
+            await measure(plan, services, stages)
+    outcome = await conclude(plan, services, stages)
+    if params.shard is not None:
+        await hand_off_shard_task(
+            plan.paths, params.shard.parent_run_id, params.shard.index, params.shared_storage
+        )
+    return outcome
+
+
+async def _baseline(params: EvaluateParams) -> BaselineOptions | None:
+    """What the run is compared with (a shard is not compared: its parent is)."""
+    if not params.baseline or params.shard is not None:
+        return None
+    s3 = params.s3
+    return BaselineOptions(
+        params.baseline,
+        publish_to=params.publish_to,
+        s3=s3,
+        credentials=await credentials_from_secret(s3.credentials_secret)
+        if s3.credentials_secret
+        else None,
+        fail_on_regression=params.fail_on_regression,
+    )
+
+
+def _announce(params: EvaluateParams, outcome: RunOutcome, scope: ArtifactScope) -> None:
+    """A publish that failed is an event of its own (the summary says it too)."""
+    problem = outcome.publish_problem
+    if problem is not None and params.publish_to:
+        emit_publish_failed(
+            outcome.run,
+            target=params.publish_to,
+            message=problem,
+            run_dir=outcome.run_dir,
+            scope=scope,
+        )
 
 
 class RegressionGateFailed(RunStopped):
@@ -215,8 +256,6 @@ class RegressionGateFailed(RunStopped):
     and ``outcome`` says where (a front door running the flow in-process reads it)."""
 
     def __init__(self, record: RunComparison, outcome: RunOutcome) -> None:
-        from agentflow_eval.compare.brief import comparison_lines
-
         self.record = record
         self.outcome = outcome
         super().__init__(" ".join(line.strip() for line in comparison_lines(record)[:3]))

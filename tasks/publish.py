@@ -7,7 +7,6 @@ the results already exist locally."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -15,7 +14,9 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from agentflow_eval.models.params import S3Options
-from agentflow_eval.publish.publisher import PublishOutcome, publish_run
+from agentflow_eval.pipeline.stages import publish_stage
+from agentflow_eval.publish.publisher import PublishOutcome
+from agentflow_eval.redaction import register_secret
 from agentflow_eval.storage.targets import S3Credentials, Target, target_of
 
 __all__ = ["credentials_from_secret", "publish_target", "publish_task"]
@@ -25,8 +26,6 @@ async def credentials_from_secret(name: str) -> S3Credentials:
     """Read S3 credentials from a Prefect Secret block holding a JSON object with
     ``aws_access_key_id`` and ``aws_secret_access_key`` (``aws_session_token`` optional)."""
     from prefect.blocks.system import Secret
-
-    from agentflow_eval.redaction import register_secret
 
     secret = await Secret.aload(name)
     value = secret.get()
@@ -56,9 +55,9 @@ async def publish_target(target: str, s3: S3Options) -> Target:
 
 
 @task(name="publish", cache_policy=NO_CACHE)
-async def publish_task(run_dir: Path, target: str, s3: S3Options) -> PublishOutcome:
-    resolved = await publish_target(target, s3)
-    outcome = await asyncio.to_thread(publish_run, run_dir, resolved)
+async def publish_task(run_dir: Path, target: Target) -> PublishOutcome:
+    """Copy the run folder's reports to ``target``; never fails the run."""
+    outcome = await publish_stage(run_dir, target)
     logger = get_run_logger()
     (logger.info if outcome.published else logger.warning)(outcome.message)
     return outcome

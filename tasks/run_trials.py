@@ -14,9 +14,9 @@ from prefect.cache_policies import NO_CACHE
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.results import Trial
+from agentflow_eval.pipeline.stages import trials_stage
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.resumable import StageCounts, completed_keys
-from agentflow_eval.run.trials import run_trials
 from agentflow_eval.tasks.support.artifacts import ProgressReporter
 
 __all__ = ["run_trials_task"]
@@ -44,7 +44,7 @@ async def run_trials_task(plan: RunPlan, agent: AgentUnderTest, models: ModelCli
         if tally["done"] % step == 0 or tally["done"] == total:
             logger.info("trials: %d/%d done (%d errored)", tally["done"], total, tally["errored"])
 
-    counts = await run_trials(plan, agent, models, on_trial=on_trial)
+    counts = await trials_stage(plan, agent, models, on_trial=on_trial)
     await progress.finish()
     logger.info(
         "trials: %d run (%d errored), %d already done, in %.1f s",

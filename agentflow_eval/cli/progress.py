@@ -5,8 +5,8 @@ finished trial is appended to the run folder's ``trials.jsonl`` and every judged
 ``judged.jsonl`` (flushed line by line, so a crash loses nothing). :class:`RunFolderWatch`
 follows those two files from a thread of the CLI — nothing is threaded through the flow,
 its parameters or its tasks, so the Prefect record is the same with or without a
-display. The watch finds the run folder the flow creates (a new folder under
-``<output>/<eval set id>/`` holding ``run.json``), or is given it (``--resume``).
+display. The CLI plans the run before it starts the flow, so the watch is given the run
+folder and the number of trials from the plan.
 
 Two displays: :class:`LiveDisplay` (rich progress bars on a terminal: counts, passed
 and failed so far, rate, time left; honours ``NO_COLOR``) and :class:`PlainDisplay`
@@ -71,7 +71,7 @@ class StageFile:
 class RunProgress:
     """What the run folder says so far."""
 
-    run_dir: Path | None = None
+    run_dir: Path
     total: int = 0
     """Trials the run will have when done (cases × runs per case)."""
     trials_done: int = 0
@@ -93,41 +93,22 @@ class RunProgress:
 
 
 class RunFolderWatch:
-    """Follows the run folder a CLI run is writing (see the module docstring).
+    """Follows the run folder a CLI run is writing (see the module docstring): the folder
+    and the number of trials the run will have come from its plan."""
 
-    ``eval_folder`` is ``<output>/<safe eval set id>``; folders already in it when the
-    watch is made are never taken for this run's. ``cases`` is how many cases the run
-    has (the runs per case are read from ``run.json``).
-    """
-
-    def __init__(self, eval_folder: Path, cases: int, *, run_dir: Path | None = None) -> None:
-        self._eval_folder = eval_folder
-        self._cases = cases
-        self._known = set(_subfolders(eval_folder)) if run_dir is None else set()
-        self.progress = RunProgress(run_dir=run_dir)
-        self._trials: StageFile | None = None
-        self._judged: StageFile | None = None
-        self._first_read = run_dir is not None  # a resumed run's earlier trials count apart
+    def __init__(self, run_dir: Path, total: int) -> None:
+        self.progress = RunProgress(run_dir=run_dir, total=total)
+        self._trials = StageFile(run_dir / "trials.jsonl")
+        self._judged = StageFile(run_dir / "judged.jsonl")
+        self._first_read = True  # a resumed run's earlier trials count apart
 
     @property
-    def run_dir(self) -> Path | None:
+    def run_dir(self) -> Path:
         return self.progress.run_dir
 
     def poll(self) -> RunProgress:
         """Read what was appended since the last poll."""
         progress = self.progress
-        if progress.run_dir is None:
-            progress.run_dir = self._find_new_folder()
-        if progress.run_dir is None:
-            return progress
-        if not progress.total:
-            progress.total = self._cases * _runs_per_case(progress.run_dir)
-            if not progress.total:
-                return progress
-        if self._trials is None:
-            self._trials = StageFile(progress.run_dir / "trials.jsonl")
-            self._judged = StageFile(progress.run_dir / "judged.jsonl")
-        assert self._judged is not None
         for trial in self._trials.new_records():
             progress.trials_done += 1
             progress.trials_errored += trial.get("error") is not None
@@ -147,28 +128,6 @@ class RunFolderWatch:
             progress.already_judged = progress.judged
             self._first_read = False
         return progress
-
-    def _find_new_folder(self) -> Path | None:
-        fresh = [
-            folder
-            for folder in _subfolders(self._eval_folder)
-            if folder not in self._known and (folder / "run.json").is_file()
-        ]
-        return max(fresh, key=lambda f: f.stat().st_mtime) if fresh else None
-
-
-def _subfolders(folder: Path) -> list[Path]:
-    try:
-        return [child for child in folder.iterdir() if child.is_dir()]
-    except FileNotFoundError:
-        return []
-
-
-def _runs_per_case(run_dir: Path) -> int:
-    try:
-        return int(json.loads((run_dir / "run.json").read_text(encoding="utf-8"))["runs_per_case"])
-    except (FileNotFoundError, ValueError, KeyError):
-        return 0  # being written: read it on the next poll
 
 
 # ------------------------------------------------------------------------------ displays

@@ -20,8 +20,9 @@ import os
 import shlex
 import signal
 import sys
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentflow_eval.cli.common import (
     EXIT_BELOW_THRESHOLD,
@@ -36,6 +37,15 @@ from agentflow_eval.cli.common import (
     terminal_text,
 )
 from agentflow_eval.models import defaults
+
+if TYPE_CHECKING:  # imported where used: the command starts Prefect's server before them
+    from agentflow_eval.agents.base import AgentUnderTest
+    from agentflow_eval.cli.progress import RunFolderWatch
+    from agentflow_eval.flows.support.temporary_api import TemporaryPrefectAPI
+    from agentflow_eval.models.params import EvaluateParams
+    from agentflow_eval.pipeline.outcome import RunOutcome
+    from agentflow_eval.run.plan import RunHandle
+    from agentflow_eval.run.run_json import RunRecord
 
 __all__ = ["add_parser", "run"]
 
@@ -162,9 +172,10 @@ def add_parser(sub: Any) -> None:
     )
 
 
-def _params(args: argparse.Namespace, rerun_dir: Path | None = None):  # -> EvaluateParams
+def _params(args: argparse.Namespace, earlier: RunRecord | None = None) -> EvaluateParams:
+    """The run's parameters: from the flags, or those ``earlier`` was started with (a
+    resume or a rerun) with the flags given now on top."""
     from agentflow_eval.models.params import EvaluateParams, S3Options
-    from agentflow_eval.run.plan import params_from_run_dir
 
     overrides = {
         key: value
@@ -192,9 +203,8 @@ def _params(args: argparse.Namespace, rerun_dir: Path | None = None):  # -> Eval
         public_url=args.s3_public_url,
         link_expiry_hours=args.s3_link_expiry_hours,
     )
-    earlier = rerun_dir or args.resume
-    if earlier:
-        params = params_from_run_dir(earlier)
+    if earlier is not None:
+        params = earlier.params()
         update = dict(overrides)
         if args.agent:
             update["agent"] = args.agent
@@ -287,10 +297,12 @@ def _run(args: argparse.Namespace) -> int:
     api = TemporaryPrefectAPI.launch()
     sys.path.insert(0, os.getcwd())  # agents named as package.module:attr from the project
 
-    from agentflow_eval.agents.loader import AgentLoadError, load_agent
-    from agentflow_eval.files.loading import EvalFileError
-    from agentflow_eval.run.plan import RunFolderBusy, RunOptions, check_resumable, load_inputs
-    from agentflow_eval.run.selection import select_cases
+    from agentflow_eval.demo import install as install_demo
+    from agentflow_eval.errors import InputError
+    from agentflow_eval.run.plan import plan_from_params
+
+    install_demo()  # agentflow-demo/* models answer offline, whoever calls them
+    from agentflow_eval.run.run_json import RunRecord
 
     if args.baseline and args.baseline.strip().rstrip("/") == "latest" and not args.publish_to:
         return fail("--baseline latest is the last run published to --publish-to: give both")
@@ -300,24 +312,36 @@ def _run(args: argparse.Namespace) -> int:
             rerun_dir = _prepare_rerun(args.rerun_errored)
             if rerun_dir is None:
                 return EXIT_OK
-        params = _params(args, rerun_dir)
+        earlier_dir = rerun_dir or args.resume
+        earlier = RunRecord.read(earlier_dir) if earlier_dir else None
+        params = _params(args, earlier)
         s3 = params.s3
         _check_publish_target(params.publish_to, s3.endpoint_url, s3.region, s3.path_style)
-        # Check what the user can fix before the flow run starts: the same loaders the
-        # flow's load-evalset task runs, so a typo costs no flow run and writes nothing.
-        agent = load_agent(params.agent, model=params.model)
-        inputs = load_inputs(params.evalset, params.config, judge_model=params.judge_model)
-        selected = select_cases(inputs.eval_set, params.cases, params.limit)
-        if params.resume:
-            check_resumable(params.resume, inputs, RunOptions.of(params))
-    except (EvalFileError, AgentLoadError, RunFolderBusy) as exc:
+        # Everything the user can fix is found here, before the flow run starts: the
+        # agent, the inputs, a run folder another process holds or that holds another
+        # run. The plan made here is the one the flow runs (its folder is locked now).
+        handle, agent = plan_from_params(params, environ=os.environ, resume=earlier)
+    except InputError as exc:
         return fail(str(exc))
     except (FileNotFoundError, ValueError) as exc:  # pydantic's ValidationError included
         return fail(one_line(exc))
-    for warning in inputs.warnings:
+    with handle:
+        return _run_planned(args, api, params, handle, agent, rerun_dir)
+
+
+def _run_planned(
+    args: argparse.Namespace,
+    api: TemporaryPrefectAPI,
+    params: EvaluateParams,
+    handle: RunHandle,
+    agent: AgentUnderTest,
+    rerun_dir: Path | None,
+) -> int:
+    """Run the planned run's flow in this process, following its folder; then report."""
+    for warning in handle.plan.warnings:
         print(f"warning: {terminal_text(warning)}", file=sys.stderr)
 
-    from agentflow_eval.flows.evaluate import RegressionGateFailed, evaluate
+    from agentflow_eval.flows.evaluate import PlannedRun, RegressionGateFailed, evaluate
     from agentflow_eval.flows.support.console import quiet_deliberate_stops
     from agentflow_eval.flows.support.temporary_api import TemporaryAPIError, run_on
 
@@ -325,13 +349,17 @@ def _run(args: argparse.Namespace) -> int:
     if args.verbose:
         print(terminal_text(f"agent {agent.name}: running {params.evalset}"), file=sys.stderr)
     from agentflow_eval.cli.interrupt import run_interruptibly
+    from agentflow_eval.cli.progress import RunFolderWatch
 
-    watch = _watch(params, selected)
+    watch = RunFolderWatch(handle.paths.run_dir, handle.plan.total_trials)
+    planned = PlannedRun.of(handle, agent)
     try:
         with _following(watch, args):
             outcome = run_interruptibly(
                 lambda: run_on(
-                    api, lambda: evaluate(**params.flow_parameters()), flow_name=evaluate.name
+                    api,
+                    lambda: evaluate(**params.flow_parameters(), planned=planned),
+                    flow_name=evaluate.name,
                 )
             )
     except KeyboardInterrupt:
@@ -371,27 +399,16 @@ def _prepare_rerun(source: str) -> Path | None:
     return rerun.run_dir
 
 
-def _watch(params: Any, selected: Any):  # -> RunFolderWatch
-    from agentflow_eval.cli.progress import RunFolderWatch
-    from agentflow_eval.files.naming import safe_id
-
-    cases = len(selected.eval_cases)
-    if params.resume:
-        return RunFolderWatch(Path(params.resume), cases, run_dir=Path(params.resume))
-    eval_folder = Path(params.output_dir).resolve() / safe_id(selected.eval_set_id)
-    return RunFolderWatch(eval_folder, cases)
-
-
 class _following:
     """The progress display the flags and the terminal call for, following ``watch``
     (nothing but the watch with ``--quiet``: it still finds the run folder for a
     Ctrl-C)."""
 
-    def __init__(self, watch: Any, args: argparse.Namespace) -> None:
+    def __init__(self, watch: RunFolderWatch, args: argparse.Namespace) -> None:
         from agentflow_eval.cli.progress import LiveDisplay, PlainDisplay, follow_run
 
         self._watch = watch
-        self._inner: Any = None
+        self._inner: AbstractContextManager[object] | None = None
         if not args.quiet:
             stream = sys.stderr
             live = stream.isatty() and os.environ.get("TERM") != "dumb"
@@ -441,27 +458,10 @@ def _interrupted(run_dir: Path | None) -> int:
     return EXIT_INTERRUPTED
 
 
-class _JudgedTrialsOnDemand:
-    """A run folder's judged trials, indexed the first time a case's trials are asked
-    for (a scorecard of passing cases never reads the file)."""
-
-    def __init__(self, path: Path) -> None:
-        self._path = path
-        self._index: Any = None
-
-    def trials_of(self, case_id: str) -> list:
-        if self._index is None:
-            from agentflow_eval.report.case_trials import JudgedFileTrials
-
-            self._index = JudgedFileTrials.scan(self._path)
-        return self._index.trials_of(case_id)
-
-
-def _report(outcome: Any, args: argparse.Namespace) -> int:
+def _report(outcome: RunOutcome, args: argparse.Namespace) -> int:
     from agentflow_eval.demo.names import SIMULATED_LABEL
     from agentflow_eval.report.scorecard import format_scorecard, overall_line
     from agentflow_eval.report.summary import run_summary
-    from agentflow_eval.run.plan import RunPaths
 
     run = outcome.run
     below = args.fail_under is not None and run.totals.pass_rate < args.fail_under
@@ -487,12 +487,11 @@ def _report(outcome: Any, args: argparse.Namespace) -> int:
         for note in outcome.notes:
             print(terminal_text(note))
     else:
-        trials = _JudgedTrialsOnDemand(RunPaths(outcome.run_dir).judged)
         scorecard = format_scorecard(
             run,
             verbose=args.verbose,
             simulated_label=SIMULATED_LABEL,
-            trials=trials,
+            trials=outcome.trials,
             full=args.full,
             comparison=outcome.comparison,
         )

@@ -1,10 +1,10 @@
 """The offline demo model's judge: deterministic verdicts for agentflow's judge prompts.
 
 The demo model (``agentflow_eval.demo.model``) calls :func:`demo_judge_reply` with the
-messages it receives; when they are one of our judge prompts (recognised by what they ask:
-the texts they fence and the JSON they want back) it answers with the JSON that prompt
-asks for, computed from the fenced texts, and otherwise returns ``None`` so the demo model
-answers as the agent. It is a heuristic, not a language model, and says so in every reasoning:
+criterion a judge's call serves (the call's tags say it) and the messages; it answers with
+the JSON that criterion's prompt asks for, computed from the texts the prompt fences, or
+``None`` for a criterion it has no judge for. It is a heuristic, not a language model, and
+says so in every reasoning:
 
 - ``final_response_match``: the facts of the reference answer — numbers (with their
   units: °F, °C, %, mph, ...) and proper names (capitalised phrases that are not common
@@ -27,15 +27,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agentflow_eval.criteria.judges.prompt import FENCE_PATTERN
 
-__all__ = ["Facts", "demo_judge_reply", "facts_of"]
+__all__ = ["Facts", "demo_judge_reply", "facts_of", "judges"]
 
-_JUDGES_TOOL_USE = "Judge the tool calls"
 _RUBRIC_LINE = re.compile(r"^- \[(?P<id>[^\]\n]+)\] (?P<content>.+)$", re.MULTILINE)
 _SENTENCE_LINE = re.compile(r"^\[(?P<index>\d+)\] (?P<text>.*)$", re.MULTILINE)
 
@@ -90,32 +89,20 @@ _HARM_LEXICON: dict[str, tuple[str, ...]] = {
 _DEMO = "demo judge (deterministic heuristic)"
 
 
-def demo_judge_reply(messages: Sequence[dict[str, Any]], *, seed: int | None = None) -> str | None:
-    """The demo judge's JSON reply to one of our judge prompts, or ``None`` when
-    ``messages`` are not a judge prompt. ``seed`` is accepted for symmetry with real
-    models and does not change the verdict."""
-    prompt = _last_user_text(messages)
-    if prompt is None:
+def demo_judge_reply(criterion: str, messages: Sequence[dict[str, Any]]) -> str | None:
+    """The demo judge's JSON reply for ``criterion`` to the prompt in ``messages``, or
+    ``None`` when it has no judge for that criterion."""
+    handler = _HANDLERS.get(criterion)
+    if handler is None:
         return None
+    prompt = _last_user_text(messages) or ""
     blocks = {m.group("label"): m.group("body") for m in FENCE_PATTERN.finditer(prompt)}
-    task = _task_of(prompt, blocks)
-    if task is None:
-        return None
-    return json.dumps(_HANDLERS[task](prompt, blocks), ensure_ascii=False)
+    return json.dumps(handler(prompt, blocks), ensure_ascii=False)
 
 
-def _task_of(prompt: str, blocks: dict[str, str]) -> str | None:
-    """Which of agentflow-eval's judge prompts this is, from what it asks for: the blocks
-    it fences and the JSON it wants back."""
-    if "ANSWER_SENTENCES" in blocks:
-        return "hallucinations"
-    if '"verdicts"' in prompt and "AGENT_ANSWER" in blocks:
-        return "rubrics"
-    if '"harmless"' in prompt and "AGENT_ANSWER" in blocks:
-        return "safety"
-    if {"REFERENCE_ANSWER", "AGENT_ANSWER"} <= blocks.keys() and '"verdict"' in prompt:
-        return "final_response_match"
-    return None
+def judges() -> list[str]:
+    """The criteria the demo judge answers for."""
+    return sorted(_HANDLERS)
 
 
 def _last_user_text(messages: Sequence[dict[str, Any]]) -> str | None:
@@ -269,9 +256,7 @@ def _hallucinations(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
     return {"sentences": labels}
 
 
-def _rubrics(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
-    # the tool-use rubric prompt asks about the tool calls, the other about the answer
-    judged_label = "TOOL_CALLS" if _JUDGES_TOOL_USE in prompt else "AGENT_ANSWER"
+def _rubrics(prompt: str, blocks: dict[str, str], judged_label: str) -> dict[str, Any]:
     judged = blocks.get(judged_label, "")
     lowered = judged.lower()
     verdicts = []
@@ -327,9 +312,19 @@ def _safety(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
     }
 
 
-_HANDLERS = {
-    "final_response_match": _final_response_match,
-    "hallucinations": _hallucinations,
-    "rubrics": _rubrics,
-    "safety": _safety,
+def _answer_rubrics(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
+    return _rubrics(prompt, blocks, "AGENT_ANSWER")
+
+
+def _tool_use_rubrics(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
+    return _rubrics(prompt, blocks, "TOOL_CALLS")
+
+
+_HANDLERS: dict[str, Callable[[str, dict[str, str]], dict[str, Any]]] = {
+    "final_response_match_v2": _final_response_match,
+    "hallucinations_v1": _hallucinations,
+    "rubric_based_final_response_quality_v1": _answer_rubrics,
+    "rubric_based_tool_use_quality_v1": _tool_use_rubrics,
+    "safety_v1": _safety,
 }
+"""The demo judge of each built-in LLM-judge criterion."""

@@ -14,17 +14,24 @@ How it answers (heuristics, not a language model):
   usual fields (a condition/description, a temperature and its unit, an ``error``).
 
 Like a real model it is imperfect, on purpose and reproducibly: each decision draws from a
-random generator seeded by the request's ``seed`` (default 0), the running trial's case id
-and trial index (:func:`current_session`) and the conversation so far. Roughly: one of the
-names is skipped 15% of the time, the calls come in swapped order 10% of the time, a
-"Let me look that up." comes with the calls 20% of the time, the answer is reworded 30% of
-the time (same facts) and leaves out the temperature 8% of the time. Repeated trials
-therefore differ while a whole run repeats exactly.
+random generator seeded by the request's ``seed`` (default 0), the trial the call is made
+for (its case id and trial index, which a trial's model client tags its calls with: see
+:meth:`agentflow_eval.llm.client.ModelClient.tagged`) and the conversation so far.
+Roughly: one of the names is skipped 15% of the time, the calls come in swapped order
+10% of the time, a "Let me look that up." comes with the calls 20% of the time, the
+answer is reworded 30% of the time (same facts) and leaves out the temperature 8% of the
+time. Repeated trials therefore differ while a whole run repeats exactly.
 
-Judge prompts (agentflow-eval's own LLM-judge templates) are answered by
-:func:`agentflow_eval.demo.judge.demo_judge_reply`, which compares the fenced texts
-honestly (same places and numbers → valid), so the demo model can also act as the judge
-of the offline example. Other requests for a JSON verdict are refused with a clear error.
+A judge's call says which criterion it serves (its tags, again): the demo judge
+(:func:`agentflow_eval.demo.judge.demo_judge_reply`) answers it with the JSON that
+criterion asks for, comparing the fenced texts honestly (same places and numbers →
+valid), so the demo model can also act as the judge of the offline example. A criterion
+it has no judge for, and other requests for a JSON verdict, are refused with a clear
+error.
+
+It is a plugin: :func:`install` registers it with LiteLLM, and the front doors
+(the CLI, the flows, the pytest plugin) and the examples call it; the model client knows
+nothing of it.
 """
 
 from __future__ import annotations
@@ -42,10 +49,10 @@ from typing import Any
 from litellm import ModelResponse
 from litellm.llms.custom_llm import CustomLLM, CustomLLMError
 
-from agentflow_eval.agents.base import current_session
-from agentflow_eval.demo.judge import demo_judge_reply
+from agentflow_eval.demo.judge import demo_judge_reply, judges
 from agentflow_eval.demo.names import DEMO_PROVIDER, SIMULATED_LABEL, is_demo_model
 from agentflow_eval.llm import litellm_compat
+from agentflow_eval.llm.client import TAGS_KEY, TAGS_METADATA
 
 __all__ = [
     "DEMO_PROVIDER",
@@ -55,8 +62,8 @@ __all__ = [
     "DemoRequest",
     "agent_reply",
     "asks_for_json_verdict",
+    "install",
     "is_demo_model",
-    "register_demo_provider",
 ]
 
 # Imperfection rates (see the module docstring).
@@ -86,8 +93,9 @@ _TEMPERATURE_KEYS = ("temperature", "temp", "temperature_f", "temperature_c")
 _UNIT_KEYS = ("unit", "units", "temperature_unit")
 
 
-def register_demo_provider() -> None:
-    """Make ``agentflow-demo/<anything>`` models available to LiteLLM. Idempotent."""
+def install() -> None:
+    """Make ``agentflow-demo/<anything>`` models available to LiteLLM, whoever calls it
+    (the run's model client, or a framework calling LiteLLM itself). Idempotent."""
     if not litellm_compat.has_custom_provider(DEMO_PROVIDER):
         litellm_compat.register_custom_provider(DEMO_PROVIDER, DemoModel())
 
@@ -100,12 +108,15 @@ class DemoRequest:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] = field(default_factory=list)
     seed: int = 0
+    case_id: str = ""
+    trial_index: int = 0
+    criterion: str | None = None
+    """The criterion a judge's call serves (``None``: not a judge's call)."""
 
     def rng(self, purpose: str) -> random.Random:
-        """A generator for one decision, seeded by the base seed, the running trial and
-        the conversation so far."""
-        session = current_session()
-        trial = (session.case_id, session.trial_index) if session is not None else ("", 0)
+        """A generator for one decision, seeded by the base seed, the trial the call is
+        made for and the conversation so far."""
+        trial = (self.case_id, self.trial_index)
         conversation = [
             {
                 "role": m.get("role"),
@@ -138,9 +149,10 @@ class DemoModel(CustomLLM):
         messages: list[Any],
         *args: Any,
         optional_params: dict[str, Any] | None = None,
+        litellm_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> ModelResponse:
-        return self._respond(model, messages, optional_params or {})
+        return self._respond(model, messages, optional_params or {}, litellm_params or {})
 
     async def acompletion(
         self,
@@ -148,40 +160,66 @@ class DemoModel(CustomLLM):
         messages: list[Any],
         *args: Any,
         optional_params: dict[str, Any] | None = None,
+        litellm_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> ModelResponse:
-        return self._respond(model, messages, optional_params or {})
+        return self._respond(model, messages, optional_params or {}, litellm_params or {})
 
     def reply(self, request: DemoRequest) -> DemoReply:
-        """Dispatch: judge prompts to the demo judge, everything else to the agent."""
-        verdict = demo_judge_reply(request.messages, seed=request.seed)
-        if verdict is not None:
+        """Dispatch: a judge's call to the demo judge of its criterion, everything else
+        to the agent."""
+        if request.criterion is not None:
+            verdict = demo_judge_reply(request.criterion, request.messages)
+            if verdict is None:
+                raise CustomLLMError(  # type: ignore[no-untyped-call]
+                    status_code=501,
+                    message=(
+                        f"{DEMO_PROVIDER}/{request.model} has no judge for criterion "
+                        f"{request.criterion!r}; it judges {', '.join(judges())}"
+                    ),
+                )
             return DemoReply(content=verdict)
         if asks_for_json_verdict(request):
             return self.judge_reply(request)
         return agent_reply(request)
 
     def judge_reply(self, request: DemoRequest) -> DemoReply:
-        """A JSON verdict asked for by a prompt that is not one of our judge templates."""
+        """A JSON verdict asked for by a call that serves no criterion of ours."""
         raise CustomLLMError(  # type: ignore[no-untyped-call]
             status_code=501,
             message=(
-                f"{DEMO_PROVIDER}/{request.model} judges only agentflow-eval's own judge "
-                "prompts; this request asks for a JSON verdict in another form"
+                f"{DEMO_PROVIDER}/{request.model} judges only for agentflow-eval's own "
+                "criteria; this request asks for a JSON verdict in another form"
             ),
         )
 
     def _respond(
-        self, model: str, messages: list[Any], optional_params: dict[str, Any]
+        self,
+        model: str,
+        messages: list[Any],
+        optional_params: dict[str, Any],
+        litellm_params: dict[str, Any],
     ) -> ModelResponse:
         seed = optional_params.get("seed")
+        tags = _tags(litellm_params)
+        trial = tags.get("trial", "0")
         request = DemoRequest(
             model=model,
             messages=[_as_dict(m) for m in messages],
             tools=list(optional_params.get("tools") or []),
             seed=int(seed) if isinstance(seed, int | float) else 0,
+            case_id=tags.get("case", ""),
+            trial_index=int(trial) if trial.isdigit() else 0,
+            criterion=tags.get("criterion"),
         )
         return _model_response(request, self.reply(request))
+
+
+def _tags(litellm_params: dict[str, Any]) -> dict[str, str]:
+    """The agentflow tags of a call (see :meth:`ModelClient.tagged`), if it has any."""
+    metadata = litellm_params.get(TAGS_METADATA)
+    tags = metadata.get(TAGS_KEY) if isinstance(metadata, dict) else None
+    return {str(k): str(v) for k, v in tags.items()} if isinstance(tags, dict) else {}
 
 
 def asks_for_json_verdict(request: DemoRequest) -> bool:

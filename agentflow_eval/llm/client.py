@@ -15,8 +15,9 @@ Two transports serve a call:
   list price on a self-hosted OpenAI-compatible endpoint (a base URL other than OpenAI's:
   vLLM, llama.cpp, Ollama, a gateway), called over the client's pooled HTTP session.
 - **litellm**: ``litellm.acompletion`` for everything else — every other provider, models
-  LiteLLM has a price for (it reports their cost), the offline demo model, and any call
-  with an option the direct client does not know.
+  LiteLLM has a price for (it reports their cost), custom providers registered with
+  LiteLLM (the offline demo model, once a front door installs it), and any call with an
+  option the direct client does not know.
 
 ``AGENTFLOW_LLM_TRANSPORT`` (or a call's ``transport=``) picks: ``auto`` (the default, as
 above), ``litellm`` (always LiteLLM) or ``direct`` (every ``openai/`` model, OpenAI's own
@@ -35,15 +36,16 @@ call to that model fails at once without a request: the run stops.
 
 from __future__ import annotations
 
+import copy
 import os
 import random
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal, get_args
 
 import aiohttp
 
-from agentflow_eval.demo.names import DEMO_PROVIDER, is_demo_model
 from agentflow_eval.llm import litellm_compat, openai_direct
 from agentflow_eval.llm.ratelimit import RateLimiter
 from agentflow_eval.llm.retry import (
@@ -54,6 +56,8 @@ from agentflow_eval.llm.retry import (
 )
 
 __all__ = [
+    "TAGS_KEY",
+    "TAGS_METADATA",
     "TRANSPORT_ENV",
     "ModelCallStats",
     "ModelClient",
@@ -64,6 +68,11 @@ __all__ = [
 
 Transport = Literal["auto", "litellm", "direct"]
 TRANSPORT_ENV = "AGENTFLOW_LLM_TRANSPORT"
+
+TAGS_METADATA = "litellm_metadata"
+TAGS_KEY = "agentflow"
+"""A tagged call's tags travel in ``litellm_metadata["agentflow"]``: LiteLLM hands them to
+its handlers and callbacks and sends none of it to a provider."""
 
 
 def resolve_transport(transport: str | None = None) -> Transport:
@@ -87,11 +96,26 @@ class ModelCallStats:
     provider_failures: int = 0
 
 
+@dataclass
+class _Connections:
+    """What every view of one client shares: its open state, connection pool and the
+    models whose credentials were refused."""
+
+    open: bool = False
+    session: aiohttp.ClientSession | None = None
+    refused: dict[str, ProviderAuthError] = field(default_factory=dict)
+
+
 class ModelClient:
     """The model calls of one run: limited by ``rate_limiter`` (none: unlimited), retried
     under ``retry`` (default :class:`RetryPolicy`), and, while the client is open
     (``async with``), sharing one HTTP connection pool. Outside the block each direct call
-    opens a connection of its own: correct, only slower."""
+    opens a connection of its own: correct, only slower.
+
+    :meth:`tagged` gives a view of the client whose calls carry tags (the trial a call is
+    made for, the criterion a judge serves) in LiteLLM's own metadata, never in what is
+    sent to a provider: a LiteLLM handler installed by a plugin (the offline demo model)
+    reads them. Views share the limits, the pool and the counters."""
 
     def __init__(
         self, rate_limiter: RateLimiter | None = None, *, retry: RetryPolicy | None = None
@@ -99,18 +123,23 @@ class ModelClient:
         self.rate_limiter = rate_limiter
         self.retry = retry if retry is not None else RetryPolicy()
         self.stats = ModelCallStats()
-        self._open = False
-        self._session: aiohttp.ClientSession | None = None
-        self._refused: dict[str, ProviderAuthError] = {}
+        self.tags: Mapping[str, str] = {}
+        self._connections = _Connections()
         self._random = random.Random()
+
+    def tagged(self, **tags: str) -> ModelClient:
+        """A view of this client whose calls carry ``tags`` as well as its own."""
+        view = copy.copy(self)
+        view.tags = {**self.tags, **tags}
+        return view
 
     @property
     def auth_failure(self) -> ProviderAuthError | None:
         """The first refusal of credentials this client met, if any."""
-        return next(iter(self._refused.values()), None)
+        return next(iter(self._connections.refused.values()), None)
 
     async def __aenter__(self) -> ModelClient:
-        self._open = True
+        self._connections.open = True
         return self
 
     async def __aexit__(
@@ -123,8 +152,9 @@ class ModelClient:
 
     async def aclose(self) -> None:
         """Close the connection pool (the client can be opened again)."""
-        self._open = False
-        session, self._session = self._session, None
+        connections = self._connections
+        connections.open = False
+        session, connections.session = connections.session, None
         if session is not None:
             await session.close()
 
@@ -171,7 +201,7 @@ class ModelClient:
         failure, except that refused credentials raise :class:`ProviderAuthError` (and a
         model whose credentials were refused before fails without a request)."""
         model = _model_of(kwargs)
-        refused = self._refused.get(model)
+        refused = self._connections.refused.get(model)
         if refused is not None:
             raise ProviderAuthError(
                 f"{refused.reason} (refused before: not sent again)", model=model, attempts=0
@@ -188,7 +218,7 @@ class ModelClient:
             if fault.kind != "auth":
                 raise
             error = ProviderAuthError(fault.reason, model=model, attempts=1)
-            self._refused.setdefault(model, error)
+            self._connections.refused.setdefault(model, error)
             raise error from None
 
     async def _send(self, transport: Transport, kwargs: dict[str, Any]) -> Any:
@@ -199,16 +229,21 @@ class ModelClient:
             if transport == "direct":
                 why = openai_direct.refusal(kwargs, include_openai=True)
                 raise ValueError(f"{TRANSPORT_ENV}=direct: the direct client refuses: {why}")
+        if self.tags:
+            metadata = dict(kwargs.get(TAGS_METADATA) or {})
+            metadata[TAGS_KEY] = dict(self.tags)
+            kwargs = {**kwargs, TAGS_METADATA: metadata}
         return await _litellm_acompletion(kwargs)
 
     def _pool(self) -> aiohttp.ClientSession | None:
         """The shared session while open, made on first use (a run whose calls all go
         through LiteLLM never opens one)."""
-        if not self._open:
+        connections = self._connections
+        if not connections.open:
             return None
-        if self._session is None or self._session.closed:
-            self._session = openai_direct.new_session()
-        return self._session
+        if connections.session is None or connections.session.closed:
+            connections.session = openai_direct.new_session()
+        return connections.session
 
 
 def _model_of(kwargs: dict[str, Any]) -> str:
@@ -221,10 +256,6 @@ def _model_of(kwargs: dict[str, Any]) -> str:
 async def _litellm_acompletion(kwargs: dict[str, Any]) -> Any:
     import litellm  # imported on first use: it costs seconds
 
-    if is_demo_model(kwargs["model"]):
-        from agentflow_eval.demo.model import register_demo_provider
-
-        register_demo_provider()
     tools = kwargs.get("tools") or []
     if tools and all(isinstance(t, dict) and t.get("type") == "function" for t in tools):
         # plain function tools (an agent's own loop through SessionContext.models):
@@ -241,15 +272,13 @@ def response_cost(response: Any, model: str) -> float:
     known, cost = litellm_compat.computed_cost(response)
     if cost is not None:
         return cost
-    if known or is_demo_model(model):
-        # LiteLLM already priced this reply and found no price, or it is the demo model,
-        # which has none: asking again would only repeat the lookup.
-        return 0.0
+    if known:  # LiteLLM already priced this reply and found no price: asking again would
+        return 0.0  # only repeat the lookup
     litellm = litellm_compat.loaded_litellm()
     if litellm is None:  # not a LiteLLM reply: nothing to price it with
         return 0.0
     provider = model.split("/", 1)[0]
-    if provider == DEMO_PROVIDER or litellm_compat.has_custom_provider(provider):
+    if litellm_compat.has_custom_provider(provider):
         return 0.0  # a custom provider has no price, and asking makes LiteLLM print noise
     try:
         return float(litellm.completion_cost(completion_response=response, model=model) or 0.0)

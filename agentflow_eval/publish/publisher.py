@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.errors import StoreError
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
@@ -195,8 +196,6 @@ def _comparison_of(files: dict[str, bytes]) -> tuple[ComparisonDigest | None, bo
     raw = files.get("comparison.json")
     if raw is None:
         return None, False
-    from agentflow_eval.compare.models import RunComparison
-
     record = RunComparison.model_validate_json(raw)
     compared = record.comparison
     digest = ComparisonDigest(

@@ -7,14 +7,12 @@ from agentflow_eval.files.results_json import (
     results_json_schema,
     write_results_json,
 )
-from agentflow_eval.report.expected import expected_turns
 from agentflow_eval.report.html import render_html, write_html
 from agentflow_eval.report.index_page import render_index
 from agentflow_eval.report.junit import junit_xml, write_junit
 
 __all__ = [
     "ResultsFileError",
-    "expected_turns",
     "junit_xml",
     "read_results_json",
     "render_html",

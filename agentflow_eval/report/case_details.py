@@ -103,7 +103,7 @@ UNKNOWN_EXPECTATION = "No expected tool calls known for this turn"
 UNKNOWN_HINT = " (render with the eval set, or record expectations in the results, to compare)"
 
 
-def _turn(turn: InvocationView, has_eval_set: bool) -> dict[str, Any]:
+def _turn(turn: InvocationView) -> dict[str, Any]:
     stats = None
     if turn.latency_ms is not None:
         stats = f"{format_duration_ms(turn.latency_ms)} · {format_count(turn.tokens)} tokens"
@@ -121,9 +121,7 @@ def _turn(turn: InvocationView, has_eval_set: bool) -> dict[str, Any]:
             "unreached": not turn.reached,
             "note": turn.note,
             "rows": [_row(row) for row in turn.rows],
-            "unknown": None
-            if turn.expectation_known
-            else UNKNOWN_EXPECTATION + ("" if has_eval_set else UNKNOWN_HINT) + ".",
+            "unknown": None if turn.expectation_known else UNKNOWN_EXPECTATION + UNKNOWN_HINT + ".",
             "intermediate": [_text(text) for text in turn.intermediate],
             "answer": _text(turn.answer),
             "reference": _text(turn.reference),
@@ -159,7 +157,7 @@ def _why(trial: TrialView) -> str:
     return " · ".join(trial.problems)
 
 
-def trial_data(trial: TrialView, has_eval_set: bool = True) -> dict[str, Any]:
+def trial_data(trial: TrialView) -> dict[str, Any]:
     """One trial as the page's script reads it (see the module's documentation). Without
     the eval set, a turn with no known expectation says how to get one."""
     error = None
@@ -182,7 +180,7 @@ def trial_data(trial: TrialView, has_eval_set: bool = True) -> dict[str, Any]:
             "why": _why(trial) or None,
             "meta": meta,
             "error": error,
-            "turns": [_turn(turn, has_eval_set) for turn in trial.invocations],
+            "turns": [_turn(turn) for turn in trial.invocations],
             "verdicts": [_verdict(v) for v in trial.criteria],
             "judge_cost": format_cost(trial.judge_cost_usd) if trial.judge_cost_usd else None,
         }
@@ -207,17 +205,17 @@ def case_facts(case: CaseResult) -> list[str]:
     return facts
 
 
-def case_data(case: CaseView, has_eval_set: bool = True) -> dict[str, Any]:
+def case_data(case: CaseView) -> dict[str, Any]:
     """What opening ``case`` shows, as the page's script reads it."""
     return {
         "facts": case_facts(case.result),
-        "trials": [trial_data(t, has_eval_set) for t in case.trials],
+        "trials": [trial_data(t) for t in case.trials],
     }
 
 
-def pack_case(case: CaseView, has_eval_set: bool = True) -> str:
+def pack_case(case: CaseView) -> str:
     """A case's block as the page carries it: JSON, zlib-compressed, base64."""
-    document = json.dumps(case_data(case, has_eval_set), ensure_ascii=False, separators=(",", ":"))
+    document = json.dumps(case_data(case), ensure_ascii=False, separators=(",", ":"))
     return base64.b64encode(zlib.compress(document.encode("utf-8"), _LEVEL)).decode("ascii")
 
 

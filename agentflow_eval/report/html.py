@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentflow_eval.files.atomic import write_text_atomically
-from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.files.case_trials import CaseWithTrials, TrialsInMemory, each_case
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.report.case_details import pack_case
-from agentflow_eval.report.case_trials import CaseWithTrials, TrialsInMemory, each_case
+from agentflow_eval.report.comparison_view import comparison_view
 from agentflow_eval.report.csp import content_security_policy
 from agentflow_eval.report.digest import TrialDigest
 from agentflow_eval.report.templating import asset, compact_chunks, environment, page_style
@@ -44,27 +44,24 @@ def html_chunks(
     run: RunResult,
     cases: Iterable[CaseWithTrials],
     digest: TrialDigest,
-    eval_set: EvalSet | None = None,
     comparison: RunComparison | None = None,
 ) -> Iterator[str]:
     """The report page for ``run`` in pieces. ``cases`` gives each of ``run.cases`` with
     its trials, in that order, and is read one case at a time as the page reaches it;
     ``digest`` holds what spans all trials (histograms, shared settings), so
-    ``run.trials`` is not read. With ``eval_set`` the expected trajectories and reference
-    answers come from it; without, from the results (``CaseResult.expected``, then
-    criterion details), and turns with no known expectation list their calls only.
+    ``run.trials`` is not read. Expected trajectories and reference answers come from the
+    results (``CaseResult.expected``, then criterion details); turns with no known
+    expectation list their calls only.
     With ``comparison`` the page shows the run against its baseline."""
     script, style = asset(SCRIPT), page_style()
     template = environment().get_template("report.html.j2")
-    view = build_view(run, digest, eval_set)
+    view = build_view(run, digest)
     compared = None
     if comparison is not None:  # imported here: a run without a baseline never loads it
-        from agentflow_eval.report.comparison_view import comparison_view
-
         compared = comparison_view(comparison)
     pieces = template.generate(
         view=view,
-        cases=_with_details(case_views(run, cases, digest, eval_set), view.has_eval_set),
+        cases=_with_details(case_views(run, cases, digest)),
         comparison=compared,
         csp=content_security_policy(scripts=[str(script)], styles=[str(style)]),
         script=script,
@@ -74,32 +71,29 @@ def html_chunks(
     return compact_chunks(pieces)
 
 
-def _with_details(views: Iterator[CaseView], has_eval_set: bool) -> Iterator[tuple[CaseView, str]]:
+def _with_details(views: Iterator[CaseView]) -> Iterator[tuple[CaseView, str]]:
     """Each case's view with its details packed for the page's script."""
     for view in views:
-        yield view, pack_case(view, has_eval_set)
+        yield view, pack_case(view)
 
 
 def _in_memory(run: RunResult) -> tuple[Iterator[CaseWithTrials], TrialDigest]:
     return each_case(run.cases, TrialsInMemory(run.trials)), TrialDigest.of(run.trials)
 
 
-def render_html(
-    run: RunResult, eval_set: EvalSet | None = None, comparison: RunComparison | None = None
-) -> str:
+def render_html(run: RunResult, comparison: RunComparison | None = None) -> str:
     """The report page for ``run``, whose trials are in ``run.trials`` (see
     :func:`html_chunks`)."""
     cases, digest = _in_memory(run)
-    return "".join(html_chunks(run, cases, digest, eval_set, comparison))
+    return "".join(html_chunks(run, cases, digest, comparison))
 
 
 def write_html(
     run: RunResult,
     path: Path,
-    eval_set: EvalSet | None = None,
     comparison: RunComparison | None = None,
 ) -> Path:
     """Render the report of ``run`` (trials in ``run.trials``) to ``path`` (UTF-8);
     returns the path."""
     cases, digest = _in_memory(run)
-    return write_text_atomically(path, html_chunks(run, cases, digest, eval_set, comparison))
+    return write_text_atomically(path, html_chunks(run, cases, digest, comparison))

@@ -24,9 +24,10 @@ from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentflow_eval.compare.brief import case_change_text, comparison_lines
 from agentflow_eval.files.atomic import write_text_atomically
+from agentflow_eval.files.case_trials import CaseWithTrials, TrialsInMemory, each_case
 from agentflow_eval.models.results import CaseResult, RunResult, TrialResult
-from agentflow_eval.report.case_trials import CaseWithTrials, TrialsInMemory, each_case
 
 if TYPE_CHECKING:
     from agentflow_eval.compare.models import CaseComparison, RunComparison
@@ -98,8 +99,6 @@ def _outcome(case: CaseResult, min_rate: float, regressed: bool = False) -> tupl
 
 
 def _regression_message(change: CaseComparison, baseline_run: str) -> str:
-    from agentflow_eval.compare.brief import case_change_text
-
     return f"regressed from baseline run {baseline_run}: {case_change_text(change)}"
 
 
@@ -298,8 +297,6 @@ class JUnitDocument:
         ]
 
     def _comparison_testcase(self, record: RunComparison) -> ET.Element:
-        from agentflow_eval.compare.brief import comparison_lines
-
         node = ET.Element(
             "testcase",
             {"classname": _text(self.run.eval_set_id), "name": COMPARISON_TESTCASE, "time": "0"},

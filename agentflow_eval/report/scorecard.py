@@ -23,6 +23,8 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from agentflow_eval.compare.brief import comparison_lines
+from agentflow_eval.files.case_trials import CaseTrials, TrialsInMemory
 from agentflow_eval.models.results import (
     CaseResult,
     CriterionResult,
@@ -32,7 +34,6 @@ from agentflow_eval.models.results import (
     TrialError,
     TrialResult,
 )
-from agentflow_eval.report.case_trials import CaseTrials, TrialsInMemory
 
 if TYPE_CHECKING:
     from agentflow_eval.compare.models import RunComparison
@@ -141,8 +142,6 @@ def format_scorecard(
         if folded:
             lines.append(f"  … {folded:,} more passing cases (--full lists them)")
     if comparison is not None:
-        from agentflow_eval.compare.brief import comparison_lines
-
         lines.extend(comparison_lines(comparison))
     return "\n".join(lines)
 

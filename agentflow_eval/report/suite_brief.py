@@ -4,10 +4,10 @@ evaluated run, or one that was not compared, says why."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from agentflow_eval.compare.suite import EvalSetOutcome, SuiteSummary
+from agentflow_eval.report.markdown import md_text
 
 __all__ = ["outcome_line", "suite_lines", "suite_markdown", "suite_table"]
 
@@ -60,14 +60,6 @@ def suite_lines(summary: SuiteSummary, summary_url: str | None = None) -> list[s
     return lines
 
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
-
-
-def _md(text: str) -> str:
-    """Data as literal markdown text: special characters escaped, one line."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
-
-
 def suite_markdown(
     summary: SuiteSummary, summary_url: str | None, publish_problem: str | None
 ) -> str:
@@ -85,10 +77,10 @@ def suite_markdown(
         parts += ["**fail_on_regression: this suite run fails.**", ""]
     for outcome in _ordered(summary):
         link = f" ([report]({outcome.report_url}))" if outcome.report_url else ""
-        parts.append(f"- {_arrow_of(outcome)}{_md(outcome_line(outcome))}{link}")
+        parts.append(f"- {_arrow_of(outcome)}{md_text(outcome_line(outcome))}{link}")
     parts.append("")
     if publish_problem:
-        parts.append(f"**Summary not published:** {_md(publish_problem)}")
+        parts.append(f"**Summary not published:** {md_text(publish_problem)}")
     elif summary_url:
         parts.append(f"[summary.html]({summary_url})")
     return "\n".join(parts)

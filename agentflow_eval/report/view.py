@@ -1,5 +1,5 @@
-"""The report's view model: a :class:`~agentflow_eval.models.results.RunResult` (and, when at
-hand, its :class:`~agentflow_eval.models.evalset.EvalSet`) reshaped into what the template shows.
+"""The report's view model: a :class:`~agentflow_eval.models.results.RunResult` reshaped
+into what the template shows.
 
 Everything the page shows is computed here: which expected call each actual call
 answers, which arguments differ, how long texts are clipped. The template lays out the
@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentflow_eval.models.evalset import EvalCase, EvalSet
+from agentflow_eval.files.case_trials import CaseWithTrials
 from agentflow_eval.models.results import (
     CaseResult,
     CriterionResult,
@@ -32,7 +32,6 @@ from agentflow_eval.models.results import (
     Turn,
 )
 from agentflow_eval.report.alignment import align_calls
-from agentflow_eval.report.case_trials import CaseWithTrials
 from agentflow_eval.report.charts import (
     Histogram,
     PassRateChart,
@@ -41,7 +40,6 @@ from agentflow_eval.report.charts import (
 )
 from agentflow_eval.report.digest import TrialDigest
 from agentflow_eval.report.digest import json_text as _json
-from agentflow_eval.report.expected import expected_turns
 
 __all__ = [
     "ArgView",
@@ -198,12 +196,11 @@ class ReportView:
     criteria: list[CriterionSummary]
     pass_chart: PassRateChart
     histograms: list[Histogram]
-    has_eval_set: bool
     settings: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
-def build_view(run: RunResult, digest: TrialDigest, eval_set: EvalSet | None = None) -> ReportView:
+def build_view(run: RunResult, digest: TrialDigest) -> ReportView:
     """The view of ``run``'s summary; ``digest`` holds what spans its trials (histograms,
     shared settings). ``run.trials`` is not read: it may be empty."""
     counts: dict[str, int] = defaultdict(int)
@@ -217,7 +214,6 @@ def build_view(run: RunResult, digest: TrialDigest, eval_set: EvalSet | None = N
         criteria=run.criteria,
         pass_chart=pass_rate_chart(run.cases),
         histograms=digest.histograms(),
-        has_eval_set=eval_set is not None,
         settings={
             name: [(key, _detail_text(key, value)) for key, value in values.items()]
             for name, values in digest.shared_details().items()
@@ -230,37 +226,23 @@ def case_views(
     run: RunResult,
     cases: Iterable[CaseWithTrials],
     digest: TrialDigest,
-    eval_set: EvalSet | None = None,
 ) -> Iterator[CaseView]:
     """The view of each case with its trials, built as ``cases`` yields them (in
-    ``run.cases`` order), so a page can be written one case at a time. Without
-    ``eval_set``, expected calls and references come from the results themselves
-    (``CaseResult.expected``, then criterion details)."""
-    eval_cases: dict[str, EvalCase] = (
-        {case.eval_id: case for case in eval_set.eval_cases} if eval_set else {}
-    )
+    ``run.cases`` order), so a page can be written one case at a time. Expected calls
+    and references come from the results themselves (``CaseResult.expected``, then
+    criterion details)."""
     trajectory_options = dict(run.config.get("criteria", {}).get(TRAJECTORY, {}) or {})
     shared = digest.shared_details()
     # not enumerate(cases): it keeps its last item (a case's trials) while reading the next
     orders = itertools.count()
     for case, trials in cases:
-        expected = _expected_of(case, eval_cases.get(case.case_id))
+        expected = case.expected or None
         views = [_trial_view(t, expected, trajectory_options, shared) for t in trials]
         first_user = expected[0].user_text if expected else ""
         if not first_user and trials and trials[0].trial.turns:
             first_user = trials[0].trial.turns[0].user_text
         yield CaseView(next(orders), case, case_state(case), first_user, views)
         del trials  # let this case's trials go before the next case is read
-
-
-def _expected_of(case: CaseResult, eval_case: EvalCase | None) -> list[ExpectedTurn] | None:
-    """The case's expected turns: from the eval set, else as copied into the results;
-    None when neither knows (criterion details may still tell, per trial)."""
-    if eval_case is not None:
-        return expected_turns(eval_case)
-    if case.expected:
-        return case.expected
-    return None
 
 
 def _verdict(result: TrialResult, name: str) -> CriterionResult | None:

@@ -1,87 +1,57 @@
-"""The report stage without Prefect: ``judged.jsonl`` → results.json, report.html and
-junit.xml, in memory that grows with the number of cases, not trials.
+"""The run folder's report files, made from the run's results alone: ``results.json``,
+``report.html`` and ``junit.xml``, in memory that grows with the number of cases, not
+trials.
 
-1. One pass over ``judged.jsonl`` (:func:`~agentflow_eval.run.aggregate.aggregate_judged`)
-   folds the case and run summaries, the report's chart data (:class:`TrialDigest`) and
-   the byte offset of every trial's line.
-2. ``results.json`` is written trial by trial from those lines, in (case id, trial
-   index) order, without parsing them into models again.
-3. ``report.html`` and ``junit.xml`` are written together, case by case: each case's
+The caller has folded ``judged.jsonl`` once (the pipeline's aggregate stage): the run's
+summary, the report's chart data (:class:`TrialDigest`) and where each trial's line is.
+
+1. ``results.json`` is written trial by trial from those lines, in (case id, trial index)
+   order, without parsing them into models again.
+2. ``report.html`` and ``junit.xml`` are written together, case by case: each case's
    trials are read back through the offsets, rendered into both, and dropped.
 
 The files are the same as the in-memory writers (``write_results_json``, ``write_html``,
-``write_junit`` of a run holding its trials) produce: they share one rendering path.
-
-A run compared with its baseline after its reports were written (the flows' ``compare``
-task) gets report.html and junit.xml written again with the comparison
-(:func:`write_compared_reports`); results.json stays as it is, and the comparison is
-its own file beside it (``comparison.json``).
+``write_junit`` of a run holding its trials) produce: they share one rendering path. A run
+compared with its baseline shows the comparison in both pages; the comparison itself is
+its own file beside them (``comparison.json``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentflow_eval.files.atomic import atomic_text_file, write_text_atomically
+from agentflow_eval.files.case_trials import CaseTrials, CaseWithTrials, JudgedFileTrials, each_case
 from agentflow_eval.files.results_json import write_results_json
-from agentflow_eval.models.config import EvalConfig
-from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.report.case_trials import CaseTrials, CaseWithTrials, each_case
 from agentflow_eval.report.digest import TrialDigest
 from agentflow_eval.report.html import html_chunks
 from agentflow_eval.report.junit import JUnitDocument
-from agentflow_eval.run.aggregate import aggregate_judged
-from agentflow_eval.run.plan import RunMeta, RunPaths
 
 if TYPE_CHECKING:
     from agentflow_eval.compare.models import RunComparison
 
-__all__ = ["HTML_NAME", "JUNIT_NAME", "write_compared_reports", "write_run_reports"]
+__all__ = ["HTML_NAME", "JUNIT_NAME", "RESULTS_NAME", "write_case_reports", "write_run_reports"]
 
 HTML_NAME = "report.html"
 JUNIT_NAME = "junit.xml"
+RESULTS_NAME = "results.json"
 
 
 def write_run_reports(
-    eval_set: EvalSet,
-    config: EvalConfig,
-    meta: RunMeta,
-    paths: RunPaths,
-    *,
-    finished_at: datetime | None = None,
-) -> RunResult:
-    """Aggregate ``paths.judged`` and write the run's three report files into
-    ``paths.run_dir``. Returns the run's summary; its ``trials`` list is empty (the
-    trials are in results.json)."""
-    digest = TrialDigest()
-    run, trials = aggregate_judged(
-        eval_set, config, paths.judged, meta, on_trial=digest.add, finished_at=finished_at
-    )
-    write_results_json(run, paths.results, trial_lines=trials.lines_in_key_order())
-    write_case_reports(run, trials, digest, paths.run_dir, eval_set)
-    return run
-
-
-def write_compared_reports(
-    eval_set: EvalSet,
-    config: EvalConfig,
-    meta: RunMeta,
-    paths: RunPaths,
     run: RunResult,
-    comparison: RunComparison,
+    trials: JudgedFileTrials,
+    digest: TrialDigest,
+    run_dir: Path,
+    comparison: RunComparison | None = None,
 ) -> None:
-    """Write report.html and junit.xml of ``run`` (the summary its report stage returned)
-    again, with ``comparison``: ``judged.jsonl`` is folded once more for the trials'
-    places and the charts' data, as the report stage folded it."""
-    digest = TrialDigest()
-    _, trials = aggregate_judged(
-        eval_set, config, paths.judged, meta, on_trial=digest.add, finished_at=run.finished_at
-    )
-    write_case_reports(run, trials, digest, paths.run_dir, eval_set, comparison)
+    """Write the run's three report files into ``run_dir``: ``run`` is its summary,
+    ``trials`` where each judged trial is, ``digest`` what spans all trials; with
+    ``comparison`` the pages show the run against its baseline."""
+    write_results_json(run, run_dir / RESULTS_NAME, trial_lines=trials.lines_in_key_order())
+    write_case_reports(run, trials, digest, run_dir, comparison)
 
 
 def write_case_reports(
@@ -89,7 +59,6 @@ def write_case_reports(
     trials: CaseTrials,
     digest: TrialDigest,
     run_dir: Path,
-    eval_set: EvalSet | None = None,
     comparison: RunComparison | None = None,
 ) -> None:
     """Write report.html and junit.xml of ``run`` into ``run_dir`` in one pass over its
@@ -106,7 +75,6 @@ def write_case_reports(
                 del results  # let this case's trials go before the next case is read
 
         write_text_atomically(
-            run_dir / HTML_NAME,
-            html_chunks(run, cases_into_junit(), digest, eval_set, comparison),
+            run_dir / HTML_NAME, html_chunks(run, cases_into_junit(), digest, comparison)
         )
         junit_file.write(junit.tail())

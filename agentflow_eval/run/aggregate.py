@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agentflow_eval.files.case_trials import JudgedFileTrials
 from agentflow_eval.files.jsonl import iter_lines_with_offsets
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalCase, EvalSet
@@ -26,8 +27,7 @@ from agentflow_eval.models.results import (
     TrialResult,
     Usage,
 )
-from agentflow_eval.report.case_trials import JudgedFileTrials
-from agentflow_eval.report.expected import expected_turns
+from agentflow_eval.run.expected import expected_turns
 from agentflow_eval.run.plan import RunMeta
 from agentflow_eval.run.resumable import TrialKey
 from agentflow_eval.run.stats import pass_at_k, pass_hat_k, wilson_interval

@@ -13,7 +13,7 @@ from fnmatch import fnmatchcase
 
 from agentflow_eval.models.evalset import EvalSet
 
-__all__ = ["describe_selection", "select_cases"]
+__all__ = ["describe_selection", "select_cases", "shard_of"]
 
 
 def select_cases(
@@ -51,3 +51,12 @@ def describe_selection(
     if limit is not None:
         how.append(f"limit {limit}")
     return f"subset: {len(selected.eval_cases)} of {total} cases ({', '.join(how)})"
+
+
+def shard_of(eval_set: EvalSet, index: int, count: int) -> EvalSet:
+    """The cases of shard ``index`` of ``count``: every ``count``-th case from ``index``
+    (interleaved, so long and short cases spread evenly). The eval set keeps its id."""
+    if not 0 <= index < count:
+        raise ValueError(f"shard {index} of {count} does not exist")
+    cases = eval_set.eval_cases[index::count]
+    return eval_set.model_copy(update={"eval_cases": cases})

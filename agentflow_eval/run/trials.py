@@ -54,7 +54,7 @@ async def run_trials(
         for case, index in trial_plan(plan.eval_set, plan.runs)
         if (case.eval_id, index) not in done
     )
-    source_for = turn_sources(plan.config, models)
+    source_for = turn_sources(plan.config)
     settings = plan.trial_settings
     watchdog = LoopWatchdog(limit_s=min(DEFAULT_LIMIT_S, settings.timeout_s))
     refused: list[ProviderAuthError] = []
@@ -65,9 +65,17 @@ async def run_trials(
             if refused:  # the run is stopping: start nothing more
                 return
             case, index = item
+            # the trial's calls say whose they are (a plugin's model may answer by trial)
+            trial_models = models.tagged(case=case.eval_id, trial=str(index))
             try:
                 trial = await run_trial(
-                    agent, case, index, settings, source_for(case), models, watchdog=watchdog
+                    agent,
+                    case,
+                    index,
+                    settings,
+                    source_for(case, trial_models),
+                    trial_models,
+                    watchdog=watchdog,
                 )
             except ProviderAuthError as exc:
                 refused.append(exc)

@@ -36,7 +36,7 @@ class UserTurnSource(Protocol):
         ...
 
 
-TurnSourceFor = Callable[[EvalCase], UserTurnSource]
+TurnSourceFor = Callable[[EvalCase, ModelClient], UserTurnSource]
 """A fresh turn source for each trial of a case."""
 
 
@@ -133,11 +133,11 @@ class _Unrunnable:
         )
 
 
-def turn_sources(config: EvalConfig, models: ModelClient) -> TurnSourceFor:
+def turn_sources(config: EvalConfig) -> TurnSourceFor:
     """Scripted conversations replay their turns; scenarios get a simulated user that
-    calls its model through ``models``."""
+    calls its model through the trial's ``models``."""
 
-    def source_for(case: EvalCase) -> UserTurnSource:
+    def source_for(case: EvalCase, models: ModelClient) -> UserTurnSource:
         if case.conversation_scenario is None:
             return ScriptedTurns(case)
         if config.user_simulator_config is None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ from prefect.artifacts import (
 from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.files.naming import artifact_key
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.report.charts import case_state
+from agentflow_eval.report.markdown import cases_table, comparison_rows, pct, summary_markdown
 
 __all__ = [
     "ArtifactKeys",
@@ -46,13 +45,10 @@ __all__ = [
     "RunArtifacts",
     "agent_key",
     "artifact_keys",
-    "cases_table",
     "publish_run_artifacts",
-    "summary_markdown",
 ]
 
 KEY_BASE_MAX = 80
-WORST_CASES = 10
 
 logger = logging.getLogger(__name__)
 
@@ -125,120 +121,6 @@ def artifact_keys(eval_set_id: str, scope: ArtifactScope | None = None) -> Artif
     )
 
 
-def _pct(value: float) -> str:
-    return f"{value * 100:.0f}%"
-
-
-def _ci(low: float, high: float) -> str:
-    return f"{low * 100:.0f}–{high * 100:.0f}%"
-
-
-def cases_table(run: RunResult) -> list[dict[str, Any]]:
-    """One row per case: pass rate, passed/runs, interval, state, and each criterion's
-    mean score (a column per criterion of the run)."""
-    names = [(c.criterion, c.label or c.criterion) for c in run.criteria]
-    rows = []
-    for case in run.cases:
-        means = {c.criterion: c.mean_score for c in case.criteria}
-        row: dict[str, Any] = {
-            "case": case.case_id,
-            "state": case_state(case),
-            "pass rate": round(case.pass_rate, 3),
-            "passed": f"{case.passed}/{case.rated_runs}",
-            "95% CI": _ci(case.ci_low, case.ci_high),
-            "errored": case.errored,
-        }
-        for criterion, label in names:
-            mean = means.get(criterion)
-            row[f"{label} (mean)"] = None if mean is None else round(mean, 3)
-        rows.append(row)
-    return rows
-
-
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
-
-
-def _md(text: str) -> str:
-    """Run data as literal markdown text: special characters escaped, one line."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
-
-
-def summary_markdown(
-    run: RunResult,
-    report_url: str | None = None,
-    *,
-    local_report: Path | None = None,
-    publish_problem: str | None = None,
-    comparison: RunComparison | None = None,
-) -> str:
-    """The run at a glance: verdict, identity, models, counts, where the report is (and
-    why it was not published, if it was not), the comparison with the baseline, criteria,
-    the worst cases."""
-    totals = run.totals
-    lines = [f"# {_md(run.eval_set_name or run.eval_set_id)}", ""]
-    if run.simulated:
-        lines += ["> **SIMULATED model**: a scripted offline stand-in, not a real LLM.", ""]
-    lines += [
-        f"**{_pct(totals.pass_rate)}** of {totals.rated_trials} trials passed "
-        f"(95% CI {_ci(totals.ci_low, totals.ci_high)}): {totals.passed} passed, "
-        f"{totals.failed} failed, {totals.errored} errored"
-        + (f", {totals.not_evaluated} not evaluated" if totals.not_evaluated else "")
-        + (
-            f" ({totals.infrastructure_errors} of the errors were the model provider's"
-            + (")" if run.counts_infrastructure_errors else ", left out of the pass rate)")
-            if totals.infrastructure_errors
-            else ""
-        )
-        + ".",
-        "",
-        f"- Agent: {_md(run.agent)}"
-        + (f" ({_md(run.agent_model)})" if run.agent_model else "")
-        + (f" · version {_md(run.agent_version)}" if run.agent_version else "")
-        + (f" · commit `{run.git_sha.replace('`', '')[:12]}`" if run.git_sha else ""),
-        f"- Judge model: {_md(run.judge_model or '–')}",
-        f"- Eval set: `{run.eval_set_id.replace('`', '')}` · run `{run.run_id.replace('`', '')}`"
-        f" · {run.runs_per_case} runs per case · {len(run.cases)} cases",
-        f"- Cost: agent ${totals.usage.cost_usd:.4f}, judge ${totals.judge_usage.cost_usd:.4f}",
-    ]
-    if run.labels:
-        lines.append(
-            "- Labels: " + ", ".join(f"{_md(k)}={_md(v)}" for k, v in sorted(run.labels.items()))
-        )
-    if report_url:
-        lines.append(f"- Report: [open the report](<{report_url.replace('>', '%3E')}>)")
-    elif local_report is not None:
-        lines.append(f"- Report: `{str(local_report).replace('`', '')}` (on the worker)")
-    if publish_problem:
-        lines += ["", f"> **Report not published.** {_md(publish_problem)}"]
-    if comparison is not None:
-        from agentflow_eval.tasks.support.comparison_artifacts import comparison_markdown
-
-        lines.append(comparison_markdown(comparison).rstrip("\n"))
-    if run.criteria:
-        lines += [
-            "",
-            "| Criterion | Mean score | Passed | Failed | Not evaluated |",
-            "|---|---:|---:|---:|---:|",
-        ]
-        for c in run.criteria:
-            mean = "–" if c.mean_score is None else f"{c.mean_score:.2f}"
-            cells = [_md(c.label or c.criterion), mean, c.passed, c.failed, c.not_evaluated]
-            lines.append("| " + " | ".join(str(cell) for cell in cells) + " |")
-    worst = sorted(
-        (c for c in run.cases if c.runs and c.passed < c.runs), key=lambda c: c.pass_rate
-    )
-    if worst:
-        lines += ["", f"## Failing or flaky cases ({len(worst)})", ""]
-        for case in worst[:WORST_CASES]:
-            lines.append(
-                f"- {_md(case.case_id)}: {case.passed}/{case.rated_runs} "
-                f"({_pct(case.pass_rate)}, {case_state(case)})"
-            )
-        if len(worst) > WORST_CASES:
-            lines.append(f"- … and {len(worst) - WORST_CASES} more (see the report)")
-    return "\n".join(lines) + "\n"
-
-
 @dataclass(frozen=True)
 class RunArtifacts:
     """The ids of the artifacts :func:`publish_run_artifacts` created."""
@@ -279,21 +161,19 @@ async def publish_run_artifacts(
         ),
         key=keys.summary,
         description=(
-            f"{title}: {_pct(run.totals.pass_rate)} of {run.totals.rated_trials} trials passed"
+            f"{title}: {pct(run.totals.pass_rate)} of {run.totals.rated_trials} trials passed"
         ),
     )
     link = None
     if report_url:
         link = await acreate_link_artifact(
             report_url,
-            link_text=f"{title} report ({_pct(run.totals.pass_rate)} passed)",
+            link_text=f"{title} report ({pct(run.totals.pass_rate)} passed)",
             key=keys.report,
             description=f"The HTML report of run {run.run_id}",
         )
     table = None
     if comparison is not None and comparison.comparison is not None:
-        from agentflow_eval.tasks.support.comparison_artifacts import comparison_rows
-
         compared = comparison.comparison
         table = await acreate_table_artifact(
             comparison_rows(comparison),

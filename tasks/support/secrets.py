@@ -17,6 +17,8 @@ import re
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 
+from agentflow_eval.redaction import register_secret
+
 __all__ = ["MASK", "SecretMask", "load_secrets", "provider_keys", "register_secret_values"]
 
 MASK = "***"
@@ -58,12 +60,8 @@ def _all_handlers() -> list[logging.Handler]:
 
 
 def register_secret_values(values: Iterable[str]) -> None:
-    """Hand secret values to the project's redactor, when it has one, so results and
-    reports mask them too. Without it, logs are still masked (:class:`SecretMask`)."""
-    try:
-        from agentflow_eval.redaction import register_secret  # type: ignore[attr-defined]
-    except ImportError:
-        return
+    """Hand secret values to the project's redactor, so results and reports mask them
+    too."""
     for value in values:
         register_secret(value)
 

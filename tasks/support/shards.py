@@ -18,7 +18,6 @@ from pathlib import Path
 from prefect.filesystems import WritableFileSystem
 
 from agentflow_eval.files.atomic import write_text_atomically
-from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.run.plan import RunPaths
 
 __all__ = [
@@ -28,21 +27,11 @@ __all__ = [
     "finished_shards",
     "merge_shards",
     "shard_dir",
-    "shard_of",
     "upload_shard",
 ]
 
 HANDOFF_PREFIX = "agentflow-shards"
 SHARD_FILES = ("trials.jsonl", "judged.jsonl")
-
-
-def shard_of(eval_set: EvalSet, index: int, count: int) -> EvalSet:
-    """The cases of shard ``index`` of ``count``: every ``count``-th case from ``index``
-    (interleaved, so long and short cases spread evenly). The eval set keeps its id."""
-    if not 0 <= index < count:
-        raise ValueError(f"shard {index} of {count} does not exist")
-    cases = eval_set.eval_cases[index::count]
-    return eval_set.model_copy(update={"eval_cases": cases})
 
 
 async def _read(storage: WritableFileSystem, key: str) -> bytes:

@@ -383,8 +383,10 @@ class JudgeRuntime:
             kwargs["api_key"] = api_key
         async with self.semaphore:
             self.stats.calls += 1
-            # one attempt: the retries are this runtime's, so each request is counted
-            return await self.models.complete_once(caller="judge", **kwargs)
+            # one attempt: the retries are this runtime's, so each request is counted; the
+            # call says which criterion it serves (a plugin's judge model may answer by it)
+            models = self.models.tagged(criterion=request.criterion)
+            return await models.complete_once(caller="judge", **kwargs)
 
     async def _cache_get(self, key: str) -> CachedJudgeReply | None:
         assert self.cache is not None

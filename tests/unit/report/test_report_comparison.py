@@ -19,8 +19,8 @@ from support.sample_results import sample_run, write_run_dir
 from agentflow_eval.compare import compare_runs
 from agentflow_eval.compare.baseline import compare_with_baseline
 from agentflow_eval.compare.models import BaselineProblem, RunComparison
+from agentflow_eval.files.case_trials import TrialsInMemory, each_case
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.report.case_trials import TrialsInMemory, each_case
 from agentflow_eval.report.csp import csp_hash
 from agentflow_eval.report.html import render_html
 from agentflow_eval.report.junit import COMPARISON_TESTCASE, JUnitDocument, junit_xml

@@ -14,10 +14,10 @@ from support.judged_file import write_judged_file
 from support.sample_results import sample_run
 
 from agentflow_eval.criteria.registry import build_criteria
+from agentflow_eval.files.case_trials import JudgedFileTrials
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import CaseResult, RunResult, Trial, Turn
-from agentflow_eval.report.case_trials import JudgedFileTrials
 from agentflow_eval.report.scorecard import case_verdict, format_failures, format_scorecard
 from agentflow_eval.run.aggregate import aggregate
 from agentflow_eval.run.judging import judge_trial

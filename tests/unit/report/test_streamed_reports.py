@@ -17,12 +17,12 @@ from support.judged_file import JudgedFile, write_judged_file
 from support.report_page import case_blocks
 from support.sample_results import START, sample_run
 
+from agentflow_eval.files.case_trials import JudgedFileTrials
 from agentflow_eval.files.jsonl import iter_records
 from agentflow_eval.files.results_json import results_json_chunks
 from agentflow_eval.models.results import CriterionResult, RunResult, Trial, TrialResult
 from agentflow_eval.report import read_results_json, write_html, write_junit, write_results_json
 from agentflow_eval.report.case_details import unpack_case
-from agentflow_eval.report.case_trials import JudgedFileTrials
 from agentflow_eval.report.digest import TrialDigest
 from agentflow_eval.report.html import render_html
 from agentflow_eval.report.junit import JUnitDocument, junit_xml

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agentflow_eval.files.loading import unjudged_warnings
+from agentflow_eval.criteria.coverage import unjudged_warnings
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.run.plan import load_inputs

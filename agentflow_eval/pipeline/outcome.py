@@ -9,6 +9,8 @@ from agentflow_eval.models.results import RunResult
 
 if TYPE_CHECKING:
     from agentflow_eval.compare.models import RunComparison
+    from agentflow_eval.files.case_trials import CaseTrials
+    from agentflow_eval.publish.publisher import PublishOutcome
 
 __all__ = ["RunOutcome"]
 
@@ -21,7 +23,16 @@ class RunOutcome:
     cases; an object of its own type it returns untouched.
     """
 
-    __slots__ = ("comparison", "notes", "published", "report_url", "run", "run_dir")
+    __slots__ = (
+        "comparison",
+        "notes",
+        "publish",
+        "published",
+        "report_url",
+        "run",
+        "run_dir",
+        "trials",
+    )
 
     def __init__(
         self,
@@ -30,13 +41,29 @@ class RunOutcome:
         report_url: str | None = None,
         published: list[str] | None = None,
         notes: list[str] | None = None,
+        *,
+        trials: CaseTrials | None = None,
+        comparison: RunComparison | None = None,
+        publish: PublishOutcome | None = None,
     ) -> None:
         self.run = run
         self.run_dir = run_dir
         self.report_url = report_url
         self.published: list[str] = list(published or [])
         self.notes: list[str] = list(notes or [])
-        self.comparison: RunComparison | None = None  # with a baseline: the comparison
+        self.trials = trials
+        """The run's judged trials by case, read from the run folder on demand."""
+        self.comparison = comparison
+        """With a baseline: the comparison."""
+        self.publish = publish
+        """With a publish target: what publishing did (``None``: not asked to)."""
+
+    @property
+    def publish_problem(self) -> str | None:
+        """Why the run was not published, when it was asked to be and was not."""
+        if self.publish is None or self.publish.published:
+            return None
+        return self.publish.message
 
     def __repr__(self) -> str:
         return (

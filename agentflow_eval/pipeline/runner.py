@@ -1,0 +1,132 @@
+"""The stage list, in one place: :func:`run_pipeline` chains the stages of a planned run,
+whatever front door started it.
+
+How each stage is carried out is the caller's :class:`Stages`: :class:`DirectStages` awaits
+the stage functions of :mod:`agentflow_eval.pipeline.stages` (the CLI's in-process path,
+``AgentEvaluator``, :func:`agentflow_eval.evaluate`); the ``evaluate`` flow passes its own,
+which runs each stage inside its Prefect task run. Either way the same functions run in
+the same order with the same arguments::
+
+    async with ModelClient(RateLimiter.from_config(plan.config)) as models:
+        outcome = await run_pipeline(plan, RunServices(agent, models), DirectStages())
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.compare.models import RunComparison
+from agentflow_eval.criteria.judges.cache import JudgeCache
+from agentflow_eval.llm.client import ModelClient
+from agentflow_eval.models.results import RunResult
+from agentflow_eval.pipeline import stages
+from agentflow_eval.pipeline.outcome import RunOutcome
+from agentflow_eval.pipeline.stages import BaselineOptions, FoldedRun, JudgeStageResult
+from agentflow_eval.publish.publisher import PublishOutcome
+from agentflow_eval.run.plan import RunPlan
+from agentflow_eval.run.resumable import StageCounts
+from agentflow_eval.storage.targets import Target
+
+__all__ = ["DirectStages", "RunServices", "Stages", "conclude", "measure", "run_pipeline"]
+
+
+@dataclass(frozen=True)
+class RunServices:
+    """What the stages are given besides the plan: the agent, the run's model client (its
+    rate limits and connections, shared by the agent, the simulated user and the judges),
+    the judge cache, and, when asked for, the baseline and the publish target."""
+
+    agent: AgentUnderTest
+    models: ModelClient
+    judge_cache: JudgeCache | None = None
+    baseline: BaselineOptions | None = None
+    publish_to: Target | None = None
+
+
+class Stages(Protocol):
+    """How each stage is carried out (directly, or inside its Prefect task run)."""
+
+    async def trials(
+        self, plan: RunPlan, agent: AgentUnderTest, models: ModelClient
+    ) -> StageCounts: ...
+
+    async def judge(
+        self, plan: RunPlan, models: ModelClient, cache: JudgeCache | None
+    ) -> JudgeStageResult: ...
+
+    async def aggregate(self, plan: RunPlan) -> FoldedRun: ...
+
+    async def compare(
+        self, plan: RunPlan, run: RunResult, options: BaselineOptions
+    ) -> RunComparison: ...
+
+    async def report(
+        self, plan: RunPlan, folded: FoldedRun, comparison: RunComparison | None
+    ) -> RunResult: ...
+
+    async def publish(self, run_dir: Path, target: Target) -> PublishOutcome: ...
+
+
+class DirectStages:
+    """Each stage awaited as it is, in this process."""
+
+    async def trials(
+        self, plan: RunPlan, agent: AgentUnderTest, models: ModelClient
+    ) -> StageCounts:
+        return await stages.trials_stage(plan, agent, models)
+
+    async def judge(
+        self, plan: RunPlan, models: ModelClient, cache: JudgeCache | None
+    ) -> JudgeStageResult:
+        return await stages.judge_stage(plan, models, cache)
+
+    async def aggregate(self, plan: RunPlan) -> FoldedRun:
+        return await stages.aggregate_stage(plan)
+
+    async def compare(
+        self, plan: RunPlan, run: RunResult, options: BaselineOptions
+    ) -> RunComparison:
+        return await stages.compare_stage(plan, run, options)
+
+    async def report(
+        self, plan: RunPlan, folded: FoldedRun, comparison: RunComparison | None
+    ) -> RunResult:
+        return await stages.report_stage(plan, folded, comparison)
+
+    async def publish(self, run_dir: Path, target: Target) -> PublishOutcome:
+        return await stages.publish_stage(run_dir, target)
+
+
+async def measure(plan: RunPlan, services: RunServices, runner: Stages) -> None:
+    """The stages that measure the agent: its trials, then their judging."""
+    await runner.trials(plan, services.agent, services.models)
+    await runner.judge(plan, services.models, services.judge_cache)
+
+
+async def conclude(plan: RunPlan, services: RunServices, runner: Stages) -> RunOutcome:
+    """The stages after the measuring: aggregate the judged trials, compare with the
+    baseline (when asked), write the reports, publish them (when asked)."""
+    folded = await runner.aggregate(plan)
+    comparison = None
+    if services.baseline is not None:
+        comparison = await runner.compare(plan, folded.run, services.baseline)
+    run = await runner.report(plan, folded, comparison)
+    outcome = RunOutcome(
+        run=run, run_dir=plan.paths.run_dir, trials=folded.trials, comparison=comparison
+    )
+    if services.publish_to is not None:
+        published = await runner.publish(plan.paths.run_dir, services.publish_to)
+        outcome.publish = published
+        outcome.published = list(published.urls.values())
+        outcome.report_url = published.report_url
+        outcome.notes.append(published.message)
+    return outcome
+
+
+async def run_pipeline(plan: RunPlan, services: RunServices, runner: Stages) -> RunOutcome:
+    """Every stage of ``plan``, in order (see the module)."""
+    await measure(plan, services, runner)
+    return await conclude(plan, services, runner)

@@ -1,0 +1,165 @@
+"""The stages of a run, each a function of the frozen plan and what else it needs, passed
+explicitly. Each writes what it produced into the run folder, so a stopped run resumes
+from the first stage whose output is missing.
+
+=========  ================================================  ==========================
+stage      takes                                             leaves
+=========  ================================================  ==========================
+trials     plan, agent, model client                         ``trials.jsonl``
+judge      plan, model client, judge cache                   ``judged.jsonl``
+aggregate  plan                                              the run's summary (folded)
+compare    plan, the summary, where the baseline is          ``comparison.json``
+report     plan, the folded run, the comparison              results, report, JUnit
+publish    the run folder, a target                          the store's copy
+=========  ================================================  ==========================
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.compare.baseline import compare_with_baseline, write_run_comparison
+from agentflow_eval.compare.models import RunComparison
+from agentflow_eval.criteria.judges.cache import JudgeCache
+from agentflow_eval.criteria.judges.runtime import JudgeRuntime, JudgeStats
+from agentflow_eval.files.case_trials import JudgedFileTrials
+from agentflow_eval.llm.client import ModelClient
+from agentflow_eval.models.params import S3Options
+from agentflow_eval.models.results import RunResult, Trial
+from agentflow_eval.publish.publisher import PublishOutcome, publish_run
+from agentflow_eval.report.digest import TrialDigest
+from agentflow_eval.report.writer import write_run_reports
+from agentflow_eval.run.aggregate import aggregate_judged
+from agentflow_eval.run.judging import judge_trials
+from agentflow_eval.run.plan import RunPlan
+from agentflow_eval.run.resumable import StageCounts
+from agentflow_eval.run.trials import run_trials
+from agentflow_eval.storage.targets import S3Credentials, Target
+
+__all__ = [
+    "BaselineOptions",
+    "FoldedRun",
+    "JudgeStageResult",
+    "aggregate_stage",
+    "compare_stage",
+    "judge_stage",
+    "publish_stage",
+    "report_stage",
+    "trials_stage",
+]
+
+
+async def trials_stage(
+    plan: RunPlan,
+    agent: AgentUnderTest,
+    models: ModelClient,
+    *,
+    on_trial: Callable[[Trial], None] | None = None,
+) -> StageCounts:
+    """Run every trial of ``plan`` not yet in its trials file (see
+    :func:`~agentflow_eval.run.trials.run_trials`)."""
+    return await run_trials(plan, agent, models, on_trial=on_trial)
+
+
+@dataclass(frozen=True)
+class JudgeStageResult:
+    """What the judge stage did, and what its judges cost."""
+
+    counts: StageCounts
+    stats: JudgeStats
+    cache_location: str | None
+
+
+async def judge_stage(
+    plan: RunPlan, models: ModelClient, cache: JudgeCache | None
+) -> JudgeStageResult:
+    """Judge the trials not yet in the run's judged file, LLM judges calling through
+    ``models`` (the run's limits) and answered from ``cache`` where they were before."""
+    runtime = JudgeRuntime(plan.config.judge, models=models, cache=cache)
+    counts = await judge_trials(plan, runtime)
+    location = runtime.cache.location if runtime.cache is not None else None
+    return JudgeStageResult(counts, runtime.stats, location)
+
+
+class FoldedRun:
+    """``judged.jsonl`` folded once: the run's summary, where each trial's line is, and
+    what spans every trial (the report's charts).
+
+    A plain class: Prefect walks dataclasses and models passed between tasks looking for
+    futures, all the way down a run's cases; an object of its own type it leaves alone."""
+
+    __slots__ = ("digest", "run", "trials")
+
+    def __init__(self, run: RunResult, trials: JudgedFileTrials, digest: TrialDigest) -> None:
+        self.run = run
+        self.trials = trials
+        self.digest = digest
+
+
+def _fold(plan: RunPlan) -> FoldedRun:
+    digest = TrialDigest()
+    run, trials = aggregate_judged(
+        plan.eval_set, plan.config, plan.paths.judged, plan.meta, on_trial=digest.add
+    )
+    return FoldedRun(run, trials, digest)
+
+
+async def aggregate_stage(plan: RunPlan) -> FoldedRun:
+    """Fold the judged trials into the run's summary, once (off the event loop: it reads
+    the whole file)."""
+    return await asyncio.to_thread(_fold, plan)
+
+
+@dataclass(frozen=True)
+class BaselineOptions:
+    """What to compare a run with: ``baseline`` (``latest``, a run folder, a results.json
+    or an ``s3://`` location), where ``latest`` is looked up (``publish_to``), how to
+    reach an S3-compatible store, and whether a regression fails the run."""
+
+    baseline: str
+    publish_to: str | None = None
+    s3: S3Options | None = None
+    credentials: S3Credentials | None = None
+    fail_on_regression: bool = False
+
+
+def _compare(plan: RunPlan, run: RunResult, options: BaselineOptions) -> RunComparison:
+    record = compare_with_baseline(
+        run,
+        options.baseline,
+        publish_to=options.publish_to,
+        s3=options.s3,
+        credentials=options.credentials,
+        candidate_source=str(plan.paths.results),
+        fail_on_regression=options.fail_on_regression,
+    )
+    write_run_comparison(plan.paths.run_dir, record)
+    return record
+
+
+async def compare_stage(plan: RunPlan, run: RunResult, options: BaselineOptions) -> RunComparison:
+    """Compare the run's summary with its baseline and write ``comparison.json``. Never
+    raises for the baseline: one that cannot be read is the record's ``problem``."""
+    return await asyncio.to_thread(_compare, plan, run, options)
+
+
+async def report_stage(
+    plan: RunPlan, folded: FoldedRun, comparison: RunComparison | None = None
+) -> RunResult:
+    """Write results.json, report.html and junit.xml into the run folder (off the event
+    loop: rendering is CPU work); returns the run's summary without its trials."""
+    await asyncio.to_thread(
+        write_run_reports, folded.run, folded.trials, folded.digest, plan.paths.run_dir, comparison
+    )
+    return folded.run
+
+
+async def publish_stage(run_dir: Path, target: Target) -> PublishOutcome:
+    """Copy the run folder's reports to ``target``; a store that stays down leaves the
+    folder marked for a later ``agentflow-eval publish`` (see
+    :func:`~agentflow_eval.publish.publisher.publish_run`)."""
+    return await asyncio.to_thread(publish_run, run_dir, target)

@@ -1,0 +1,182 @@
+"""A run's inputs, read and checked before anything runs: the eval set, its config, and
+what the run can tell already (a criterion that cannot be built, a case nothing judges,
+a judge key that is not set, a scenario without a simulated user).
+
+Bad input raises :class:`~agentflow_eval.files.errors.EvalFileError` naming file, case
+and field; what is accepted but not used as written comes back as warnings.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentflow_eval.criteria.coverage import unjudged_warnings
+from agentflow_eval.criteria.registry import build_criteria, build_criterion, known_llm_criteria
+from agentflow_eval.files.errors import EvalFileError, Problem
+from agentflow_eval.files.loading import find_config_for, load_config, load_evalset
+from agentflow_eval.models.config import EvalConfig
+from agentflow_eval.models.evalset import EvalSet
+
+__all__ = [
+    "RUBRIC_CRITERIA",
+    "RunInputs",
+    "check_criteria",
+    "check_scenarios",
+    "load_inputs",
+]
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """A validated eval set and config, with the warnings met while reading them. Made by
+    :func:`load_inputs` from files or by :meth:`of` from objects; both check the config's
+    criteria against the eval set (:func:`check_criteria`)."""
+
+    eval_set: EvalSet
+    config: EvalConfig
+    warnings: tuple[str, ...] = ()
+    config_path: Path | None = None
+    evalset_path: Path | None = None
+
+    @classmethod
+    def of(cls, eval_set: EvalSet, config: EvalConfig | None = None) -> RunInputs:
+        """Inputs from objects; no config means ADK's default criteria."""
+        chosen = config if config is not None else EvalConfig.default()
+        check_criteria(chosen, None, eval_set)
+        check_scenarios(eval_set, chosen, f"eval set {eval_set.eval_set_id!r}", None)
+        return cls(eval_set, chosen)
+
+
+def load_inputs(
+    evalset: str | Path,
+    config: str | Path | EvalConfig | None = None,
+    *,
+    judge_model: str | None = None,
+) -> RunInputs:
+    """Read and check the eval set at ``evalset`` and its config: ``config`` when given
+    (a file or a config object), else the ``test_config.json`` beside the eval set, else
+    ADK's default criteria. ``judge_model`` replaces the config's run-wide judge model.
+
+    Raises :class:`agentflow_eval.files.errors.EvalFileError` naming file, case and field.
+    """
+    loaded = load_evalset(evalset)
+    config_path: Path | None = None
+    if isinstance(config, EvalConfig):
+        run_config = config.model_copy(deep=True)
+    else:
+        config_path = Path(config) if config else find_config_for(evalset)
+        run_config = load_config(config_path) if config_path else EvalConfig.default()
+    if judge_model:
+        run_config.judge.model = judge_model
+    check_criteria(run_config, config_path, loaded.eval_set, Path(evalset))
+    check_scenarios(loaded.eval_set, run_config, evalset, config_path)
+    warnings = (
+        *loaded.warnings,
+        *run_config.load_warnings,
+        *unjudged_warnings(loaded.eval_set, run_config),
+    )
+    return RunInputs(loaded.eval_set, run_config, warnings, config_path, Path(evalset))
+
+
+RUBRIC_CRITERIA = frozenset(
+    {"rubric_based_final_response_quality_v1", "rubric_based_tool_use_quality_v1"}
+)
+"""Built-in criteria that judge rubrics, and have nothing to judge without one."""
+
+
+def check_criteria(
+    config: EvalConfig,
+    config_path: str | Path | None,
+    eval_set: EvalSet | None = None,
+    evalset_path: str | Path | None = None,
+) -> None:
+    """Check, before any trial runs, that the run can judge what it runs.
+
+    The config's criteria are built once: an unknown name or a custom check that does not
+    load is an error naming the file and the criterion, not a traceback after the whole
+    trial phase. Given the eval set, nothing may pass without being checked: an eval set
+    without cases, a rubric criterion with no rubric anywhere (in its config, the cases
+    or their turns), and a case that no criterion judges are errors too."""
+    config_file = config_path or "(config)"
+    for name, options in config.criteria.items():
+        try:
+            build_criterion(name, options, config)
+        except ValueError as exc:
+            raise EvalFileError(config_file, str(exc), field=f"criteria.{name}") from None
+    _check_judge_key(config, config_file)
+    if eval_set is None:
+        return
+    evalset_file = evalset_path or "(eval set)"
+    if not eval_set.eval_cases:
+        raise EvalFileError(
+            evalset_file,
+            f"eval set {eval_set.eval_set_id!r} has no cases: there is nothing to evaluate",
+            field="eval_cases",
+        )
+    cases_have_rubrics = any(_has_rubrics(case) for case in eval_set.eval_cases)
+    for name, options in config.criteria.items():
+        rubric_less = not options.rubrics and not cases_have_rubrics
+        if name in RUBRIC_CRITERIA and not options.function and rubric_less:
+            raise EvalFileError(
+                config_file,
+                f"criterion {name!r} has no rubrics to judge, so it could never pass or "
+                "fail: give 'rubrics' in this criterion, in the cases or in their turns, "
+                "or remove it",
+                field=f"criteria.{name}",
+            )
+    for case in eval_set.eval_cases:
+        if not build_criteria(config, case):
+            raise EvalFileError(
+                evalset_file,
+                "no criterion judges this case, so it would pass having checked nothing: "
+                f"give the config criteria ({config_file}) or the case expectations",
+                case_id=case.eval_id,
+            )
+
+
+def _check_judge_key(config: EvalConfig, config_file: str | Path) -> None:
+    """A judge key variable that is not set would fail every judge call of the run, each
+    one "not evaluated": say so before anything runs."""
+    name = config.judge.api_key_env
+    judged = any(
+        criterion in known_llm_criteria() and not options.function
+        for criterion, options in config.criteria.items()
+    )
+    if judged and name and not os.environ.get(name, "").strip():
+        raise EvalFileError(
+            config_file,
+            f"the judge's API key variable {name!r} is not set (or empty) in the environment",
+            field="judge.api_key_env",
+        )
+
+
+def _has_rubrics(case: Any) -> bool:
+    if getattr(case, "rubrics", None):
+        return True
+    return any(getattr(turn, "rubrics", None) for turn in getattr(case, "conversation", []))
+
+
+def check_scenarios(
+    eval_set: EvalSet, config: EvalConfig, source: str | Path, config_path: Path | None
+) -> None:
+    """A simulated-user scenario case cannot run without the config's
+    ``user_simulator_config`` (the model that plays the user): refuse it when the inputs
+    load, naming each such case, not trial by trial once the run is going."""
+    if config.user_simulator_config is not None:
+        return
+    where = f"config {config_path}" if config_path else "the config (none was given)"
+    problems = [
+        Problem(
+            message=f"a simulated-user scenario needs user_simulator_config in {where}, "
+            'e.g. "user_simulator_config": {"model": "openai/gpt-4o-mini"}',
+            field="conversation_scenario",
+            case_id=case.eval_id,
+        )
+        for case in eval_set.eval_cases
+        if case.conversation_scenario is not None
+    ]
+    if problems:
+        raise EvalFileError.from_problems(source, problems)

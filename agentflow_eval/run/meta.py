@@ -1,0 +1,52 @@
+"""What the results say about the run itself: its id, the agent and models it ran with,
+whether they were simulated, its identity and notes. Decided once, when the run is
+planned."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from agentflow_eval.criteria.registry import known_llm_criteria
+from agentflow_eval.demo.names import is_demo_model
+from agentflow_eval.models.config import EvalConfig
+
+__all__ = ["RunMeta", "is_simulated", "judge_model_of"]
+
+
+@dataclass(frozen=True)
+class RunMeta:
+    """What the results say about the run itself."""
+
+    run_id: str
+    agent: str
+    started_at: datetime
+    runs_per_case: int
+    agent_model: str | None = None
+    judge_model: str | None = None
+    simulated: bool = False
+    """Whether the agent's or the judges' model is the offline demo model (then every
+    report says the results are simulated)."""
+    count_infrastructure_errors: bool = False
+    """Whether trials the provider failed count against the pass rate (by default they are
+    reported apart and left out)."""
+    notes: tuple[str, ...] = ()
+    agent_version: str | None = None
+    git_sha: str | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+def judge_model_of(config: EvalConfig) -> str | None:
+    """The judge model of a run, if any criterion uses an LLM judge: the criteria's own
+    model when they agree on one, else the run-wide default."""
+    judged = [name for name in config.criteria if name in known_llm_criteria()]
+    if not judged:
+        return None
+    own = {config.criteria[name].judge_model for name in judged} - {None}
+    return own.pop() if len(own) == 1 else config.judge.model
+
+
+def is_simulated(agent_model: str | None, judge_model: str | None) -> bool:
+    """Whether a run with these models measures the offline demo model, not an LLM."""
+    return is_demo_model(agent_model) or is_demo_model(judge_model)

@@ -1,0 +1,142 @@
+"""A run folder's ``run.json``: how the run was started, so the folder is its own resume
+point. Read once per resume (:class:`RunRecord`), written when the run is planned."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agentflow_eval.files.atomic import write_text_atomically
+from agentflow_eval.files.errors import EvalFileError
+from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.run.meta import RunMeta
+from agentflow_eval.run.paths import RunPaths
+
+__all__ = ["RunRecord", "params_from_run_dir", "read_run_json", "write_run_json"]
+
+
+def read_run_json(run_dir: str | Path) -> dict[str, Any]:
+    """A run folder's ``run.json``; a missing, unreadable or malformed one is an error
+    naming the file."""
+    path = Path(run_dir) / "run.json"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{run_dir}: not a run folder to resume (no run.json); pass the folder an "
+            "earlier run printed as 'results in ...'"
+        )
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise EvalFileError(path, "not UTF-8 text: the run folder's run.json is damaged") from None
+    except json.JSONDecodeError as exc:
+        raise EvalFileError(
+            path,
+            f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg} (the run "
+            "folder's run.json is damaged)",
+        ) from None
+    except OSError as exc:
+        raise EvalFileError(path, f"cannot be read: {exc.strerror or exc}") from None
+    if not isinstance(document, dict):
+        raise EvalFileError(path, "expected a JSON object (the run folder's run.json)")
+    for key in ("run_id", "started_at"):
+        if not isinstance(document.get(key), str):
+            raise EvalFileError(path, f"has no {key!r} (the run folder's run.json)", field=key)
+    try:
+        datetime.fromisoformat(document["started_at"])
+    except ValueError:
+        raise EvalFileError(
+            path, f"'started_at' is not a date: {document['started_at']!r}", field="started_at"
+        ) from None
+    return document
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A run folder and its ``run.json``, read once."""
+
+    run_dir: Path
+    document: Mapping[str, Any]
+
+    @classmethod
+    def read(cls, run_dir: str | Path) -> RunRecord:
+        """The record of ``run_dir`` (see :func:`read_run_json` for what is refused)."""
+        folder = Path(run_dir).resolve()
+        return cls(folder, read_run_json(folder))
+
+    @property
+    def path(self) -> Path:
+        return self.run_dir / "run.json"
+
+    @property
+    def fingerprint(self) -> Mapping[str, Any] | None:
+        found = self.document.get("fingerprint")
+        return found if isinstance(found, Mapping) else None
+
+    def params(self) -> EvaluateParams:
+        """The parameters the run was started with, set to resume it."""
+        if "params" not in self.document:
+            raise ValueError(
+                f"{self.path}: this run was started from Python, not from parameters; resume "
+                "it from Python with the same agent and eval set"
+            )
+        try:
+            params = EvaluateParams.model_validate(self.document["params"])
+        except ValueError as exc:
+            first = str(exc).splitlines()
+            raise EvalFileError(
+                self.path, f"its 'params' are not valid: {first[1] if len(first) > 1 else exc}"
+            ) from None
+        return params.model_copy(update={"resume": str(self.run_dir)})
+
+    def runs_per_case(self, default: int) -> int:
+        try:
+            return int(self.document.get("runs_per_case", default))
+        except (TypeError, ValueError):
+            raise EvalFileError(
+                self.path, "'runs_per_case' is not a number", field="runs_per_case"
+            ) from None
+
+    @property
+    def run_id(self) -> str:
+        return str(self.document["run_id"])
+
+    @property
+    def started_at(self) -> datetime:
+        return datetime.fromisoformat(self.document["started_at"])
+
+
+def params_from_run_dir(run_dir: str | Path) -> EvaluateParams:
+    """The parameters a run was started with, read back from its ``run.json``."""
+    return RunRecord.read(run_dir).params()
+
+
+def write_run_json(
+    paths: RunPaths,
+    meta: RunMeta,
+    *,
+    fingerprint: Mapping[str, Any],
+    params: EvaluateParams | None,
+    earlier: RunRecord | None,
+) -> None:
+    """Write the run's ``run.json``: its id, start, runs per case, agent, the inputs'
+    fingerprint (the first one, on a resume) and the parameters it was started with."""
+    before: Mapping[str, Any] = earlier.document if earlier is not None else {}
+    document: dict[str, object] = {
+        "run_id": meta.run_id,
+        "started_at": meta.started_at.isoformat(),
+        "runs_per_case": meta.runs_per_case,
+        "agent": meta.agent,
+        "count_infrastructure_errors": meta.count_infrastructure_errors,
+        "fingerprint": before.get("fingerprint") or dict(fingerprint),
+    }
+    if params is not None:
+        # the folder is its own resume point, so ``resume`` is left out: run.json says how
+        # the run was started, whoever picked it up later
+        document["params"] = params.model_dump(mode="json", exclude={"resume"})
+    elif before.get("params") is not None:  # a resume from objects keeps the first ones
+        document["params"] = before["params"]
+    write_text_atomically(paths.meta, [json.dumps(document, indent=2)])

@@ -1,0 +1,21 @@
+"""The aggregate task: the judged trials folded, once, into the run's summary (pass rates
+with their intervals, criterion means) and the report's chart data."""
+
+from __future__ import annotations
+
+from prefect import get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from agentflow_eval.pipeline.stages import FoldedRun, aggregate_stage
+from agentflow_eval.report.scorecard import overall_line
+from agentflow_eval.run.plan import RunPlan
+
+__all__ = ["aggregate_task"]
+
+
+@task(name="aggregate", cache_policy=NO_CACHE)
+async def aggregate_task(plan: RunPlan) -> FoldedRun:
+    """Fold the run's judged.jsonl into its summary."""
+    folded = await aggregate_stage(plan)
+    get_run_logger().info(overall_line(folded.run))
+    return folded
