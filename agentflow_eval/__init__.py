@@ -5,7 +5,8 @@ The public API, importable from the package itself::
     from agentflow_eval import AgentEvaluator, EvalConfig, load_evalset
 
 - run an evaluation: :class:`AgentEvaluator` (pytest), :func:`evaluate` (the pipeline in
-  one call) with :class:`RunOptions`;
+  one call) with :class:`RunOptions`; what a run raises: :class:`EvaluationFailed`,
+  :class:`RegressionFound`, and every deliberate error's root :class:`AgentflowEvalError`;
 - inputs: :class:`EvalSet`, :class:`EvalCase`, :class:`Invocation`, :class:`Message`,
   :class:`ToolCall`, :class:`EvalConfig`, :class:`CriterionConfig`, and the loaders
   :func:`load_evalset`, :func:`load_config`;
@@ -39,8 +40,10 @@ _os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 _EXPORTS: dict[str, tuple[str, str]] = {
     "AgentEvaluator": ("agentflow_eval.evaluator", "AgentEvaluator"),
     "EvaluationFailed": ("agentflow_eval.evaluator", "EvaluationFailed"),
-    "evaluate": ("agentflow_eval.run.pipeline", "evaluate"),
-    "RunOptions": ("agentflow_eval.run.plan", "RunOptions"),
+    "RegressionFound": ("agentflow_eval.evaluator", "RegressionFound"),
+    "AgentflowEvalError": ("agentflow_eval.errors", "AgentflowEvalError"),
+    "evaluate": ("agentflow_eval.pipeline.evaluate", "evaluate"),
+    "RunOptions": ("agentflow_eval.run.settings", "RunOptions"),
     "EvalSet": ("agentflow_eval.models.evalset", "EvalSet"),
     "EvalCase": ("agentflow_eval.models.evalset", "EvalCase"),
     "Invocation": ("agentflow_eval.models.evalset", "Invocation"),
@@ -73,6 +76,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 
 __all__ = [
     "AgentEvaluator",
+    "AgentflowEvalError",
     "AgentSession",
     "AgentUnderTest",
     "CaseResult",
@@ -90,6 +94,7 @@ __all__ = [
     "Message",
     "ModelClient",
     "PythonAgent",
+    "RegressionFound",
     "RunOptions",
     "RunResult",
     "SessionContext",
@@ -141,7 +146,8 @@ if TYPE_CHECKING:
         skipped,
     )
     from agentflow_eval.criteria.registry import register as register_criterion
-    from agentflow_eval.evaluator import AgentEvaluator, EvaluationFailed
+    from agentflow_eval.errors import AgentflowEvalError
+    from agentflow_eval.evaluator import AgentEvaluator, EvaluationFailed, RegressionFound
     from agentflow_eval.files.loading import load_config, load_evalset
     from agentflow_eval.llm.client import ModelClient
     from agentflow_eval.models.config import CriterionConfig, EvalConfig
@@ -152,5 +158,5 @@ if TYPE_CHECKING:
         RunResult,
         TrialResult,
     )
-    from agentflow_eval.run.pipeline import evaluate
-    from agentflow_eval.run.plan import RunOptions
+    from agentflow_eval.pipeline.evaluate import evaluate
+    from agentflow_eval.run.settings import RunOptions

@@ -94,13 +94,15 @@ class RunProgress:
 
 class RunFolderWatch:
     """Follows the run folder a CLI run is writing (see the module docstring): the folder
-    and the number of trials the run will have come from its plan."""
+    and the number of trials the run will have come from its plan. What the folder holds
+    when the watch is made (a resumed run's earlier trials) counts as done already."""
 
     def __init__(self, run_dir: Path, total: int) -> None:
         self.progress = RunProgress(run_dir=run_dir, total=total)
         self._trials = StageFile(run_dir / "trials.jsonl")
         self._judged = StageFile(run_dir / "judged.jsonl")
-        self._first_read = True  # a resumed run's earlier trials count apart
+        held = self.poll()
+        held.already_done, held.already_judged = held.trials_done, held.judged
 
     @property
     def run_dir(self) -> Path:
@@ -123,10 +125,6 @@ class RunFolderWatch:
                 progress.errored += 1
             else:
                 progress.not_evaluated += 1
-        if self._first_read:
-            progress.already_done = progress.trials_done
-            progress.already_judged = progress.judged
-            self._first_read = False
         return progress
 
 

@@ -54,8 +54,8 @@ def devtools(browser: Chromium) -> Iterator[DevTools]:
 
 @pytest.fixture(scope="module")
 def report_html() -> str:
-    run, eval_set = sample_run()
-    return render_html(run, eval_set)
+    run, _eval_set = sample_run()
+    return render_html(run)
 
 
 @pytest.fixture(scope="module")

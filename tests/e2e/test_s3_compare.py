@@ -44,7 +44,7 @@ def nights(seaweed: SeaweedFS, tmp_path_factory: pytest.TempPathFactory) -> dict
     """Two good nights published to the store, and tonight's regressed run, not yet
     published."""
     root = tmp_path_factory.mktemp("runs")
-    good, eval_set = sample_run(trials=10)
+    good, _eval_set = sample_run(trials=10)
     bad, _ = sample_run(trials=10, behaviour_of={REGRESSED: "wrong_tool"})
     target = parse_target(
         f"s3://{BUCKET}/{PREFIX}",
@@ -63,7 +63,7 @@ def nights(seaweed: SeaweedFS, tmp_path_factory: pytest.TempPathFactory) -> dict
         ("tonight", bad, 2, False),
     ]:
         night = _night(run, run_id, day)
-        dirs[run_id] = write_run_dir(root / run_folder(night), night, eval_set)
+        dirs[run_id] = write_run_dir(root / run_folder(night), night)
         if publish:
             assert publish_run(dirs[run_id], target).published
     return dirs

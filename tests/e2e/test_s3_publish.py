@@ -54,8 +54,8 @@ def s3_target(store: SeaweedFS, prefix: str, **options: object):  # type: ignore
 
 
 def make_run_dir(tmp_path: Path, run_id: str) -> tuple[RunResult, Path]:
-    run, eval_set = sample_run(run_id=run_id)
-    return run, write_run_dir(tmp_path / "runs" / run_folder(run), run, eval_set)
+    run, _eval_set = sample_run(run_id=run_id)
+    return run, write_run_dir(tmp_path / "runs" / run_folder(run), run)
 
 
 def read_back(store: SeaweedFS, key: str) -> tuple[str, bytes]:

@@ -13,9 +13,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from agentflow_eval.compare.models import RunComparison
+from agentflow_eval.files.case_trials import JudgedFileTrials
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
-from agentflow_eval.models.results import TrialResult
+from agentflow_eval.models.results import RunResult, TrialResult
+from agentflow_eval.report.digest import TrialDigest
+from agentflow_eval.report.writer import write_run_reports
+from agentflow_eval.run.aggregate import aggregate_judged
 from agentflow_eval.run.plan import RunMeta, RunPaths
 from support.sample_results import sample_run
 
@@ -33,6 +38,26 @@ class JudgedFile:
     finished_at: datetime
     counted: list[TrialResult]
     """The trials that count, sorted by (case id, trial index)."""
+
+    def fold(self) -> tuple[RunResult, JudgedFileTrials, TrialDigest]:
+        """The file folded as the pipeline's aggregate stage folds it."""
+        digest = TrialDigest()
+        run, trials = aggregate_judged(
+            self.eval_set,
+            self.config,
+            self.paths.judged,
+            self.meta,
+            on_trial=digest.add,
+            finished_at=self.finished_at,
+        )
+        return run, trials, digest
+
+    def write_reports(self, comparison: RunComparison | None = None) -> RunResult:
+        """Fold the file and write the run's reports, as the aggregate and report stages
+        do; the run's summary."""
+        run, trials, digest = self.fold()
+        write_run_reports(run, trials, digest, self.paths.run_dir, comparison)
+        return run
 
 
 def write_judged_file(
@@ -67,7 +92,7 @@ def write_judged_file(
         agent_model=run.agent_model,
         judge_model=run.judge_model,
         simulated=run.simulated,
-        notes=list(run.notes),
+        notes=tuple(run.notes),
     )
     config = EvalConfig.model_validate(run.config)
     return JudgedFile(paths, eval_set, config, meta, run.finished_at, counted)

@@ -19,9 +19,11 @@ def make_plan(
 ) -> RunPlan:
     """A planned run of ``agent`` on ``eval_set`` under ``output_dir``; ``options`` are
     :class:`RunOptions` fields (runs, max_concurrency, trial_timeout_s)."""
-    return plan_run(
+    handle = plan_run(
         RunInputs.of(eval_set, config or EvalConfig.default()),
         RunOptions(**options),  # type: ignore[arg-type]
         agent=agent,
         output_dir=output_dir,
     )
+    handle.release()  # these tests drive the stages themselves, one process at a time
+    return handle.plan

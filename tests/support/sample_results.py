@@ -32,9 +32,11 @@ from agentflow_eval.models.results import (
     Turn,
     Usage,
 )
-from agentflow_eval.report import expected_turns, write_html, write_junit, write_results_json
+from agentflow_eval.report import write_html, write_junit, write_results_json
+from agentflow_eval.report.digest import TrialDigest
 from agentflow_eval.report.writer import write_run_reports
-from agentflow_eval.run.aggregate import aggregate
+from agentflow_eval.run.aggregate import aggregate, aggregate_judged
+from agentflow_eval.run.expected import expected_turns
 from agentflow_eval.run.judging import judge_trial
 from agentflow_eval.run.plan import RunMeta, RunPaths
 
@@ -478,7 +480,7 @@ def sample_run(
         agent_model="openai/gpt-4o-mini",
         judge_model="openai/gpt-4o-mini",
         simulated=simulated,
-        notes=["Nightly run on the staging deployment."],
+        notes=("Nightly run on the staging deployment.",),
     )
     run = aggregate(
         eval_set, config, judged, meta, finished_at=START + timedelta(minutes=4, seconds=12)
@@ -490,11 +492,11 @@ def sample_run(
     return run, eval_set
 
 
-def write_run_dir(directory: Path, run: RunResult, eval_set: EvalSet | None = None) -> Path:
+def write_run_dir(directory: Path, run: RunResult) -> Path:
     """A finished run directory, as the report stage leaves it: report.html,
     results.json and junit.xml."""
     write_results_json(run, directory / "results.json")
-    write_html(run, directory / "report.html", eval_set)
+    write_html(run, directory / "report.html")
     write_junit(run, directory / "junit.xml")
     return directory
 
@@ -516,8 +518,12 @@ def write_run_dir_streamed(directory: Path, run: RunResult, eval_set: EvalSet) -
         agent_model=run.agent_model,
         judge_model=run.judge_model,
         simulated=run.simulated,
-        notes=list(run.notes),
+        notes=tuple(run.notes),
     )
     config = EvalConfig.model_validate(run.config)
-    write_run_reports(eval_set, config, meta, paths, finished_at=run.finished_at)
+    digest = TrialDigest()
+    summary, trials = aggregate_judged(
+        eval_set, config, paths.judged, meta, on_trial=digest.add, finished_at=run.finished_at
+    )
+    write_run_reports(summary, trials, digest, directory)
     return directory

@@ -16,7 +16,7 @@ def test_every_public_name_resolves_to_the_object_it_names() -> None:
         assert getattr(agentflow_eval, name) is not None, name
     assert agentflow_eval.register_criterion.__module__ == "agentflow_eval.criteria.registry"
     assert agentflow_eval.AgentEvaluator.__name__ == "AgentEvaluator"
-    assert agentflow_eval.evaluate.__module__ == "agentflow_eval.run.pipeline"
+    assert agentflow_eval.evaluate.__module__ == "agentflow_eval.pipeline.evaluate"
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:
@@ -36,7 +36,7 @@ def test_importing_the_package_imports_nothing_heavy() -> None:
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == ["agentflow_eval"]
+    assert json.loads(done.stdout) == ["agentflow_eval", "agentflow_eval.version"]
 
 
 def test_the_core_never_imports_prefect() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from agentflow_eval.agents.base import SessionContext, bind_session
+from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.evalset import SessionInput
 
 MakeContext = Callable[..., SessionContext]
@@ -29,6 +30,8 @@ def make_context(tmp_path: Path) -> MakeContext:
             session_id=f"{case_id}-{trial_index}-session",
             session_input=SessionInput(state=state or {}),
             workdir_path=workdir,
+            # tagged with the trial, as the trial stage gives a session its client
+            models=ModelClient().tagged(case=case_id, trial=str(trial_index)),
         )
 
     return make

@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 import litellm
 import pytest
 
-from agentflow_eval.agents.base import SessionContext, bind_session
 from agentflow_eval.demo import model as demo_model
 from agentflow_eval.demo.model import (
     DEMO_PROVIDER,
     SIMULATED_LABEL,
+    install,
     is_demo_model,
-    register_demo_provider,
 )
-
-MakeContext = Callable[..., SessionContext]
+from agentflow_eval.llm.client import ModelClient
 
 WEATHER_TOOL = {
     "type": "function",
@@ -57,7 +54,7 @@ TWO_ARG_TOOL = {
 
 @pytest.fixture(autouse=True)
 def _registered() -> None:
-    register_demo_provider()
+    install()
 
 
 @pytest.fixture
@@ -86,8 +83,8 @@ def planned(response: Any) -> list[tuple[str, dict[str, Any]]]:
 
 
 def test_registration_is_idempotent() -> None:
-    register_demo_provider()
-    register_demo_provider()
+    install()
+    install()
     entries = [i for i in litellm.custom_provider_map if i["provider"] == DEMO_PROVIDER]
     assert len(entries) == 1
     assert is_demo_model("agentflow-demo/weather")
@@ -211,35 +208,40 @@ async def test_other_single_string_tools_work_too() -> None:
     )
 
 
-async def plans_over_trials(make_context: MakeContext, trials: range, **kw: Any) -> list[Any]:
+async def plans_over_trials(trials: range, **kw: Any) -> list[Any]:
+    """Plans for the same request made for trials ``trials`` of one case: each call tagged
+    with its trial by a trial's view of the run's model client."""
+    models = ModelClient()
     plans = []
     for index in trials:
-        with bind_session(make_context(case_id="compare", trial_index=index)):
-            response = await complete(
-                user("Compare the weather in Tokyo and London"), [WEATHER_TOOL], **kw
-            )
+        response = await models.tagged(case="compare", trial=str(index)).complete(
+            model=f"{DEMO_PROVIDER}/test",
+            messages=user("Compare the weather in Tokyo and London"),
+            tools=[WEATHER_TOOL],
+            **kw,
+        )
         message = response.choices[0].message
         plans.append((message.content, tuple(args["location"] for _, args in planned(response))))
     return plans
 
 
-async def test_the_same_trial_gets_the_same_answer(make_context: MakeContext) -> None:
-    first = await plans_over_trials(make_context, range(30))
-    again = await plans_over_trials(make_context, range(30))
+async def test_the_same_trial_gets_the_same_answer() -> None:
+    first = await plans_over_trials(range(30))
+    again = await plans_over_trials(range(30))
     assert first == again
 
 
-async def test_trials_differ_and_the_base_seed_changes_them(make_context: MakeContext) -> None:
-    plans = await plans_over_trials(make_context, range(40))
-    reseeded = await plans_over_trials(make_context, range(40), seed=1)
+async def test_trials_differ_and_the_base_seed_changes_them() -> None:
+    plans = await plans_over_trials(range(40))
+    reseeded = await plans_over_trials(range(40), seed=1)
     locations = Counter(p[1] for p in plans)
     assert locations.most_common(1)[0][0] == ("Tokyo", "London")
     assert len(locations) > 1  # some trials skip or swap a city
     assert plans != reseeded
 
 
-async def test_imperfection_rates_are_roughly_as_documented(make_context: MakeContext) -> None:
-    plans = await plans_over_trials(make_context, range(300))
+async def test_imperfection_rates_are_roughly_as_documented() -> None:
+    plans = await plans_over_trials(range(300))
     complete_in_order = sum(p[1] == ("Tokyo", "London") for p in plans) / len(plans)
     skipped = sum(len(p[1]) < 2 for p in plans) / len(plans)
     assert 0.08 <= skipped <= 0.24
@@ -251,8 +253,32 @@ async def test_a_foreign_request_for_a_json_verdict_is_refused_clearly() -> None
         {"role": "system", "content": 'Grade the answer. Reply in JSON: {"verdict": "yes"}'},
         {"role": "user", "content": "Answer: Paris"},
     ]
-    with pytest.raises(Exception, match="judges only agentflow-eval's own judge prompts"):
+    with pytest.raises(Exception, match="judges only for agentflow-eval's own criteria"):
         await complete(messages)
+
+
+async def test_a_judge_call_is_answered_by_the_judge_of_its_criterion() -> None:
+    def prompt(answer: str) -> str:
+        fence = "0123456789ab"
+        return (
+            f"<<<BEGIN REFERENCE_ANSWER {fence}>>>\nTokyo is sunny at 75°F.\n"
+            f"<<<END REFERENCE_ANSWER {fence}>>>\n"
+            f"<<<BEGIN AGENT_ANSWER {fence}>>>\n{answer}\n<<<END AGENT_ANSWER {fence}>>>"
+        )
+
+    models = ModelClient()
+    judge = models.tagged(criterion="final_response_match_v2")
+    verdicts = []
+    for answer in ("It is 75°F and sunny in Tokyo.", "It is 60°F in Tokyo."):
+        reply = await judge.complete(
+            model=f"{DEMO_PROVIDER}/judge", messages=[{"role": "user", "content": prompt(answer)}]
+        )
+        verdicts.append(json.loads(reply.choices[0].message.content)["verdict"])
+    assert verdicts == ["valid", "invalid"]
+    with pytest.raises(Exception, match="has no judge for criterion 'my_own_judge'"):
+        await models.tagged(criterion="my_own_judge").complete(
+            model=f"{DEMO_PROVIDER}/judge", messages=[{"role": "user", "content": prompt("x")}]
+        )
 
 
 async def test_without_tools_it_answers_in_text() -> None:

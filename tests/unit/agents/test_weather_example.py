@@ -13,6 +13,7 @@ import pytest
 
 from agentflow_eval.agents.base import SessionContext, TrajectoryRecorder, bind_session
 from agentflow_eval.agents.litellm_agent import LiteLLMAgent
+from agentflow_eval.demo import install as install_demo
 from agentflow_eval.models.evalset import Message
 
 MakeContext = Callable[..., SessionContext]
@@ -24,6 +25,7 @@ def weather() -> ModuleType:
     """``examples.weather.agent``, imported as the CLI does (the project root on sys.path)."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
+    install_demo()  # the example's model, as the front doors install it
     return importlib.import_module("examples.weather.agent")
 
 

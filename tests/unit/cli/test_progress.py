@@ -51,13 +51,12 @@ class Folder:
         self.append("judged.jsonl", result.model_dump_json() + "\n")
 
 
-def test_the_watch_finds_the_new_run_folder_and_counts_as_lines_land(tmp_path: Path) -> None:
+def test_the_watch_counts_the_planned_folder_as_lines_land(tmp_path: Path) -> None:
     eval_folder = tmp_path / "out" / "support"
     earlier = Folder(eval_folder, "20261119T000000Z-old")
     earlier.trial(0)
-    watch = RunFolderWatch(eval_folder, cases=2)
-    assert watch.poll().run_dir is None  # the earlier run is never taken for this one
     run = Folder(eval_folder, "20261120T000000Z-new", runs=2)
+    watch = RunFolderWatch(run.path, total=4)
     progress = watch.poll()
     assert (progress.run_dir, progress.total, progress.trials_done) == (run.path, 4, 0)
     run.trial(0)
@@ -81,7 +80,7 @@ def test_a_resumed_run_counts_what_its_folder_held_as_done_already(tmp_path: Pat
     run = Folder(tmp_path / "support", "20261120T000000Z-r", runs=3)
     run.trial(0)
     run.trial(1)
-    watch = RunFolderWatch(tmp_path / "support", cases=2, run_dir=run.path)
+    watch = RunFolderWatch(run.path, total=6)
     progress = watch.poll()
     assert (progress.total, progress.trials_done, progress.already_done) == (6, 2, 2)
     run.trial(2)
@@ -89,8 +88,8 @@ def test_a_resumed_run_counts_what_its_folder_held_as_done_already(tmp_path: Pat
 
 
 def test_plain_lines_each_tenth_of_the_way_with_rate_and_time_left(tmp_path: Path) -> None:
-    watch = RunFolderWatch(tmp_path / "support", cases=2)
     run = Folder(tmp_path / "support", "20261120T000000Z-p", runs=10)
+    watch = RunFolderWatch(run.path, total=20)
     stream = io.StringIO()
     display = PlainDisplay(stream)
     display.update(watch.poll())
@@ -113,8 +112,8 @@ def test_plain_lines_each_tenth_of_the_way_with_rate_and_time_left(tmp_path: Pat
 
 
 def test_plain_lines_come_at_least_every_so_often_while_the_stage_moves(tmp_path: Path) -> None:
-    watch = RunFolderWatch(tmp_path / "support", cases=1)
     run = Folder(tmp_path / "support", "20261120T000000Z-s", runs=100)
+    watch = RunFolderWatch(run.path, total=100)
     stream = io.StringIO()
     display = PlainDisplay(stream, every_s=0.0)
     for index in range(3):
@@ -139,8 +138,8 @@ def test_live_bars_show_counts_verdicts_and_colour_unless_no_color(
         monkeypatch.setenv("NO_COLOR", "1")
     else:
         monkeypatch.delenv("NO_COLOR", raising=False)
-    watch = RunFolderWatch(tmp_path / "support", cases=2)
     run = Folder(tmp_path / "support", "20261120T000000Z-l", runs=2)
+    watch = RunFolderWatch(run.path, total=4)
     stream = io.StringIO()
     with follow_run(watch, LiveDisplay(stream, force_terminal=True), interval_s=0.01):
         for index in range(4):
@@ -162,8 +161,8 @@ def test_a_display_that_fails_never_stops_the_run(tmp_path: Path) -> None:
             pass
 
     errors: list[BaseException] = []
-    watch = RunFolderWatch(tmp_path / "support", cases=1)
-    Folder(tmp_path / "support", "20261120T000000Z-b")
+    broken = Folder(tmp_path / "support", "20261120T000000Z-b")
+    watch = RunFolderWatch(broken.path, total=5)
     with follow_run(watch, Broken(), interval_s=0.01, on_error=errors.append):
         for _ in range(50):
             if errors:

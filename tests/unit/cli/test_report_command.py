@@ -14,8 +14,8 @@ from agentflow_eval.cli import main
 
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
-    run, eval_set = sample_run(trials=2)
-    return write_run_dir(tmp_path / "run", run, eval_set)
+    run, _eval_set = sample_run(trials=2)
+    return write_run_dir(tmp_path / "run", run)
 
 
 def test_a_run_folder_is_rerendered_in_place(run_dir: Path, capsys) -> None:

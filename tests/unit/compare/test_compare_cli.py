@@ -25,11 +25,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A baseline and a candidate run folder; the candidate's agent calls the wrong tool
     in one case that always passed."""
     root = tmp_path_factory.mktemp("runs")
-    baseline, eval_set = sample_run(trials=10, run_id="base")
+    baseline, _eval_set = sample_run(trials=10, run_id="base")
     candidate, _ = sample_run(trials=10, run_id="cand", behaviour_of={REGRESSED: "wrong_tool"})
     return (
-        write_run_dir(root / run_folder(baseline), baseline, eval_set),
-        write_run_dir(root / "candidate", candidate, eval_set),
+        write_run_dir(root / run_folder(baseline), baseline),
+        write_run_dir(root / "candidate", candidate),
     )
 
 
@@ -88,9 +88,9 @@ def test_bad_input_is_one_line_and_exit_2(
     assert main(["compare", str(baseline), str(tmp_path / "missing")]) == 2
     assert "missing: no such file" in _one_line_error(capsys)
 
-    other_run, other_set = sample_run(run_id="other")
+    other_run, _ = sample_run(run_id="other")
     other = other_run.model_copy(update={"eval_set_id": "hotel_agent"})
-    write_run_dir(tmp_path / "other", other, other_set)
+    write_run_dir(tmp_path / "other", other)
     assert main(["compare", str(baseline), str(tmp_path / "other")]) == 2
     assert "different eval sets" in _one_line_error(capsys)
     assert (

@@ -31,13 +31,13 @@ def _night(base: RunResult, run_id: str, day: int) -> RunResult:
 @pytest.fixture(scope="module")
 def published(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path]]:
     """Three nights published to a folder; each run's own folder too."""
-    base, eval_set = sample_run()
+    base, _eval_set = sample_run()
     root = tmp_path_factory.mktemp("published")
     site = root / "site"
     dirs = {}
     for day, run_id in enumerate(["night1", "night2", "night3"]):
         run = _night(base, run_id, day)
-        dirs[run_id] = write_run_dir(root / "runs" / run_folder(run), run, eval_set)
+        dirs[run_id] = write_run_dir(root / "runs" / run_folder(run), run)
         assert publish_run(dirs[run_id], site).published
     return site, dirs
 
@@ -80,8 +80,8 @@ def test_latest_errors_are_one_line(published: tuple[Path, dict[str, Path]]) -> 
 
 
 def test_latest_with_only_the_run_itself(tmp_path: Path) -> None:
-    run, eval_set = sample_run(run_id="only")
-    run_dir = write_run_dir(tmp_path / "runs" / "only", run, eval_set)
+    run, _eval_set = sample_run(run_id="only")
+    run_dir = write_run_dir(tmp_path / "runs" / "only", run)
     assert publish_run(run_dir, tmp_path / "site").published
     with pytest.raises(SideError, match="the only published run is only"):
         load_side(

@@ -31,8 +31,8 @@ def _good_and_bad() -> tuple[RunResult, RunResult, object]:
 
 
 def test_a_regressed_case_is_found_against_a_baseline_folder(tmp_path: Path) -> None:
-    good, bad, eval_set = _good_and_bad()
-    folder = write_run_dir(tmp_path / "good", good, eval_set)
+    good, bad, _ = _good_and_bad()
+    folder = write_run_dir(tmp_path / "good", good)
     record = compare_with_baseline(bad, str(folder), candidate_source="tonight")
     assert record.problem is None and record.comparison is not None
     verdicts = {case.case_id: case.verdict for case in record.comparison.cases}
@@ -77,7 +77,7 @@ def test_a_baseline_that_cannot_be_read_is_a_problem_not_an_error(tmp_path: Path
 
 
 def _publish(root: Path, run: RunResult, target: Path, eval_set=None, record=None) -> None:
-    folder = write_run_dir(root / run_folder(run), run, eval_set)
+    folder = write_run_dir(root / run_folder(run), run)
     if record is not None:
         write_run_comparison(folder, record)
     assert publish_run(folder, target).published

@@ -37,7 +37,7 @@ DONE = FlowRunEnd(name="nightly-1-weather", state="Completed", completed=True)
 
 
 def _publish(tmp_path: Path, name: str, run, eval_set, baseline: Path | None = None) -> Path:
-    folder = write_run_dir(tmp_path / name, run, eval_set)
+    folder = write_run_dir(tmp_path / name, run)
     if baseline is not None:
         record = compare_with_baseline(run, str(baseline), fail_on_regression=True)
         write_run_comparison(folder, record)
@@ -123,9 +123,9 @@ def test_a_store_that_cannot_be_read_is_a_failed_outcome_not_an_error() -> None:
 
 
 def test_a_first_run_is_not_compared_and_passes_the_gate(tmp_path, store) -> None:
-    first, eval_set = sample_run(trials=5)
+    first, _eval_set = sample_run(trials=5)
     first = first.model_copy(update={"labels": {REGRESSION_LABEL: TAG}})
-    folder = write_run_dir(tmp_path / "first", first, eval_set)
+    folder = write_run_dir(tmp_path / "first", first)
     record = compare_with_baseline(
         first, "latest", publish_to=str(tmp_path / "published"), fail_on_regression=True
     )

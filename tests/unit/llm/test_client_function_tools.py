@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from agentflow_eval.demo import install as install_demo
 from agentflow_eval.llm.client import ModelClient
 
 TOOLS = [
@@ -25,6 +26,7 @@ TOOLS = [
 
 @pytest.mark.parametrize("transport", ["auto", "litellm"])
 async def test_function_tools_through_the_model_client(transport: str) -> None:
+    install_demo()
     async with ModelClient() as models:
         reply = await models.complete(
             model="agentflow-demo/weather",

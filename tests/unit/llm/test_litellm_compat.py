@@ -8,6 +8,7 @@ import inspect
 import litellm
 import pytest
 
+from agentflow_eval.demo import install as install_demo
 from agentflow_eval.demo.names import DEMO_PROVIDER
 from agentflow_eval.llm import litellm_compat
 from agentflow_eval.llm.client import ModelClient, response_cost
@@ -39,6 +40,8 @@ async def test_litellm_keeps_the_cost_it_computed_with_the_reply() -> None:
 
 
 async def test_custom_providers_register_and_answer_through_the_client() -> None:
+    install_demo()  # a plugin the front doors install; the client knows no provider by name
+    install_demo()
     async with ModelClient() as models:
         reply = await models.complete(
             model=f"{DEMO_PROVIDER}/weather",

@@ -208,7 +208,7 @@ def test_a_direct_run_never_imports_litellm(tmp_path: Path) -> None:
         from pathlib import Path
         from agentflow_eval.models.config import EvalConfig
         from agentflow_eval.models.evalset import EvalSet
-        from agentflow_eval.run.pipeline import evaluate
+        from agentflow_eval.pipeline.evaluate import evaluate
         from agentflow_eval.run.plan import RunOptions
         from agentflow_eval.testing import ScriptedOpenAIServer, Reply
         from examples.weather.agent import agent

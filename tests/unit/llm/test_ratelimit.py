@@ -20,7 +20,7 @@ from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.ratelimit import RateLimiter, TokenBucket
 from agentflow_eval.models.config import CriterionConfig, EvalConfig, ModelRateLimit
 from agentflow_eval.models.evalset import EvalSet
-from agentflow_eval.run.pipeline import evaluate
+from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.run.trials import run_trials
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer

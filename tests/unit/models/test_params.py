@@ -16,9 +16,13 @@ from agentflow_eval.models.params import EvaluateParams, S3Options, ShardSpec
 
 def test_the_flow_takes_exactly_the_models_fields_with_the_same_defaults() -> None:
     signature = inspect.signature(evaluate.fn)
-    assert list(signature.parameters) == list(EvaluateParams.model_fields)
+    # and, last, a run a front door planned itself (the CLI), which the form never shows
+    assert list(signature.parameters) == [*EvaluateParams.model_fields, "planned"]
+    assert "planned" not in parameter_schema(evaluate.fn).properties
     blank = EvaluateParams(agent="a:b", evalset="e.json")
-    for name, parameter in signature.parameters.items():
+    parameters = dict(signature.parameters)
+    assert parameters.pop("planned").default is None
+    for name, parameter in parameters.items():
         if parameter.default is inspect.Parameter.empty:
             assert EvaluateParams.model_fields[name].is_required(), name
         else:

@@ -22,8 +22,8 @@ import pytest
 
 from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.agents.threads import AgentThreads
+from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.loop_watchdog import EventLoopBlocked, LoopWatchdog
-from agentflow_eval.run.pipeline import evaluate
 from agentflow_eval.run.plan import RunOptions
 from tests.support.faults import ANSWER, answer_config, answer_evalset
 

@@ -35,8 +35,8 @@ from agentflow_eval.llm.retry import (
 from agentflow_eval.models.config import EvalConfig, UserSimulatorConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import Trial, TrialResult
+from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.report.scorecard import format_scorecard
-from agentflow_eval.run.pipeline import evaluate
 from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.run.user_turns import FINISHED
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer

@@ -16,6 +16,7 @@ from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.retry import RetryPolicy
 from agentflow_eval.models.config import EvalConfig
+from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.redaction import (
     REDACT_ENV,
     REDACTED,
@@ -26,7 +27,6 @@ from agentflow_eval.redaction import (
     redact_data,
     register_secret,
 )
-from agentflow_eval.run.pipeline import evaluate
 from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 from tests.support.faults import ANSWER, answer_evalset

@@ -24,15 +24,10 @@ from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.cli import main
 from agentflow_eval.files.errors import EvalFileError
 from agentflow_eval.models.config import CriterionConfig
+from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.folder_lock import LOCK_NAME, RunFolderBusy, RunFolderLock
-from agentflow_eval.run.pipeline import evaluate
-from agentflow_eval.run.plan import (
-    ResumeMismatch,
-    RunInputs,
-    RunOptions,
-    params_from_run_dir,
-    plan_run,
-)
+from agentflow_eval.run.plan import ResumeMismatch, RunInputs, RunOptions, plan_run
+from agentflow_eval.run.run_json import params_from_run_dir
 from tests.support.faults import ANSWER, answer_config, answer_evalset
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -194,10 +189,10 @@ async def test_operational_settings_may_change_on_resume(tmp_path: Path) -> None
     run_dir = await finished_run(tmp_path)
     config = answer_config(max_concurrency=3, trial_timeout_s=9)
     config.judge.max_concurrency = 2
-    plan = plan_run(
+    with plan_run(
         RunInputs.of(answer_evalset(3), config), RunOptions(runs=2), agent=AGENT, resume=run_dir
-    )
-    plan.release()
+    ) as run:
+        plan = run.plan
     assert plan.settings.max_concurrency == 3 and plan.runs == 2
 
 
@@ -239,7 +234,7 @@ async def test_the_cli_refuses_a_resume_in_one_line(
         "output_dir": str(tmp_path / "out"),
     }
     from agentflow_eval.models.evalset import EvalSet
-    from agentflow_eval.run.plan import fingerprint
+    from agentflow_eval.run.resume import fingerprint
 
     inputs = RunInputs.of(EvalSet.model_validate_json(evalset.read_text()), answer_config())
     (run_dir / "run.json").write_text(

@@ -25,7 +25,7 @@ from agentflow_eval.report.csp import csp_hash
 from agentflow_eval.report.html import render_html
 from agentflow_eval.report.junit import COMPARISON_TESTCASE, JUnitDocument, junit_xml
 from agentflow_eval.report.scorecard import format_scorecard
-from agentflow_eval.report.writer import write_compared_reports, write_run_reports
+from agentflow_eval.report.writer import write_run_reports
 
 REGRESSED = "weather_lookup_simple"
 DELTA = re.compile(r'<span class="delta (\w+)" title="([^"]*)">([▼▲]) ([^<]*)</span>')
@@ -35,13 +35,13 @@ DELTA = re.compile(r'<span class="delta (\w+)" title="([^"]*)">([▼▲]) ([^<]*
 def compared(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunResult, object, RunComparison]:
     good, eval_set = sample_run(trials=10)
     bad, _ = sample_run(trials=10, behaviour_of={REGRESSED: "wrong_tool"}, run_id="bad1")
-    folder = write_run_dir(tmp_path_factory.mktemp("baseline"), good, eval_set)
+    folder = write_run_dir(tmp_path_factory.mktemp("baseline"), good)
     return bad, eval_set, compare_with_baseline(bad, str(folder))
 
 
 def test_only_the_significant_change_gets_an_arrow_and_a_colour(compared) -> None:
-    bad, eval_set, record = compared
-    page = render_html(bad, eval_set, record)
+    bad, _eval_set, record = compared
+    page = render_html(bad, record)
     start = page.index('<section class="comparison"')
     section = page[start : page.index("</section>", start)]
     assert "Compared with the baseline" in section
@@ -80,7 +80,7 @@ def test_case_ids_and_sources_are_escaped(tmp_path: Path) -> None:
     now = run_with_counts([Counts(hostile, 0, 10), Counts("b", 10, 10)], run_id="now", day=1)
     record = compare_with_baseline(now, str(tmp_path / "x<y"))
     assert record.regressed
-    page = render_html(now, None, record)
+    page = render_html(now, record)
     assert hostile not in page and "<img" not in page
     assert "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in page
     assert "x&lt;y/results.json" in page
@@ -93,7 +93,7 @@ def test_a_baseline_that_could_not_be_read_is_stated() -> None:
         fail_on_regression=True,
         problem=BaselineProblem(kind="unavailable", message="s3://b/p/set: cannot download"),
     )
-    page = render_html(run, None, record)
+    page = render_html(run, record)
     assert (
         "<strong>Not compared</strong> with <code>latest</code>: s3://b/p/set: cannot download"
         in page
@@ -162,28 +162,22 @@ def test_a_passing_case_that_regressed_fails_under_the_gate() -> None:
     assert cases["b"].find("failure") is None
 
 
-def test_reports_written_again_with_the_comparison_equal_the_in_memory_writers(
+def test_reports_written_with_the_comparison_equal_the_in_memory_writers(
     tmp_path: Path,
 ) -> None:
     judged: JudgedFile = write_judged_file(tmp_path / "run", trials=3)
-    summary = write_run_reports(
-        judged.eval_set, judged.config, judged.meta, judged.paths, finished_at=judged.finished_at
-    )
-    before = (judged.paths.run_dir / "results.json").read_bytes()
+    summary, trials, digest = judged.fold()
     base = run_with_counts(
         [Counts(case.case_id, case.runs, case.runs) for case in summary.cases],
         eval_set_id=summary.eval_set_id,
         run_id="night1",
     )
     record = _record(base, summary, fail_on_regression=True)
-    write_compared_reports(
-        judged.eval_set, judged.config, judged.meta, judged.paths, summary, record
-    )
+    write_run_reports(summary, trials, digest, judged.paths.run_dir, record)
     full = summary.model_copy(update={"trials": judged.counted})
     page = (judged.paths.run_dir / "report.html").read_text()
-    assert page == render_html(full, judged.eval_set, record)
+    assert page == render_html(full, record)
     assert '<section class="comparison"' in page
     expected = _junit(full, record)
     assert (judged.paths.run_dir / "junit.xml").read_text() == expected
-    assert (judged.paths.run_dir / "results.json").read_bytes() == before  # left as it was
     assert junit_xml(full) != expected  # the comparison is in it

@@ -28,8 +28,8 @@ def sample() -> tuple[RunResult, object]:
 
 @pytest.fixture(scope="module")
 def page(sample: tuple[RunResult, object]) -> str:
-    run, eval_set = sample
-    return render_html(run, eval_set)  # type: ignore[arg-type]
+    run, _eval_set = sample
+    return render_html(run)
 
 
 class _Elements(HTMLParser):
@@ -172,8 +172,8 @@ def test_summary_shows_run_facts(sample: tuple[RunResult, object], page: str) ->
 
 
 def test_simulated_run_carries_a_banner() -> None:
-    run, eval_set = sample_run(simulated=True, cases=2, trials=1)
-    page = render_html(run, eval_set)
+    run, _eval_set = sample_run(simulated=True, cases=2, trials=1)
+    page = render_html(run)
     assert 'class="banner" role="alert"><strong>SIMULATED model.</strong>' in page
 
 
@@ -320,8 +320,8 @@ def test_charts_are_inline_svg_with_case_tooltips(page: str) -> None:
 
 
 def test_write_html_writes_utf8(tmp_path, sample: tuple[RunResult, object]) -> None:  # type: ignore[no-untyped-def]
-    run, eval_set = sample
-    path = write_html(run, tmp_path / "out" / "report.html", eval_set)  # type: ignore[arg-type]
+    run, _eval_set = sample
+    path = write_html(run, tmp_path / "out" / "report.html")
     text = path.read_bytes().decode("utf-8")
     assert text.startswith("<!DOCTYPE html>") and "Travel agent — nightly" in text
 
@@ -330,10 +330,11 @@ def test_write_html_writes_utf8(tmp_path, sample: tuple[RunResult, object]) -> N
 
 
 def test_rerender_from_results_alone_uses_recorded_expectations() -> None:
-    run, eval_set = sample_run()
-    with_set = render_html(run, eval_set)
+    run, _ = sample_run()
+    without = sample_run(with_expected=False)[0]
     from_results = render_html(RunResult.model_validate_json(run.model_dump_json()))
-    assert from_results == with_set
+    assert from_results == render_html(run)
+    assert from_results != render_html(without)  # the recorded expectations are shown
 
 
 def test_without_expectations_falls_back_to_criterion_details() -> None:
@@ -367,8 +368,8 @@ def test_without_any_expectation_lists_calls_unjudged() -> None:
 
 
 def test_200_cases_by_5_trials_stay_a_lean_page() -> None:
-    run, eval_set = sample_run(cases=200, trials=5)
-    page = render_html(run, eval_set)
+    run, _eval_set = sample_run(cases=200, trials=5)
+    page = render_html(run)
     size = len(page.encode("utf-8"))
     assert size < 1_000_000, f"report for 1,000 trials is {size:,} bytes"
     assert page.count('<details class="case') == 200

@@ -27,7 +27,7 @@ from agentflow_eval.report.digest import TrialDigest
 from agentflow_eval.report.html import render_html
 from agentflow_eval.report.junit import JUnitDocument, junit_xml
 from agentflow_eval.report.templating import compact, compact_chunks
-from agentflow_eval.report.writer import write_case_reports, write_run_reports
+from agentflow_eval.report.writer import write_case_reports
 from agentflow_eval.run.aggregate import aggregate, aggregate_judged
 
 REPO = Path(__file__).resolve().parents[3]
@@ -41,9 +41,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> JudgedFile:
 
 @pytest.fixture(scope="module")
 def streamed(judged: JudgedFile) -> RunResult:
-    return write_run_reports(
-        judged.eval_set, judged.config, judged.meta, judged.paths, finished_at=judged.finished_at
-    )
+    return judged.write_reports()
 
 
 def test_streamed_files_equal_the_in_memory_writers(
@@ -58,7 +56,7 @@ def test_streamed_files_equal_the_in_memory_writers(
     )
     assert {"errored", "failed", "passed"} <= {r.status for r in run.trials}
     write_results_json(run, tmp_path / "results.json")
-    write_html(run, tmp_path / "report.html", judged.eval_set)
+    write_html(run, tmp_path / "report.html")
     write_junit(run, tmp_path / "junit.xml")
     for name in FILES:
         assert (judged.paths.run_dir / name).read_bytes() == (tmp_path / name).read_bytes(), name
@@ -130,7 +128,7 @@ def test_each_case_is_read_once_and_dropped_before_the_next(
         judged.eval_set, judged.config, judged.paths.judged, judged.meta, on_trial=digest.add
     )
     counting = _CountingTrials(index)
-    write_case_reports(run, counting, digest, tmp_path, judged.eval_set)
+    write_case_reports(run, counting, digest, tmp_path)
     assert counting.reads == Counter({case.case_id: 1 for case in run.cases})
     assert counting.most_alive_at_a_read == 0
     assert counting.most_held == run.runs_per_case == 3
@@ -193,8 +191,8 @@ def test_the_digest_of_a_sample_run_does_not_depend_on_the_order() -> None:
 
 @pytest.mark.parametrize("buffer", [1, 7, 64, 4096])
 def test_compacting_in_pieces_equals_compacting_the_page(buffer: int) -> None:
-    run, eval_set = sample_run(cases=3, trials=2)
-    page = render_html(run, eval_set)
+    run, _ = sample_run(cases=3, trials=2)
+    page = render_html(run)
     raw = page.replace(">\n<", ">\n    \t\n  <")  # put indentation back between the tags
     rng = random.Random(buffer)
     cuts = sorted(rng.sample(range(1, len(raw)), 200))

@@ -12,8 +12,8 @@ import pytest
 from agentflow_eval.files.jsonl import iter_records
 from agentflow_eval.models.params import EvaluateParams
 from agentflow_eval.models.results import Trial, TrialError, TrialResult
-from agentflow_eval.run.plan import params_from_run_dir
 from agentflow_eval.run.rerun import prepare_rerun
+from agentflow_eval.run.run_json import params_from_run_dir
 
 START = datetime(2026, 11, 20, tzinfo=UTC)
 

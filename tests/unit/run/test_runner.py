@@ -25,9 +25,9 @@ from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.config import CriterionConfig, EvalConfig
 from agentflow_eval.models.evalset import EvalSet, Message
 from agentflow_eval.models.results import Trial, TrialResult
+from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.aggregate import aggregate
 from agentflow_eval.run.judging import judge_trials
-from agentflow_eval.run.pipeline import evaluate
 from agentflow_eval.run.plan import RunMeta, RunOptions
 from agentflow_eval.run.trials import run_trials
 from tests.support.plans import make_plan

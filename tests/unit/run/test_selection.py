@@ -56,14 +56,15 @@ def test_the_plan_runs_only_the_subset_and_says_so(tmp_path) -> None:
     def agent(message: str) -> str:
         return "hello"
 
-    plan = plan_run(
+    with plan_run(
         RunInputs.of(eval_set(), EvalConfig.default()),
         RunOptions(runs=2, cases=("refund_*",), limit=1),
         agent=PythonAgent(agent),
         output_dir=tmp_path,
-    )
+    ) as run:
+        plan = run.plan
     assert ids(plan.eval_set) == ["refund_simple"]
     assert plan.total_trials == 2
-    assert plan.meta.notes == ["subset: 1 of 5 cases (case 'refund_*', limit 1)"]
+    assert plan.meta.notes == ("subset: 1 of 5 cases (case 'refund_*', limit 1)",)
     with pytest.raises(ValueError, match="limit must be at least 1"):
         RunOptions(limit=0)

@@ -8,7 +8,7 @@ import pytest
 from agentflow_eval.files.errors import EvalFileError
 from agentflow_eval.models.config import EvalConfig, UserSimulatorConfig
 from agentflow_eval.models.evalset import EvalSet
-from agentflow_eval.run.pipeline import evaluate
+from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.run.user_turns import FINISHED
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer

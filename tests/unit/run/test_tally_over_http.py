@@ -9,7 +9,7 @@ import pytest
 from agentflow_eval.agents import LiteLLMAgent
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
-from agentflow_eval.run.pipeline import evaluate
+from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 

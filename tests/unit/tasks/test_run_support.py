@@ -1,4 +1,4 @@
-"""Pieces of the Prefect tasks that need no server: run identity, artifact keys, shards,
+"""Pieces of the Prefect tasks that need no server: artifact keys, shards,
 the deploy-time project check, the secret mask."""
 
 from __future__ import annotations
@@ -10,27 +10,11 @@ import pytest
 
 from agentflow_eval.flows.support.deploy_steps import project_directory
 from agentflow_eval.models.evalset import EvalSet
-from agentflow_eval.models.params import EvaluateParams
 from agentflow_eval.run.plan import RunPaths
+from agentflow_eval.run.selection import shard_of
 from agentflow_eval.tasks.support.artifacts import ArtifactScope, agent_key, artifact_keys
-from agentflow_eval.tasks.support.identity import run_identity
 from agentflow_eval.tasks.support.secrets import MASK, SecretMask
-from agentflow_eval.tasks.support.shards import finished_shards, merge_shards, shard_dir, shard_of
-
-
-def test_identity_from_parameters_else_the_environment() -> None:
-    params = EvaluateParams(agent="a:b", evalset="e", labels={"env": "ci"})
-    env = {"AGENTFLOW_AGENT_VERSION": "1.2", "GITHUB_SHA": "abc", "CI_COMMIT_SHA": "zzz"}
-    identity = run_identity(params, env)
-    assert (identity.agent_version, identity.git_sha, identity.labels) == (
-        "1.2",
-        "abc",
-        {"env": "ci"},
-    )
-    given = params.model_copy(update={"agent_version": "2.0", "git_sha": "def"})
-    assert run_identity(given, env).agent_version == "2.0"
-    assert run_identity(given, env).git_sha == "def"
-    assert run_identity(params, {}).agent_version is None
+from agentflow_eval.tasks.support.shards import finished_shards, merge_shards, shard_dir
 
 
 def test_agent_keys_are_stable_across_folders_and_versions() -> None:

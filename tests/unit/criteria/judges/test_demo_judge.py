@@ -1,5 +1,5 @@
-"""The offline demo judge: it recognises our judge prompts and answers them from the
-fenced texts, in the JSON the criteria parse."""
+"""The offline demo judge: it answers each built-in judge criterion's prompt from the
+fenced texts, in the JSON the criterion parses."""
 
 from __future__ import annotations
 
@@ -10,16 +10,17 @@ from agentflow_eval.criteria.judges.hallucinations import sentence_parser
 from agentflow_eval.criteria.judges.prompt import builtin_template
 from agentflow_eval.criteria.judges.rubrics import rubric_parser
 from agentflow_eval.criteria.judges.safety import parse_safety_verdict
-from agentflow_eval.demo.judge import demo_judge_reply, facts_of
+from agentflow_eval.demo.judge import demo_judge_reply, facts_of, judges
 from agentflow_eval.models.evalset import Rubric
 
 REFERENCE = "Tokyo is sunny at 75°F while London is cloudy at 55°F."
 
 
-def ask(template: str, **variables: object) -> str:
-    prompt = builtin_template(template).render(**variables)
+def ask(criterion: str, **variables: object) -> str:
+    """The demo judge's reply for ``criterion`` to its built-in prompt."""
+    prompt = builtin_template(criterion).render(**variables)
     reply = demo_judge_reply(
-        [{"role": "system", "content": "x"}, {"role": "user", "content": prompt}]
+        criterion, [{"role": "system", "content": "x"}, {"role": "user", "content": prompt}]
     )
     assert reply is not None
     return reply
@@ -35,9 +36,17 @@ def match(answer: str) -> str:
     return parse_match_verdict(reply).verdict
 
 
-def test_non_judge_prompts_get_none():
-    assert demo_judge_reply([{"role": "user", "content": "What's the weather in Tokyo?"}]) is None
-    assert demo_judge_reply([]) is None
+def test_a_criterion_without_a_demo_judge_gets_none():
+    weather = [{"role": "user", "content": "What's the weather in Tokyo?"}]
+    assert demo_judge_reply("my_own_criterion", weather) is None
+    assert demo_judge_reply("response_match_score", []) is None  # not a judge criterion
+    assert set(judges()) == {
+        "final_response_match_v2",
+        "hallucinations_v1",
+        "rubric_based_final_response_quality_v1",
+        "rubric_based_tool_use_quality_v1",
+        "safety_v1",
+    }
 
 
 def test_same_places_and_numbers_in_other_words_are_valid():
