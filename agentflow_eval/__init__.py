@@ -76,9 +76,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 
 __all__ = [
     "AgentEvaluator",
-    "AgentflowEvalError",
     "AgentSession",
     "AgentUnderTest",
+    "AgentflowEvalError",
     "CaseResult",
     "Criterion",
     "CriterionConfig",

@@ -85,7 +85,7 @@ def test_prefect_leaves_the_flow_result_unwalked():
     from prefect.utilities.collections import visit_collection
     from support.sample_results import sample_run
 
-    from agentflow_eval.run.outcome import RunOutcome
+    from agentflow_eval.pipeline.outcome import RunOutcome
 
     run, _ = sample_run()
     outcome = RunOutcome(run=run, run_dir=Path("/tmp/run"), notes=["published"])

@@ -83,7 +83,11 @@ def test_run_with_baseline_latest_and_the_gate(eval_files, tmp_path, capsys) -> 
     assert f"baseline: run {good_run} (" in captured.out
     assert f"  regressed: {CASE} 5/5 -> 0/5 (-100 pts, p " in captured.out
     assert "--fail-on-regression: a significant regression from the baseline" in captured.err
-    run_dir = max(out.glob(f"{EVAL_SET_ID}/*"), key=lambda p: p.name)
+    # the newest run (two runs may start within one second: their folder names tie)
+    run_dir = max(
+        out.glob(f"{EVAL_SET_ID}/*"),
+        key=lambda p: json.loads((p / "run.json").read_text())["started_at"],
+    )
     record = json.loads((run_dir / "comparison.json").read_text())
     assert record["baseline"] == "latest" and record["fail_on_regression"] is True
     assert record["comparison"]["baseline"]["run_id"] == good_run

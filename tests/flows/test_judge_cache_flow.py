@@ -102,8 +102,8 @@ async def judge_fixed_trials(
 
 
 def demo_judge(body: dict[str, Any]) -> Reply:
-    reply = demo_judge_reply(body["messages"])
-    assert reply is not None, "the demo judge no longer recognises the judge prompt"
+    reply = demo_judge_reply("final_response_match_v2", body["messages"])
+    assert reply is not None, "the demo judge no longer judges final_response_match_v2"
     return Reply.text(reply)
 
 
