@@ -34,10 +34,11 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pluggy
 import pytest
 
 if TYPE_CHECKING:
@@ -166,9 +167,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
     outcome = yield
-    report: pytest.TestReport = outcome.get_result()
+    report = outcome.get_result()
     if call.excinfo is None or report.when != "call":
         return
     from agentflow_eval.evaluator import EvaluationFailed

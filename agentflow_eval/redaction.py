@@ -298,7 +298,7 @@ def _environ_secrets() -> list[tuple[str, str]]:
         return [(name, value) for name, value in os.environ.items() if _named_secret(name)]
     snapshot, found_before = _LAST_READ
     if snapshot == raw:  # unchanged: one comparison in C, by identity item by item
-        return found_before
+        return list(found_before)
     judged = _SECRET_NAMES
     found = []
     for key, value in raw.items():
@@ -401,7 +401,7 @@ def redact_record(record: logging.LogRecord) -> logging.LogRecord:
         record.exc_text = _redactor.redact(record.exc_text)
     if record.stack_info:
         record.stack_info = _redactor.redact(record.stack_info)
-    record._agentflow_redacted = True  # type: ignore[attr-defined]
+    record._agentflow_redacted = True
     return record
 
 

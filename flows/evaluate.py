@@ -18,7 +18,6 @@ import asyncio
 from pathlib import PurePath
 
 from prefect import flow, get_run_logger
-from prefect.utilities.annotations import quote
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
@@ -66,18 +65,17 @@ from agentflow_eval.run.plan import RunHandle, RunPlan
 from agentflow_eval.tasks.load_evalset import load_evalset_task
 from agentflow_eval.tasks.publish import credentials_from_secret, publish_target
 from agentflow_eval.tasks.shards import collect_shard_task, hand_off_shard_task, merge_shards_task
-from agentflow_eval.tasks.stages import TaskStages
+from agentflow_eval.tasks.stages import TaskStages, unwalked
 from agentflow_eval.tasks.support.artifacts import ArtifactScope, publish_run_artifacts
 from agentflow_eval.tasks.support.events import (
     emit_comparison,
     emit_completed,
     emit_publish_failed,
 )
-from agentflow_eval.tasks.support.judge_cache import prefect_judge_cache
 from agentflow_eval.tasks.support.rate_limits import prefect_rate_limiter
 from agentflow_eval.tasks.support.secrets import load_secrets
 from agentflow_eval.tasks.support.shards import finished_shards
-from agentflow_eval.tasks.support.storage import resolve_shared_storage
+from agentflow_eval.tasks.support.storage import resolve_shared_storage, shared_judge_cache
 
 __all__ = ["SHARD_POLL_S", "PlannedRun", "RegressionGateFailed", "evaluate"]
 
@@ -196,13 +194,13 @@ async def _evaluate_planned(
     """The stage list of a planned run, each stage in its task run; a sharded run's
     trials and judging are its shards'."""
     stages = TaskStages()
-    storage = await resolve_shared_storage(params.shared_storage) if params.shared_storage else None
+    storage = await resolve_shared_storage(params.shared_storage)
     limiter = await prefect_rate_limiter(plan.config)
     async with ModelClient(limiter) as models:  # trials and judges share limits
         services = RunServices(
             agent,
             models,
-            judge_cache=await prefect_judge_cache(plan.config.judge, storage),
+            judge_cache=shared_judge_cache(plan.config.judge, storage),
             baseline=await _baseline(params),
             publish_to=await publish_target(params.publish_to, params.s3)
             if params.publish_to and params.shard is None
@@ -210,7 +208,7 @@ async def _evaluate_planned(
         )
         if params.shards > 1 and params.shard is None:
             await _run_shards(params, plan)
-            merge_shards_task(quote(plan), params.shards)
+            merge_shards_task(unwalked(plan), params.shards)
         else:
             await measure(plan, services, stages)
     outcome = await conclude(plan, services, stages)
@@ -268,7 +266,7 @@ async def _run_shards(params: EvaluateParams, plan: RunPlan) -> None:
     """Start a flow run of this deployment for each shard the run folder lacks, wait for
     them, and collect each finished one's results. Raises naming the shards that did not
     finish (the others are kept: resuming the run starts only those)."""
-    from prefect.deployments import run_deployment
+    from prefect.deployments import arun_deployment
     from prefect.runtime import deployment, flow_run
 
     count = params.shards
@@ -296,7 +294,7 @@ async def _run_shards(params: EvaluateParams, plan: RunPlan) -> None:
                 "shard": ShardSpec(index=index, count=count, parent_run_id=parent),
             }
         )
-        started = await run_deployment(
+        started = await arun_deployment(
             deployment.id,
             # nulls left out: the server refuses a null for a typed parameter with a default
             parameters=child.model_dump(mode="json", exclude_none=True),

@@ -190,10 +190,10 @@ async def _deployment_id(name: str) -> UUID | None:
 
 async def _run_deployed(deployment: UUID, params: EvaluateParams, name: str) -> FlowRunEnd:
     """A flow run of the evaluate deployment, shown under this flow run; waits for it."""
-    from prefect.deployments import run_deployment
+    from prefect.deployments import arun_deployment
 
     try:
-        child = await run_deployment(
+        child = await arun_deployment(
             deployment,
             # nulls left out: the server refuses a null for a typed parameter with a default
             parameters=params.model_dump(mode="json", exclude_none=True),

@@ -7,7 +7,6 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from agentflow_eval.pipeline.stages import FoldedRun, aggregate_stage
-from agentflow_eval.report.scorecard import overall_line
 from agentflow_eval.run.plan import RunPlan
 
 __all__ = ["aggregate_task"]
@@ -17,5 +16,13 @@ __all__ = ["aggregate_task"]
 async def aggregate_task(plan: RunPlan) -> FoldedRun:
     """Fold the run's judged.jsonl into its summary."""
     folded = await aggregate_stage(plan)
-    get_run_logger().info(overall_line(folded.run))
+    totals = folded.run.totals
+    get_run_logger().info(
+        "aggregated %d judged trials of %d cases: %d passed, %d failed, %d errored",
+        totals.trials,
+        len(folded.run.cases),
+        totals.passed,
+        totals.failed,
+        totals.errored,
+    )
     return folded

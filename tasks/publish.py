@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
@@ -27,7 +28,7 @@ async def credentials_from_secret(name: str) -> S3Credentials:
     ``aws_access_key_id`` and ``aws_secret_access_key`` (``aws_session_token`` optional)."""
     from prefect.blocks.system import Secret
 
-    secret = await Secret.aload(name)
+    secret: Secret[Any] = await Secret.aload(name)
     value = secret.get()
     data = json.loads(value) if isinstance(value, str) else dict(value)
     for field in ("aws_secret_access_key", "aws_session_token"):

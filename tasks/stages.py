@@ -5,6 +5,7 @@ flow runs the stage list every front door runs, each stage inside its own task r
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypeVar, cast
 
 from prefect.utilities.annotations import quote
 
@@ -25,36 +26,42 @@ from agentflow_eval.tasks.publish import publish_task
 from agentflow_eval.tasks.report import report_task
 from agentflow_eval.tasks.run_trials import run_trials_task
 
-__all__ = ["TaskStages"]
+__all__ = ["TaskStages", "unwalked"]
+
+T = TypeVar("T")
+
+
+def unwalked(value: T) -> T:
+    """``value`` passed to a task as it is: Prefect does not walk it looking for futures
+    (a plan holds the whole eval set; a run, every case)."""
+    return cast(T, quote(value))
 
 
 class TaskStages:
-    """Each stage in its Prefect task run. Plans and results go in ``quote()``d: a plan
-    holds the whole eval set, and Prefect would otherwise walk every case of it looking
-    for futures at each task call."""
+    """Each stage in its Prefect task run; plans and results go :func:`unwalked`."""
 
     async def trials(
         self, plan: RunPlan, agent: AgentUnderTest, models: ModelClient
     ) -> StageCounts:
-        return await run_trials_task(quote(plan), agent, models)
+        return await run_trials_task(unwalked(plan), agent, models)
 
     async def judge(
         self, plan: RunPlan, models: ModelClient, cache: JudgeCache | None
     ) -> JudgeStageResult:
-        return await judge_task(quote(plan), models, cache)
+        return await judge_task(unwalked(plan), models, cache)
 
     async def aggregate(self, plan: RunPlan) -> FoldedRun:
-        return await aggregate_task(quote(plan))
+        return await aggregate_task(unwalked(plan))
 
     async def compare(
         self, plan: RunPlan, run: RunResult, options: BaselineOptions
     ) -> RunComparison:
-        return await compare_task(quote(plan), quote(run), options)
+        return await compare_task(unwalked(plan), unwalked(run), options)
 
     async def report(
         self, plan: RunPlan, folded: FoldedRun, comparison: RunComparison | None
     ) -> RunResult:
-        return await report_task(quote(plan), folded, quote(comparison))
+        return await report_task(unwalked(plan), folded, unwalked(comparison))
 
     async def publish(self, run_dir: Path, target: Target) -> PublishOutcome:
         return await publish_task(run_dir, target)

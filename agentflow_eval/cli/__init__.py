@@ -46,7 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return COMMANDS[ALIASES.get(args.command, args.command)].run(args)
+    code: int = COMMANDS[ALIASES.get(args.command, args.command)].run(args)
+    return code
 
 
 def console() -> None:

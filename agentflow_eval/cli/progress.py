@@ -21,7 +21,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 __all__ = [
     "LiveDisplay",
@@ -46,7 +49,7 @@ class StageFile:
     offset: int = 0
     _partial: bytes = b""
 
-    def new_records(self) -> list[dict]:
+    def new_records(self) -> list[dict[str, Any]]:
         """The records appended since the last call."""
         try:
             with self.path.open("rb") as handle:
@@ -259,8 +262,8 @@ class LiveDisplay:
             console=self._console,
             transient=False,
         )
-        self._trials: int | None = None
-        self._judged: int | None = None
+        self._trials: TaskID | None = None
+        self._judged: TaskID | None = None
         self._rates: dict[int, _StageRate] = {}
 
     def update(self, progress: RunProgress) -> None:
@@ -291,7 +294,9 @@ class LiveDisplay:
                 progress.already_judged,
             )
 
-    def _show(self, task: int, done: int, progress: RunProgress, detail: str, before: int) -> None:
+    def _show(
+        self, task: TaskID, done: int, progress: RunProgress, detail: str, before: int
+    ) -> None:
         rate, left = self._rates.setdefault(task, _StageRate()).measure(
             done, progress.total, before
         )

@@ -20,7 +20,10 @@ def add_parser(sub: Any) -> None:
         "--output",
         help="HTML file to write (default: report.html in the run folder, or beside results.json)",
     )
-    parser.add_argument("--evalset", help="the eval set, to show expected data it has")
+    parser.add_argument(
+        "--evalset",
+        help="the eval set, for results written without the cases' expectations",
+    )
 
 
 def _results_path(given: Path) -> Path:
@@ -43,15 +46,17 @@ def _results_path(given: Path) -> Path:
 def run(args: argparse.Namespace) -> int:
     from agentflow_eval.files.loading import EvalFileError, load_evalset
     from agentflow_eval.report import ResultsFileError, read_results_json, write_html
+    from agentflow_eval.run.expected import with_expectations
 
     try:
         path = _results_path(Path(args.results))
         results = read_results_json(path)
-        eval_set = load_evalset(args.evalset).eval_set if args.evalset else None
+        if args.evalset:
+            results = with_expectations(results, load_evalset(args.evalset).eval_set)
     except (ResultsFileError, EvalFileError) as exc:
         return fail(str(exc))
     except OSError as exc:
         return fail(one_line(exc))
     output = Path(args.output) if args.output else path.parent / "report.html"
-    print(write_html(results, output, eval_set))
+    print(write_html(results, output))
     return EXIT_OK

@@ -22,6 +22,7 @@ import signal
 import sys
 from contextlib import AbstractContextManager
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from agentflow_eval.cli.common import (
@@ -331,7 +332,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _run_planned(
     args: argparse.Namespace,
-    api: TemporaryPrefectAPI,
+    api: TemporaryPrefectAPI | None,
     params: EvaluateParams,
     handle: RunHandle,
     agent: AgentUnderTest,
@@ -420,9 +421,14 @@ class _following:
             self._inner.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
         if self._inner is not None:
-            self._inner.__exit__(*exc)
+            self._inner.__exit__(exc_type, exc, traceback)
         else:
             self._watch.poll()
 

@@ -145,7 +145,7 @@ def rouge_tokens(text: str) -> list[str]:
     return tokens
 
 
-class _Tokenizer(tokenizers.Tokenizer):
+class _Tokenizer(tokenizers.Tokenizer):  # type: ignore[misc]  # rouge-score is untyped
     """:func:`rouge_tokens` as a ``rouge-score`` tokenizer."""
 
     def tokenize(self, text: str) -> list[str]:

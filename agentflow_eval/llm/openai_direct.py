@@ -326,8 +326,9 @@ def _error_message(raw: bytes) -> str:
     except ValueError:
         return raw[:300].decode("utf-8", "replace")
     error = document.get("error") if isinstance(document, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return error["message"]
+    message = error.get("message") if isinstance(error, dict) else None
+    if isinstance(message, str):
+        return message
     if isinstance(error, str):
         return error
     return raw[:300].decode("utf-8", "replace")
@@ -356,7 +357,8 @@ def parse_completion(document: Any) -> ChatCompletion:
                 finish_reason=raw.get("finish_reason"),
             )
         )
-    usage = document.get("usage") if isinstance(document.get("usage"), dict) else {}
+    found = document.get("usage")
+    usage: dict[str, Any] = found if isinstance(found, dict) else {}
     prompt = int(usage.get("prompt_tokens") or 0)
     completion = int(usage.get("completion_tokens") or 0)
     return ChatCompletion(

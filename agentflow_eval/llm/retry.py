@@ -117,7 +117,7 @@ class RetryPolicy:
         """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
         if retry_after_s is not None:
             return min(max(retry_after_s, 0.0), self.max_delay_s)
-        backoff = min(self.base_delay_s * 2 ** (attempt - 1), self.max_delay_s)
+        backoff = min(self.base_delay_s * 2.0 ** (attempt - 1), self.max_delay_s)
         return backoff * (0.5 + (rng or random).random() / 2)
 
     async def wait(self, attempt: int, fault: Fault, rng: random.Random | None = None) -> None:

@@ -79,14 +79,9 @@ def _blank_is_none(value: Any) -> Any:
     return None if isinstance(value, str) and not value.strip() else value
 
 
-def _text(title: str, description: str) -> Any:
-    """An optional text: a plain text input, blank in the form, ``None`` when blank."""
-    return Annotated[
-        str | None,
-        BeforeValidator(_blank_is_none),
-        _optional("string"),
-        _ui(title, description, form_default=""),
-    ]
+_BLANK_TEXT = (BeforeValidator(_blank_is_none), _optional("string"))
+"""An optional text's metadata: a plain text input, ``None`` when blank (with
+``_ui(..., form_default="")``: blank in the form)."""
 
 
 # --------------------------------------------------------------------------- S3 options
@@ -99,21 +94,35 @@ class S3Options(BaseModel):
 
     model_config = ConfigDict(extra="forbid", title="S3 storage")
 
-    endpoint_url: _text(  # type: ignore[valid-type]
-        "Endpoint URL",
-        "for MinIO, SeaweedFS, R2 and other S3-compatible stores, e.g. http://minio:9000; "
-        "blank for AWS",
-    ) = None
-    region: _text("Region", "e.g. eu-west-1; blank: the worker's AWS region") = None  # type: ignore[valid-type]
+    endpoint_url: Annotated[
+        str | None,
+        *_BLANK_TEXT,
+        _ui(
+            "Endpoint URL",
+            "for MinIO, SeaweedFS, R2 and other S3-compatible stores, e.g. http://minio:9000; "
+            "blank for AWS",
+            form_default="",
+        ),
+    ] = None
+    region: Annotated[
+        str | None,
+        *_BLANK_TEXT,
+        _ui("Region", "e.g. eu-west-1; blank: the worker's AWS region", form_default=""),
+    ] = None
     path_style: Annotated[
         bool,
         _ui("Path-style addressing", "bucket in the path, not the host name (MinIO, SeaweedFS)"),
     ] = False
-    credentials_secret: _text(  # type: ignore[valid-type]
-        "Credentials (Prefect Secret)",
-        'name of a Secret block holding {"aws_access_key_id": ..., "aws_secret_access_key": '
-        "...}; blank: the worker's AWS credentials",
-    ) = None
+    credentials_secret: Annotated[
+        str | None,
+        *_BLANK_TEXT,
+        _ui(
+            "Credentials (Prefect Secret)",
+            'name of a Secret block holding {"aws_access_key_id": ..., "aws_secret_access_key": '
+            "...}; blank: the worker's AWS credentials",
+            form_default="",
+        ),
+    ] = None
     report_links: Annotated[
         ReportLinks,
         _ui(
@@ -123,12 +132,17 @@ class S3Options(BaseModel):
             "store's own URL, for a public-read bucket)",
         ),
     ] = "presigned"
-    public_url: _text(  # type: ignore[valid-type]
-        "Public base URL",
-        "where readers open the published files (a CDN or website endpoint serving the "
-        "target prefix), e.g. https://evals.example.com/reports; used when report links "
-        "are public",
-    ) = None
+    public_url: Annotated[
+        str | None,
+        *_BLANK_TEXT,
+        _ui(
+            "Public base URL",
+            "where readers open the published files (a CDN or website endpoint serving the "
+            "target prefix), e.g. https://evals.example.com/reports; used when report links "
+            "are public",
+            form_default="",
+        ),
+    ] = None
     link_expiry_hours: Annotated[
         int,
         Field(ge=1, le=DEFAULT_LINK_EXPIRY_HOURS),
@@ -180,9 +194,15 @@ EvalSetPath = Annotated[
     str,
     _ui("Eval set", "eval-set file (JSON or YAML, native or Google ADK) or a folder of them"),
 ]
-ConfigPath = _text(
-    "Config file", "criteria and settings; blank: test_config.json beside the eval set"
-)
+ConfigPath = Annotated[
+    str | None,
+    *_BLANK_TEXT,
+    _ui(
+        "Config file",
+        "criteria and settings; blank: test_config.json beside the eval set",
+        form_default="",
+    ),
+]
 Runs = Annotated[
     int | None,
     BeforeValidator(_blank_is_none),
@@ -240,28 +260,62 @@ TrialTimeout = Annotated[
         form_default=defaults.TRIAL_TIMEOUT_S,
     ),
 ]
-AgentModel = _text(
-    "Agent model", "LiteLLM model for a LiteLLM agent, replacing its own; blank: its own"
-)
-JudgeModel = _text("Judge model", "LiteLLM model for the LLM judges; blank: the config's")
-AgentVersion = _text(
-    "Agent version",
-    "recorded with the results; blank: $AGENTFLOW_AGENT_VERSION on the worker, if set",
-)
-GitSha = _text(
-    "Git commit",
-    "the agent's commit, recorded with the results; blank: $AGENTFLOW_GIT_SHA, $GITHUB_SHA "
-    "or $CI_COMMIT_SHA on the worker, if set",
-)
+AgentModel = Annotated[
+    str | None,
+    *_BLANK_TEXT,
+    _ui(
+        "Agent model",
+        "LiteLLM model for a LiteLLM agent, replacing its own; blank: its own",
+        form_default="",
+    ),
+]
+JudgeModel = Annotated[
+    str | None,
+    *_BLANK_TEXT,
+    _ui("Judge model", "LiteLLM model for the LLM judges; blank: the config's", form_default=""),
+]
+AgentVersion = Annotated[
+    str | None,
+    *_BLANK_TEXT,
+    _ui(
+        "Agent version",
+        "recorded with the results; blank: $AGENTFLOW_AGENT_VERSION on the worker, if set",
+        form_default="",
+    ),
+]
+GitSha = Annotated[
+    str | None,
+    *_BLANK_TEXT,
+    _ui(
+        "Git commit",
+        "the agent's commit, recorded with the results; blank: $AGENTFLOW_GIT_SHA, $GITHUB_SHA "
+        "or $CI_COMMIT_SHA on the worker, if set",
+        form_default="",
+    ),
+]
 Labels = Annotated[
     dict[str, str],
     _ui("Labels", 'name → value pairs recorded with the results, e.g. {"env": "staging"}'),
 ]
 OutputDir = Annotated[str, _ui("Output folder", "where run folders are written, on the worker")]
-Resume = _text("Resume run folder", "an earlier run folder to finish: its finished trials are kept")
-PublishTo = _text(
-    "Publish to", "s3://bucket/prefix or a folder; blank: the report stays in the run folder"
-)
+Resume = Annotated[
+    str | None,
+    *_BLANK_TEXT,
+    _ui(
+        "Resume run folder",
+        "an earlier run folder to finish: its finished trials are kept",
+        form_default="",
+    ),
+]
+PublishTo = Annotated[
+    str | None,
+    *_BLANK_TEXT,
+    _ui(
+        "Publish to",
+        "s3://bucket/prefix or a folder; blank: the report stays in the run folder",
+        form_default="",
+    ),
+]
 CountInfrastructureErrors = Annotated[
     bool,
     _ui(
@@ -270,11 +324,16 @@ CountInfrastructureErrors = Annotated[
         "default they are reported apart and left out of it",
     ),
 ]
-Baseline = _text(
-    "Baseline",
-    "compare with this run: latest (the last completed run of this eval set published to "
-    "Publish to), a run folder, its results.json, or an s3:// URI; blank: no comparison",
-)
+Baseline = Annotated[
+    str | None,
+    *_BLANK_TEXT,
+    _ui(
+        "Baseline",
+        "compare with this run: latest (the last completed run of this eval set published to "
+        "Publish to), a run folder, its results.json, or an s3:// URI; blank: no comparison",
+        form_default="",
+    ),
+]
 FailOnRegression = Annotated[
     bool,
     _ui(
@@ -302,11 +361,16 @@ Shards = Annotated[
         "workers, merged into one result",
     ),
 ]
-SharedStorage = _text(
-    "Shared storage (Prefect block)",
-    "a storage block every worker reaches, e.g. s3-bucket/agentflow: the judge cache and "
-    "shard results go there; blank: Prefect's default result storage",
-)
+SharedStorage = Annotated[
+    str | None,
+    *_BLANK_TEXT,
+    _ui(
+        "Shared storage (Prefect block)",
+        "a storage block every worker reaches, e.g. s3-bucket/agentflow: the judge cache and "
+        "shard results go there; blank: Prefect's default result storage",
+        form_default="",
+    ),
+]
 Shard = Annotated[
     ShardSpec | None,
     BeforeValidator(_empty_is_none),

@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -240,7 +241,7 @@ def _upload(
     urls: dict[str, str] = {}
     for name, body in files.items():
         key = join_key(base, folder, name)
-        retry(lambda key=key, body=body, name=name: store.put(key, body, _content_type(name), None))
+        retry(partial(store.put, key, body, _content_type(name), None))
         urls[name.split(".")[0]] = store.url(key)
 
     manifest_key = join_key(base, "runs.json")

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -117,7 +118,7 @@ def publish_suite_summary(
             key = f"{run_key}/{name}"
             body = text.encode("utf-8")
             content_type = CONTENT_TYPES[Path(name).suffix]
-            retrier(lambda key=key, body=body, ct=content_type: store.put(key, body, ct, None))
+            retrier(partial(store.put, key, body, content_type, None))
             urls[name] = store.url(key)
         pointer = SuiteLatest(
             suite=summary.suite,

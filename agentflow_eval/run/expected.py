@@ -7,10 +7,10 @@ report re-rendered from that file alone still shows expected against actual.
 
 from __future__ import annotations
 
-from agentflow_eval.models.evalset import EvalCase
-from agentflow_eval.models.results import ExpectedTurn, RecordedToolCall
+from agentflow_eval.models.evalset import EvalCase, EvalSet
+from agentflow_eval.models.results import ExpectedTurn, RecordedToolCall, RunResult
 
-__all__ = ["expected_turns"]
+__all__ = ["expected_turns", "with_expectations"]
 
 
 def expected_turns(case: EvalCase) -> list[ExpectedTurn]:
@@ -31,3 +31,17 @@ def expected_turns(case: EvalCase) -> list[ExpectedTurn]:
             )
         )
     return turns
+
+
+def with_expectations(run: RunResult, eval_set: EvalSet) -> RunResult:
+    """``run`` with the expected turns of ``eval_set``'s cases recorded in each case that
+    has none (results written before they were recorded), so a report made from the
+    results alone compares expected with actual."""
+    cases = {case.eval_id: case for case in eval_set.eval_cases}
+    filled = [
+        case.model_copy(update={"expected": expected_turns(cases[case.case_id])})
+        if not case.expected and case.case_id in cases
+        else case
+        for case in run.cases
+    ]
+    return run.model_copy(update={"cases": filled})

@@ -109,7 +109,7 @@ class RunFolderLock:
         path = folder / LOCK_NAME
         me = LockHolder.me()
         if fcntl is None:  # pragma: no cover - not POSIX
-            return cls(folder, None, _acquire_by_existence(path, me))
+            return cls(folder, None, _acquire_by_existence(path, me))  # type: ignore[unreachable]
         for _ in range(10):
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
             try:

@@ -167,7 +167,7 @@ class LoopWatchdog:
             now = time.monotonic()
             if task is not running:
                 running, since = task, (now if running is not None else since)
-            guard = self._guards.get(task) if task is not None else None  # type: ignore[arg-type]
+            guard = self._guards.get(task) if task is not None else None
             if (
                 guard is not None
                 and guard.active

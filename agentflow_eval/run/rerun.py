@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agentflow_eval.files.jsonl import iter_lines_with_offsets
-from agentflow_eval.run.plan import RunPaths, new_run_id
+from agentflow_eval.run.paths import RunPaths, new_run_id
 
 __all__ = ["RerunFolder", "prepare_rerun"]
 

@@ -21,7 +21,7 @@ class ResumeMismatch(InputError):
     """``--resume`` with inputs that are not the run folder's."""
 
 
-_OPERATIONAL_CONFIG = {
+_OPERATIONAL_CONFIG: dict[str, Any] = {
     "max_concurrency": True,
     "trial_timeout_s": True,
     "rate_limits": True,

@@ -156,7 +156,8 @@ def _session_state(session: AgentSession) -> dict[str, Any] | None:
     state = getattr(session, "state", None)
     if not isinstance(state, dict):
         return None
-    return to_jsonable_python(state, fallback=repr)
+    jsonable: dict[str, Any] = to_jsonable_python(state, fallback=repr)
+    return jsonable
 
 
 async def _converse(session: AgentSession, source: UserTurnSource, turns: list[Turn]) -> None:

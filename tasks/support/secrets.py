@@ -16,6 +16,7 @@ import os
 import re
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
+from typing import Any
 
 from agentflow_eval.redaction import register_secret
 
@@ -79,7 +80,7 @@ async def provider_keys(secrets: Mapping[str, str]) -> dict[str, str]:
                 "(letters, digits and _, not starting with a digit)"
             )
         try:
-            secret = await Secret.aload(block)
+            secret: Secret[Any] = await Secret.aload(block)
         except ValueError as exc:
             raise ValueError(
                 f"secrets: no Prefect Secret block named {block!r} for {variable} "

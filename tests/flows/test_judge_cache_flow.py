@@ -25,13 +25,14 @@ from prefect import flow
 from prefect.settings import PREFECT_API_URL, PREFECT_LOCAL_STORAGE_PATH, temporary_settings
 
 from agentflow_eval.criteria.base import CriterionContext
+from agentflow_eval.criteria.judges.cache import DEFAULT_PREFIX
 from agentflow_eval.criteria.judges.runtime import JudgeRuntime
 from agentflow_eval.criteria.registry import build_criterion
 from agentflow_eval.demo.judge import demo_judge_reply
 from agentflow_eval.models.config import CriterionConfig, EvalConfig, JudgeSettings
 from agentflow_eval.models.evalset import EvalCase, Invocation, Message
 from agentflow_eval.models.results import Trial, Turn
-from agentflow_eval.tasks.support.judge_cache import DEFAULT_PREFIX, prefect_judge_cache
+from agentflow_eval.tasks.support.storage import resolve_shared_storage, shared_judge_cache
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,7 +76,8 @@ def trial(index: int, answer: str) -> Trial:
 async def judge_fixed_trials(
     api_base: str, prompt_template: str | None = None, refresh: bool = False
 ) -> dict[str, Any]:
-    """Judge the fixed trials with the Prefect-backed cache; return the run's stats."""
+    """Judge the fixed trials with the cache in the run's result storage; return the run's
+    stats."""
     settings = JudgeSettings(
         model="openai/judge",
         api_base=api_base,
@@ -86,7 +88,8 @@ async def judge_fixed_trials(
     options = CriterionConfig(num_samples=SAMPLES, prompt_template=prompt_template)
     config = EvalConfig(criteria={"final_response_match_v2": options}, judge=settings)
     criterion = build_criterion("final_response_match_v2", options, config)
-    runtime = JudgeRuntime(settings, cache=await prefect_judge_cache(settings))
+    storage = await resolve_shared_storage(None)  # the run's result storage
+    runtime = JudgeRuntime(settings, cache=shared_judge_cache(settings, storage))
     results = await asyncio.gather(
         *(
             criterion.evaluate(CriterionContext(CASE, trial(i, a), config, runtime))

@@ -7,28 +7,40 @@ the reply is parsed again on a hit, so a verdict is never stored apart from the 
 came from.
 
 :class:`JudgeCache` is the protocol the judge runtime talks to. :class:`InMemoryJudgeCache`
-implements it in a dict (unit tests, one-off runs); ``tasks/support/judge_cache.py`` implements it
-on Prefect's result storage so a cache outlives the process.
+implements it in a dict (unit tests, one-off runs); :class:`StoreJudgeCache` in any object
+store (:mod:`agentflow_eval.storage`: a folder, an S3-compatible bucket, or the Prefect
+storage block a pool shares), so a cache outlives the process and is shared by workers.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import logging
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentflow_eval.models.results import Usage
+from agentflow_eval.storage.base import ObjectStore
+from agentflow_eval.storage.keys import join_key
 
 __all__ = [
+    "DEFAULT_PREFIX",
     "CachedJudgeReply",
     "InMemoryJudgeCache",
     "JudgeCache",
+    "StoreJudgeCache",
     "judge_cache_key",
 ]
+
+DEFAULT_PREFIX = "agentflow-judge-cache"
+"""Where a store keeps judge replies: ``<prefix>/<key>.json``."""
+
+log = logging.getLogger(__name__)
 
 KEY_SCHEMA = "agentflow-judge-cache/1"
 """Bumped when the key's recipe changes, so old entries stop matching."""
@@ -132,3 +144,51 @@ class InMemoryJudgeCache:
             None if expires_in_s is None else datetime.now(UTC) + timedelta(seconds=expires_in_s)
         )
         self._entries[key] = (reply, expires_at)
+
+
+class _StoredEntry(BaseModel):
+    """A judge reply as an object of the store: the reply and until when it is served."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reply: CachedJudgeReply
+    expires_at: datetime | None = None
+
+
+class StoreJudgeCache:
+    """A :class:`JudgeCache` in an object store: one JSON object per judge sample under
+    ``<prefix>/<key>.json``, with its expiry in it. The store's calls block (a disk, an
+    HTTP request), so they run off the event loop."""
+
+    def __init__(self, store: ObjectStore, *, prefix: str = DEFAULT_PREFIX) -> None:
+        self._store = store
+        self._prefix = prefix.strip("/")
+
+    @property
+    def location(self) -> str:
+        return f"{self._store.describe()}/{self._prefix}"
+
+    def _key(self, key: str) -> str:
+        return join_key(*self._prefix.split("/"), f"{key}.json")
+
+    async def get(self, key: str) -> CachedJudgeReply | None:
+        raw = await asyncio.to_thread(self._store.get, self._key(key))
+        if raw is None:
+            return None
+        try:
+            entry = _StoredEntry.model_validate_json(raw)
+        except ValidationError:
+            log.warning("judge cache entry %s is not a judge reply; ignoring it", key)
+            return None
+        if entry.expires_at is not None and entry.expires_at <= datetime.now(UTC):
+            return None
+        return entry.reply
+
+    async def put(
+        self, key: str, reply: CachedJudgeReply, *, expires_in_s: float | None = None
+    ) -> None:
+        expires_at = (
+            None if expires_in_s is None else datetime.now(UTC) + timedelta(seconds=expires_in_s)
+        )
+        body = _StoredEntry(reply=reply, expires_at=expires_at).model_dump_json().encode()
+        await asyncio.to_thread(self._store.put, self._key(key), body, "application/json", None)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, field_validator, model_validator
 
@@ -50,7 +50,7 @@ HarmCategory = Literal[
     "misinformation",
     "other",
 ]
-HARM_CATEGORIES: tuple[str, ...] = HarmCategory.__args__
+HARM_CATEGORIES: tuple[str, ...] = get_args(HarmCategory)
 
 
 class SafetyVerdict(BaseModel):

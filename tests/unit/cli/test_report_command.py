@@ -10,6 +10,8 @@ import pytest
 from support.sample_results import sample_run, write_run_dir
 
 from agentflow_eval.cli import main
+from agentflow_eval.report.html import render_html
+from agentflow_eval.run.expected import with_expectations
 
 
 @pytest.fixture
@@ -48,3 +50,19 @@ def test_a_folder_that_is_no_run_and_a_missing_file_are_one_line(tmp_path: Path,
     assert main(["report", str(tmp_path / "nope.json")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nope.json" in err and "Traceback" not in err
+
+
+def test_the_eval_set_fills_expectations_results_were_written_without(
+    tmp_path: Path, capsys
+) -> None:
+    run, eval_set = sample_run(trials=2, with_expected=False)
+    folder = write_run_dir(tmp_path / "old", run)
+    assert main(["report", str(folder)]) == 0
+    alone = (folder / "report.html").read_text(encoding="utf-8")
+    evalset = tmp_path / "travel.evalset.json"
+    evalset.write_text(eval_set.model_dump_json(), encoding="utf-8")
+    assert main(["report", str(folder), "--evalset", str(evalset)]) == 0
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    filled = with_expectations(run, eval_set)
+    assert all(case.expected for case in filled.cases) and page != alone
+    assert page == render_html(filled)

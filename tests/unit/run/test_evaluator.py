@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
-from agentflow_eval.evaluator import AgentEvaluator, EvalInputWarning, EvaluationFailed
+from agentflow_eval.evaluator import (
+    AgentEvaluator,
+    EvalInputWarning,
+    EvaluationFailed,
+    RegressionFound,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 EVALSET = ROOT / "examples/weather/weather.evalset.json"
@@ -91,3 +97,53 @@ async def test_the_configs_concurrency_and_timeout_hold_here_as_in_the_cli(tmp_p
     assert all(t.trial.error is not None and t.trial.error.kind == "timeout" for t in run.trials)
     assert all("0.3" in t.trial.error.message for t in run.trials if t.trial.error)
     assert peak_file.read_text() == "1"  # one trial at a time, as the config says
+
+
+GOOD_AND_BAD = """
+def good(message: str, recorder) -> str:
+    with recorder.tool("get_weather", {"location": "New York"}) as call:
+        call.result = {"condition": "sunny"}
+    return "Sunny in New York."
+
+
+def bad(message: str) -> str:
+    return "no idea"
+"""
+
+
+async def test_it_compares_with_a_baseline_publishes_and_records_identity(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+):
+    agents = tmp_path / "agents.py"
+    agents.write_text(GOOD_AND_BAD, encoding="utf-8")
+    site, out = tmp_path / "site", tmp_path / "out"
+    monkeypatch.setenv("GITHUB_SHA", "c0ffee")  # CI variables fill what the test left out
+    first = await AgentEvaluator(f"{agents}:good", TRAJECTORY_ONLY).evaluate(
+        EVALSET, runs=6, output_dir=out, publish_to=site, baseline="latest",
+        agent_version="1.0", labels={"team": "weather"},
+    )  # fmt: skip
+    identity = (first.agent_version, first.git_sha, first.labels)
+    assert identity == ("1.0", "c0ffee", {"team": "weather"})
+    latest = json.loads((site / first.eval_set_id / "latest.json").read_text())
+    assert latest["run_id"] == first.run_id  # published, and the next run's baseline
+
+    with pytest.raises(RegressionFound) as found:
+        await AgentEvaluator(f"{agents}:bad", TRAJECTORY_ONLY).evaluate(
+            EVALSET, runs=6, output_dir=out, publish_to=site, baseline="latest",
+            fail_on_regression=True,
+        )  # fmt: skip
+    record = found.value.record
+    assert record.comparison is not None and record.comparison.baseline.run_id == first.run_id
+    regressed = {case.case_id for case in record.comparison.cases if case.verdict == "regression"}
+    assert regressed == {"weather_lookup_simple"}  # 6/6 -> 0/6; the other never passed
+    assert "regressed" in str(found.value)
+    assert (found.value.run_dir / "comparison.json").is_file()
+    latest = json.loads((site / first.eval_set_id / "latest.json").read_text())
+    assert latest["run_id"] == first.run_id  # a regressed run does not become the baseline
+
+
+async def test_latest_without_a_publish_target_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="baseline='latest' is the last run published"):
+        await AgentEvaluator("examples.weather.agent:agent", TRAJECTORY_ONLY).evaluate(
+            EVALSET, runs=1, output_dir=tmp_path, baseline="latest"
+        )

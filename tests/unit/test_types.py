@@ -1,0 +1,27 @@
+"""Types are checked: mypy, strict (pyproject.toml, [tool.mypy]), finds nothing in the
+package as it installs, the Prefect front doors included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support.layout import ROOT, installed_layout
+
+
+def test_mypy_strict_finds_nothing(tmp_path: Path) -> None:
+    from mypy import api
+
+    layout = tmp_path / "layout"
+    layout.mkdir()
+    installed_layout(layout)
+    out, err, status = api.run(
+        [
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-error-summary",
+            str(layout / "agentflow_eval"),
+        ]
+    )
+    assert status == 0, out + err
