@@ -32,7 +32,7 @@ from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.compare.brief import comparison_lines
 from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.criteria.judges.cache import InMemoryJudgeCache, JudgeCache
-from agentflow_eval.demo import install_if_named
+from agentflow_eval.demo import install as install_demo
 from agentflow_eval.evaluator_session import FinishedRun, announce, current_settings
 from agentflow_eval.files.loading import load_config
 from agentflow_eval.models import defaults
@@ -151,7 +151,7 @@ class AgentEvaluator:
         if baseline is not None and baseline.strip().rstrip("/") == "latest" and not publish_to:
             raise ValueError("baseline='latest' is the last run published to publish_to: give both")
         root = session.output_dir or Path(output_dir if output_dir is not None else self.output_dir)
-        install_if_named(inputs.config, getattr(self.agent, "model", None))
+        install_demo()  # agentflow-demo/* models answer offline, whoever calls them
         outcome = await evaluate_outcome(
             self.agent,
             inputs,

@@ -71,16 +71,14 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from agentflow_eval.compare import (
-        ComparisonError,
         Side,
-        SideError,
         compare_runs,
         console_for,
         is_latest,
         load_side,
         print_comparison,
     )
-    from agentflow_eval.errors import StoreError
+    from agentflow_eval.errors import InputError, StoreError
     from agentflow_eval.models.params import S3Options
 
     if not 0 < args.alpha < 1:
@@ -117,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
             baseline_source=baseline.source,
             candidate_source=candidate.source,
         )
-    except (SideError, ComparisonError) as exc:
+    except InputError as exc:  # a side missing or unreadable, runs that do not compare
         return fail(str(exc))
     except StoreError as exc:
         fail(str(exc).splitlines()[0])

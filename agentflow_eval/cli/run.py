@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import shutil
 import signal
 import sys
 from contextlib import AbstractContextManager
@@ -367,6 +368,8 @@ def _run_planned(
         return _interrupted(watch.run_dir)
     except TemporaryAPIError as exc:
         print(f"agentflow-eval: error: {exc}; no trial has run", file=sys.stderr)
+        if not handle.plan.resumed:  # a new run that never started leaves no folder behind
+            shutil.rmtree(handle.paths.run_dir, ignore_errors=True)
         return EXIT_RUN_FAILED
     except RegressionGateFailed as exc:  # the run is complete: report it, then fail
         outcome = exc.outcome
@@ -536,37 +539,18 @@ def _report(outcome: RunOutcome, args: argparse.Namespace) -> int:
 
 
 def _stopped(exc: BaseException) -> int | None:
-    """The exit code and one-line message for a run the flow stopped on purpose: refused
-    credentials (the run cannot go on), or a run folder another process took, or one
-    that holds another run, found only as the flow started; ``None`` for anything else."""
+    """The exit code and one-line message for a run the flow stopped on purpose (a
+    provider refused the credentials: the run cannot go on); ``None`` for anything else.
+    Everything the user could fix was refused before the flow started."""
     from agentflow_eval.llm.retry import auth_error_in
-    from agentflow_eval.run.plan import ResumeMismatch, RunFolderBusy
 
     refused = auth_error_in(exc)
-    if refused is not None:
-        where = getattr(refused, "run_dir", None)
-        resume = f"--resume {where}" if where else "--resume RUN_DIR"
-        return fail(
-            f"{refused.reason}; the run stopped: fix the credentials, then finish it with "
-            f"{resume} (the trials finished so far are kept)",
-            EXIT_RUN_FAILED,
-        )
-    for found in _chain(exc):
-        if isinstance(found, RunFolderBusy | ResumeMismatch):
-            return fail(str(found))
-    return None
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    """``exc``, what it was raised from, and what its groups hold."""
-    seen: list[BaseException] = []
-    stack = [exc]
-    while stack:
-        current = stack.pop()
-        if any(current is other for other in seen):
-            continue
-        seen.append(current)
-        if isinstance(current, BaseExceptionGroup):
-            stack.extend(current.exceptions)
-        stack.extend(e for e in (current.__cause__, current.__context__) if e is not None)
-    return seen
+    if refused is None:
+        return None
+    where = getattr(refused, "run_dir", None)
+    resume = f"--resume {where}" if where else "--resume RUN_DIR"
+    return fail(
+        f"{refused.reason}; the run stopped: fix the credentials, then finish it with "
+        f"{resume} (the trials finished so far are kept)",
+        EXIT_RUN_FAILED,
+    )

@@ -4,10 +4,7 @@ plugin the front doors install (:func:`install`), not something the model client
 
 from __future__ import annotations
 
-from agentflow_eval.demo.names import names_demo_model
-from agentflow_eval.models.config import EvalConfig
-
-__all__ = ["install", "install_if_named"]
+__all__ = ["install"]
 
 
 def install() -> None:
@@ -16,18 +13,3 @@ def install() -> None:
     from agentflow_eval.demo.model import install as install_model
 
     install_model()
-
-
-def install_if_named(config: EvalConfig, agent_model: str | None = None) -> bool:
-    """:func:`install` when the agent's model, a judge's or the simulated user's is a demo
-    model; whether it did."""
-    simulator = config.user_simulator_config
-    named = names_demo_model(
-        agent_model,
-        config.judge.model,
-        *(options.judge_model for options in config.criteria.values()),
-        simulator.model if simulator is not None else None,
-    )
-    if named:
-        install()
-    return named

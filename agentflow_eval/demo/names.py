@@ -6,7 +6,7 @@ imports LiteLLM; code that only needs to recognise or label it imports this modu
 
 from __future__ import annotations
 
-__all__ = ["DEMO_PROVIDER", "SIMULATED_LABEL", "is_demo_model", "names_demo_model"]
+__all__ = ["DEMO_PROVIDER", "SIMULATED_LABEL", "is_demo_model"]
 
 DEMO_PROVIDER = "agentflow-demo"
 SIMULATED_LABEL = (
@@ -19,8 +19,3 @@ SIMULATED_LABEL = (
 def is_demo_model(model: str | None) -> bool:
     """Whether ``model`` is served by the simulated demo provider."""
     return bool(model) and str(model).startswith(f"{DEMO_PROVIDER}/")
-
-
-def names_demo_model(*models: str | None) -> bool:
-    """Whether any of ``models`` is served by the simulated demo provider."""
-    return any(is_demo_model(model) for model in models)

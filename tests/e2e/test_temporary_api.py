@@ -189,7 +189,9 @@ def test_a_cli_runs_trials_are_inside_its_run_trials_task_run(tmp_path: Path) ->
 
     flow_run, task_runs = record["flow_run"], record["task_runs"]
     assert flow_run.name and flow_run.state.is_completed()
-    assert set(task_runs) >= {"load-evalset", "run-trials", "judge", "report"}
+    # the CLI planned the run itself, before the flow run: no load-evalset task run
+    assert set(task_runs) >= {"run-trials", "judge", "aggregate", "report"}
+    assert "load-evalset" not in task_runs
     trials_run = task_runs["run-trials"]
     assert trials_run.state.is_completed()
     assert trials_run.start_time.timestamp() <= first_start
@@ -198,7 +200,7 @@ def test_a_cli_runs_trials_are_inside_its_run_trials_task_run(tmp_path: Path) ->
     assert trials_run.total_run_time.total_seconds() >= last_end - first_start >= 1.0
     assert flow_run.start_time.timestamp() <= first_start
     assert flow_run.end_time.timestamp() >= last_end
-    order = ["load-evalset", "run-trials", "judge", "report"]
+    order = ["run-trials", "judge", "aggregate", "report"]
     starts = [task_runs[name].start_time for name in order]
     assert starts == sorted(starts)
     messages = [log.message for log in record["logs"]]
@@ -237,4 +239,6 @@ def test_the_cli_exits_3_when_the_server_cannot_start(tmp_path: Path) -> None:
     assert result.returncode == 3, result.stderr[-3000:]
     assert "agentflow-eval: error: the temporary Prefect server exited with code 3" in result.stderr
     assert "no trial has run" in result.stderr
-    assert not (tmp_path / "out").exists()  # nothing was planned before the flow run
+    # the run was planned before the flow (its folder checked and locked), and a new run
+    # that never started leaves no folder behind
+    assert not list((tmp_path / "out").rglob("run.json"))
