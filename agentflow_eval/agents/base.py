@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextvars
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +17,16 @@ from typing import Any, Protocol, runtime_checkable
 
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.evalset import Message, SessionInput
-from agentflow_eval.models.results import RecordedToolCall, Usage
+from agentflow_eval.models.results import (
+    HandoffEvent,
+    MessageEvent,
+    ModelCallEvent,
+    NodeEvent,
+    RecordedToolCall,
+    ToolCallEvent,
+    TrajectoryEvent,
+    Usage,
+)
 
 __all__ = [
     "AgentSession",
@@ -63,17 +72,32 @@ class MaxStepsExceeded(RuntimeError):
         self.max_steps = max_steps
 
 
-@dataclass
 class TrajectoryRecorder:
-    """Collects one turn's tool calls, intermediate responses and usage.
+    """Collects what happens in one turn, in order: tool calls, messages, model calls with
+    their usage, node visits and handoffs (:attr:`events`).
 
-    An agent (or its tools) calls :meth:`tool_call`, or wraps a call in :meth:`tool`,
-    for every tool it runs; :meth:`usage` for every model call it makes.
+    A hand-written agent (or its tools) calls :meth:`tool_call`, or wraps a call in
+    :meth:`tool`, for every tool it runs, and :meth:`usage` for every model call it makes;
+    framework adapters add what the framework reports with :meth:`add`. Each event is
+    stamped with the milliseconds since the turn started. The trial holds the same list, so
+    a turn cut short keeps what happened before it was cut.
     """
 
-    tool_calls: list[RecordedToolCall] = field(default_factory=list)
-    intermediate_responses: list[str] = field(default_factory=list)
-    usage_total: Usage = field(default_factory=Usage)
+    def __init__(self) -> None:
+        self.events: list[TrajectoryEvent] = []
+        self._started = time.perf_counter()
+
+    def elapsed_ms(self) -> float:
+        """Milliseconds since the turn started."""
+        return (time.perf_counter() - self._started) * 1000
+
+    def add(self, event: TrajectoryEvent) -> TrajectoryEvent:
+        """Record ``event`` as it is (an adapter that knows when it happened sets
+        ``at_ms``; otherwise it is stamped now)."""
+        if not event.at_ms:
+            event.at_ms = self.elapsed_ms()
+        self.events.append(event)
+        return event
 
     def tool_call(
         self,
@@ -84,6 +108,7 @@ class TrajectoryRecorder:
         error: str | None = None,
         duration_ms: float = 0.0,
         id: str | None = None,
+        author: str | None = None,
     ) -> RecordedToolCall:
         call = RecordedToolCall(
             name=name,
@@ -93,14 +118,16 @@ class TrajectoryRecorder:
             duration_ms=duration_ms,
             id=id,
         )
-        self.tool_calls.append(call)
+        self.add(ToolCallEvent(call=call, author=author))
         return call
 
     @contextmanager
-    def tool(self, name: str, args: dict[str, Any] | None = None) -> Iterator[RecordedToolCall]:
+    def tool(
+        self, name: str, args: dict[str, Any] | None = None, *, author: str | None = None
+    ) -> Iterator[RecordedToolCall]:
         """Time a tool call; set ``.result`` on the yielded record. An exception is
         recorded as the call's error and re-raised."""
-        call = self.tool_call(name, args)
+        call = self.tool_call(name, args, author=author)
         start = time.perf_counter()
         try:
             yield call
@@ -111,22 +138,56 @@ class TrajectoryRecorder:
             call.duration_ms = (time.perf_counter() - start) * 1000
             call.result = _jsonable(call.result)
 
-    def intermediate(self, text: str) -> None:
+    def intermediate(self, text: str, *, author: str | None = None) -> None:
+        """Text the agent said before its answer (between tool calls)."""
         if text:
-            self.intermediate_responses.append(text)
+            self.add(MessageEvent(text=text, author=author))
 
     def usage(
-        self, prompt_tokens: int = 0, completion_tokens: int = 0, cost_usd: float = 0.0
+        self,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        cost_usd: float = 0.0,
+        *,
+        model: str | None = None,
+        latency_ms: float | None = None,
+        author: str | None = None,
     ) -> None:
-        self.usage_total.add(
-            Usage(
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                total_tokens=prompt_tokens + completion_tokens,
-                cost_usd=cost_usd,
-                calls=1,
+        """One model call the agent made, with what it used."""
+        self.add(
+            ModelCallEvent(
+                model=model,
+                usage=Usage(
+                    prompt_tokens=prompt_tokens,
+                    completion_tokens=completion_tokens,
+                    total_tokens=prompt_tokens + completion_tokens,
+                    cost_usd=cost_usd,
+                    calls=1,
+                ),
+                latency_ms=latency_ms,
+                author=author,
             )
         )
+
+    def node(self, name: str, path: Sequence[str] = (), *, author: str | None = None) -> None:
+        """A step began: a graph node, an agent or a sub-agent taking its turn."""
+        self.add(NodeEvent(name=name, path=list(path), author=author))
+
+    def handoff(self, target: str, source: str | None = None) -> None:
+        """Control passed from ``source`` to the agent ``target``."""
+        self.add(HandoffEvent(target=target, source=source, author=source))
+
+    @property
+    def tool_calls(self) -> list[RecordedToolCall]:
+        return [event.call for event in self.events if isinstance(event, ToolCallEvent)]
+
+    @property
+    def intermediate_responses(self) -> list[str]:
+        return [e.text for e in self.events if isinstance(e, MessageEvent) and not e.final]
+
+    @property
+    def usage_total(self) -> Usage:
+        return Usage.total([e.usage for e in self.events if isinstance(e, ModelCallEvent)])
 
 
 @runtime_checkable

@@ -181,10 +181,11 @@ class _LiteLLMSession:
             state=self.state,
         )
         for step in range(self.agent.max_steps):
+            asked = recorder.elapsed_ms()
             response = await self.context.models.complete(
                 transport=self.agent.transport, **self.agent.completion_request(self.messages)
             )
-            _record_usage(recorder, response, self.agent.model)
+            _record_usage(recorder, response, self.agent.model, recorder.elapsed_ms() - asked)
             if not response.choices:
                 raise RuntimeError(f"model {self.agent.model!r} returned no choices")
             reply = response.choices[0].message
@@ -274,10 +275,14 @@ def _assistant_message(content: str, calls: list[_ToolCall]) -> dict[str, Any]:
     return message
 
 
-def _record_usage(recorder: TrajectoryRecorder, response: Any, model: str) -> None:
+def _record_usage(
+    recorder: TrajectoryRecorder, response: Any, model: str, latency_ms: float
+) -> None:
     usage = getattr(response, "usage", None)
     recorder.usage(
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         cost_usd=response_cost(response, model),
+        model=model,
+        latency_ms=latency_ms,
     )

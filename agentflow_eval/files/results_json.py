@@ -157,7 +157,8 @@ def run_result_from_json(raw: Any, source: str) -> RunResult:
 
 def results_json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of ``results.json``, for editors and validators."""
-    schema = RunResult.model_json_schema()
+    # as written: the views derived from each turn's events are in the file too
+    schema = RunResult.model_json_schema(mode="serialization")
     major = SCHEMA_VERSION.split(".")[0]
     schema["properties"]["schema_version"]["pattern"] = rf"^{major}\.[0-9]+$"
     body = {key: value for key, value in schema.items() if key not in ("title", "description")}

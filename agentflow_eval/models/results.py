@@ -7,9 +7,9 @@ a reader could notice.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -17,9 +17,15 @@ __all__ = [
     "CriterionResult",
     "CriterionSummary",
     "ExpectedTurn",
+    "HandoffEvent",
+    "MessageEvent",
+    "ModelCallEvent",
+    "NodeEvent",
     "RecordedToolCall",
     "RunResult",
     "RunTotals",
+    "ToolCallEvent",
+    "TrajectoryEvent",
     "Trial",
     "TrialError",
     "TrialResult",
@@ -27,7 +33,9 @@ __all__ = [
     "Usage",
 ]
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
+"""1.1: each turn records its events in order (``events``); ``tool_calls``,
+``intermediate_responses`` and ``usage`` are derived from them."""
 
 
 class Record(BaseModel):
@@ -82,23 +90,148 @@ class RecordedToolCall(Record):
     """The call's id, if the agent gave one."""
 
 
+class _Event(Record):
+    """What every event of a turn has: when it happened and who acted."""
+
+    at_ms: float = 0.0
+    """When it happened: milliseconds since the turn started."""
+    author: str | None = None
+    """The agent, sub-agent or graph node that acted, when the agent says."""
+
+
+class MessageEvent(_Event):
+    """Text the agent said: between tool calls, or (``final``) its answer to the turn."""
+
+    kind: Literal["message"] = "message"
+    """What the event is: a message."""
+    text: str
+    """What it said."""
+    final: bool = False
+    """Whether this is the turn's final answer."""
+
+
+class ModelCallEvent(_Event):
+    """One call the agent made to a model, with its usage."""
+
+    kind: Literal["model_call"] = "model_call"
+    """What the event is: a model call."""
+    model: str | None = None
+    """The model called, when known."""
+    usage: Usage = Field(default_factory=Usage)
+    """Tokens and cost of this call (its ``calls`` is 1)."""
+    latency_ms: float | None = None
+    """How long the call took, when known."""
+
+
+class ToolCallEvent(_Event):
+    """One tool call, with its arguments and its result or error."""
+
+    kind: Literal["tool_call"] = "tool_call"
+    """What the event is: a tool call."""
+    call: RecordedToolCall
+    """The call."""
+
+
+class NodeEvent(_Event):
+    """A step of the agent began: a graph node, an agent or sub-agent taking its turn."""
+
+    kind: Literal["node"] = "node"
+    """What the event is: a node visit."""
+    name: str
+    """The node's or agent's name."""
+    path: list[str] = Field(default_factory=list)
+    """Where it sits: the enclosing (sub)graphs or parent agents, outermost first."""
+
+
+class HandoffEvent(_Event):
+    """Control passed from one agent to another (a handoff, a sub-agent transfer)."""
+
+    kind: Literal["handoff"] = "handoff"
+    """What the event is: a handoff."""
+    source: str | None = None
+    """The agent that handed off."""
+    target: str
+    """The agent that took over."""
+
+
+TrajectoryEvent = Annotated[
+    MessageEvent | ModelCallEvent | ToolCallEvent | NodeEvent | HandoffEvent,
+    Field(discriminator="kind"),
+]
+"""One thing that happened in a turn, in the order it happened."""
+
+_VIEWS = ("tool_calls", "intermediate_responses", "usage")
+
+
 class Turn(Record):
-    """What the agent did with one user turn."""
+    """What the agent did with one user turn: its events, in order, and the views derived
+    from them (tool calls, intermediate responses, usage) that criteria and reports read.
+
+    The views are written with the events, for readers of results files; when a turn is
+    read back they are derived from its events again. A turn written before events were
+    recorded (results schema 1.0) is read into events from its views."""
 
     invocation_id: str
     """The eval set's id for this user turn."""
     user_text: str
     """What the user said."""
-    tool_calls: list[RecordedToolCall] = Field(default_factory=list)
-    """The tool calls the agent made in this turn, in order."""
-    intermediate_responses: list[str] = Field(default_factory=list)
-    """Text the agent said between tool calls."""
+    events: list[TrajectoryEvent] = Field(default_factory=list)
+    """What happened, in order: messages, model calls, tool calls, node visits, handoffs."""
     final_response: str | None = None
     """The agent's answer; null when the turn ended without one."""
     latency_ms: float = 0.0
     """Wall time of the turn."""
-    usage: Usage = Field(default_factory=Usage)
-    """The agent's model usage in this turn, as it reported it."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _events_from_views(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not any(view in data for view in _VIEWS):
+            return data
+        data = dict(data)
+        calls = data.pop("tool_calls", None) or []
+        texts = data.pop("intermediate_responses", None) or []
+        usage = data.pop("usage", None)
+        if "events" not in data:  # written before events were recorded
+            events: list[Any] = [MessageEvent(text=text) for text in texts]
+            events += [ToolCallEvent(call=RecordedToolCall.model_validate(c)) for c in calls]
+            totals = Usage.model_validate(usage) if usage is not None else Usage()
+            if totals.calls or totals.total_tokens or totals.cost_usd:
+                events.append(ModelCallEvent(usage=totals))
+            data["events"] = events
+        return data
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tool_calls(self) -> list[RecordedToolCall]:
+        """The tool calls the agent made in this turn, in order."""
+        return [event.call for event in self.events if isinstance(event, ToolCallEvent)]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def intermediate_responses(self) -> list[str]:
+        """Text the agent said between tool calls."""
+        return [
+            event.text
+            for event in self.events
+            if isinstance(event, MessageEvent) and not event.final and event.text
+        ]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def usage(self) -> Usage:
+        """The agent's model usage in this turn, summed over its model calls."""
+        return Usage.total(
+            [event.usage for event in self.events if isinstance(event, ModelCallEvent)]
+        )
+
+    @property
+    def nodes(self) -> list[NodeEvent]:
+        """The steps the agent took in this turn (nodes, agents), in order."""
+        return [event for event in self.events if isinstance(event, NodeEvent)]
+
+    @property
+    def handoffs(self) -> list[HandoffEvent]:
+        return [event for event in self.events if isinstance(event, HandoffEvent)]
 
 
 ErrorKind = Literal["exception", "max_steps", "timeout", "setup", "infrastructure"]

@@ -42,7 +42,7 @@ from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.retry import ProviderUnavailable, auth_error_in, provider_error_in
 from agentflow_eval.models import defaults
 from agentflow_eval.models.evalset import EvalCase, SessionInput
-from agentflow_eval.models.results import Trial, TrialError, Turn
+from agentflow_eval.models.results import MessageEvent, Trial, TrialError, Turn
 from agentflow_eval.redaction import might_contain_secret, redact_data
 from agentflow_eval.run.loop_watchdog import EventLoopBlocked, LoopBlock, LoopWatchdog
 from agentflow_eval.run.user_turns import UserTurnSource
@@ -167,15 +167,14 @@ async def _converse(session: AgentSession, source: UserTurnSource, turns: list[T
         invocation_id, message = nxt
         recorder = TrajectoryRecorder()
         turn = Turn(invocation_id=invocation_id, user_text=message.text)
-        turn.tool_calls = recorder.tool_calls
-        turn.intermediate_responses = recorder.intermediate_responses
-        turn.usage = recorder.usage_total
+        turn.events = recorder.events  # the turn holds what happened so far, whatever ends it
         turns.append(turn)
-        start = time.perf_counter()
         try:
             turn.final_response = await session.respond(message, recorder)
         finally:
-            turn.latency_ms = (time.perf_counter() - start) * 1000
+            turn.latency_ms = recorder.elapsed_ms()
+        if turn.final_response is not None:
+            recorder.add(MessageEvent(text=turn.final_response, final=True))
 
 
 def _exception_error(exc: BaseException) -> TrialError:

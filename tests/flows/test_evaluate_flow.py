@@ -9,6 +9,7 @@ from prefect.client.orchestration import get_client
 
 from agentflow_eval.flows.evaluate import evaluate
 from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.results import SCHEMA_VERSION
 from agentflow_eval.report import read_results_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +47,7 @@ async def test_flow_runs_every_trial_and_writes_results(tmp_path, monkeypatch):
     ]
     assert len(verdicts) == 8 and set(verdicts) <= {"passed", "failed"}
     document = json.loads((outcome.run_dir / "results.json").read_text())
-    assert document["schema_version"] == "1.0"
+    assert document["schema_version"] == SCHEMA_VERSION
     assert document["totals"]["passed"] == run.totals.passed
     assert len((outcome.run_dir / "trials.jsonl").read_text().splitlines()) == 8
 

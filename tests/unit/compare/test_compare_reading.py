@@ -15,7 +15,7 @@ from agentflow_eval.files.results_json import (
     read_results_json,
     write_results_json,
 )
-from agentflow_eval.models.results import RunResult
+from agentflow_eval.models.results import SCHEMA_VERSION, RunResult
 
 
 def _without_trials(run: RunResult) -> RunResult:
@@ -100,7 +100,9 @@ def test_bad_files_name_the_file(tmp_path: Path) -> None:
     future = tmp_path / "future.json"
     run, _ = sample_run()
     future.write_text(
-        run.model_dump_json(indent=2).replace('"schema_version": "1.0"', '"schema_version": "9.0"')
+        run.model_dump_json(indent=2).replace(
+            f'"schema_version": "{SCHEMA_VERSION}"', '"schema_version": "9.0"'
+        )
     )
     with pytest.raises(ResultsFileError, match=r"future\.json: results schema version '9\.0'"):
         read_run_summary(future)
