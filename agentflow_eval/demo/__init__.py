@@ -4,6 +4,7 @@ plugin the front doors install (:func:`install`), not something the model client
 
 from __future__ import annotations
 
+from agentflow_eval.criteria.registry import judge_model
 from agentflow_eval.demo.names import names_demo_model
 from agentflow_eval.models.config import EvalConfig
 
@@ -25,7 +26,7 @@ def install_if_named(config: EvalConfig, agent_model: str | None = None) -> bool
     named = names_demo_model(
         agent_model,
         config.judge.model,
-        *(options.judge_model for options in config.criteria.values()),
+        *(judge_model(name, options) for name, options in config.criteria.items()),
         simulator.model if simulator is not None else None,
     )
     if named:
