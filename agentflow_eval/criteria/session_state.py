@@ -113,7 +113,12 @@ class SessionStateOptions(CriterionOptions):
         return lower_case(value)
 
 
-@criterion("final_session_state_match", SessionStateOptions, judges=("final_session_state",))
+@criterion(
+    "final_session_state_match",
+    SessionStateOptions,
+    judges=("final_session_state",),
+    subject="session_state",
+)
 def build_final_session_state(
     name: str, options: SessionStateOptions, config: EvalConfig
 ) -> FinalSessionStateCriterion:
