@@ -40,6 +40,9 @@ __all__ = [
 
 _MAX_LISTED_PROBLEMS = 20
 
+_NOT_WRITTEN: type = SkipJsonSchema
+"""The mark of a field the package sets, not a file (left out of "expected one of")."""
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -489,7 +492,7 @@ def _field_names(tp: Any) -> list[str]:
             name
             for model in _models(tp)
             for name, info in model.model_fields.items()
-            if not any(isinstance(m, SkipJsonSchema) for m in info.metadata)
+            if not any(isinstance(m, _NOT_WRITTEN) for m in info.metadata)
         }
     )
     return names if len(names) <= 15 else []
