@@ -52,7 +52,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "EvalConfig": ("agentflow_eval.models.config", "EvalConfig"),
     "CriterionConfig": ("agentflow_eval.models.config", "CriterionConfig"),
     "load_evalset": ("agentflow_eval.files.loading", "load_evalset"),
-    "load_config": ("agentflow_eval.files.loading", "load_config"),
+    "load_config": ("agentflow_eval.criteria.config_files", "load_config"),
     "PythonAgent": ("agentflow_eval.agents.python", "PythonAgent"),
     "LiteLLMAgent": ("agentflow_eval.agents.litellm_agent", "LiteLLMAgent"),
     "HttpAgent": ("agentflow_eval.agents.http", "HttpAgent"),
@@ -145,10 +145,11 @@ if TYPE_CHECKING:
         scored,
         skipped,
     )
+    from agentflow_eval.criteria.config_files import load_config
     from agentflow_eval.criteria.registry import register as register_criterion
     from agentflow_eval.errors import AgentflowEvalError
     from agentflow_eval.evaluator import AgentEvaluator, EvaluationFailed, RegressionFound
-    from agentflow_eval.files.loading import load_config, load_evalset
+    from agentflow_eval.files.loading import load_evalset
     from agentflow_eval.llm.client import ModelClient
     from agentflow_eval.models.config import CriterionConfig, EvalConfig
     from agentflow_eval.models.evalset import EvalCase, EvalSet, Invocation, Message, ToolCall

@@ -31,10 +31,10 @@ from agentflow_eval.agents.loader import load_agent
 from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.compare.brief import comparison_lines
 from agentflow_eval.compare.models import RunComparison
+from agentflow_eval.criteria.config_files import config_from_data, load_config
 from agentflow_eval.criteria.judges.cache import InMemoryJudgeCache, JudgeCache
 from agentflow_eval.demo import install as install_demo
 from agentflow_eval.evaluator_session import FinishedRun, announce, current_settings
-from agentflow_eval.files.loading import load_config
 from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
@@ -216,5 +216,5 @@ def _config(config: EvalConfig | dict[str, Any] | str | Path | None) -> EvalConf
     if config is None or isinstance(config, EvalConfig):
         return config
     if isinstance(config, dict):
-        return EvalConfig.model_validate(config)
+        return config_from_data(config)
     return load_config(config)

@@ -17,7 +17,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agentflow_eval.files.schemas import write_schemas
+    from agentflow_eval.criteria.config_schema import write_schemas
 
     for path in write_schemas(Path(args.output)):
         print(path)

@@ -13,15 +13,18 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from agentflow_eval.criteria.base import CriterionContext, scored, threshold_of
-from agentflow_eval.criteria.registry import register
-from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.criteria.options import CriterionOptions
+from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import CallsTool, Completes, FinalContains
 from agentflow_eval.models.results import CriterionResult, Trial
 
 __all__ = [
     "CallsToolCriterion",
+    "CallsToolOptions",
     "CompletesCriterion",
     "FinalContainsCriterion",
+    "FinalContainsOptions",
 ]
 
 
@@ -117,21 +120,43 @@ def _required(name: str, field: str, value: str | None, meaning: str) -> str:
     return value
 
 
-@register("completes")
-def build_completes(name: str, options: CriterionConfig, config: EvalConfig) -> CompletesCriterion:
+class CallsToolOptions(CriterionOptions):
+    """Options of calls_tool."""
+
+    name: str | None = None
+    """The tool that must be called."""
+
+
+class FinalContainsOptions(CriterionOptions):
+    """Options of final_contains."""
+
+    text: str | None = None
+    """The text the final answer must contain."""
+    case_sensitive: bool = True
+    """Whether case must match."""
+
+
+@criterion("completes", CriterionOptions)
+def build_completes(name: str, options: CriterionOptions, config: EvalConfig) -> CompletesCriterion:
+    """The trial finished without an error and with a final answer (default threshold
+    1.0)."""
     return CompletesCriterion(name=name, threshold=threshold_of(options, 1.0))
 
 
-@register("calls_tool")
-def build_calls_tool(name: str, options: CriterionConfig, config: EvalConfig) -> CallsToolCriterion:
+@criterion("calls_tool", CallsToolOptions, subject="tool_calls", repeatable=True)
+def build_calls_tool(
+    name: str, options: CallsToolOptions, config: EvalConfig
+) -> CallsToolCriterion:
+    """The agent called the tool ``name`` at least once (default threshold 1.0)."""
     tool = _required(name, "name", options.name, "the tool that must be called")
     return CallsToolCriterion(name=name, tool=tool, threshold=threshold_of(options, 1.0))
 
 
-@register("final_contains")
+@criterion("final_contains", FinalContainsOptions, repeatable=True)
 def build_final_contains(
-    name: str, options: CriterionConfig, config: EvalConfig
+    name: str, options: FinalContainsOptions, config: EvalConfig
 ) -> FinalContainsCriterion:
+    """The last turn's final answer contains ``text`` (default threshold 1.0)."""
     text = _required(name, "text", options.text, "the text the final response must contain")
     return FinalContainsCriterion(
         name=name,

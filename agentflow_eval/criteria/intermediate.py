@@ -20,9 +20,10 @@ from typing import Any
 
 from agentflow_eval.criteria.base import CriterionContext, skipped, threshold_of
 from agentflow_eval.criteria.invocations import paired_turns
-from agentflow_eval.criteria.registry import register
+from agentflow_eval.criteria.options import CriterionOptions
+from agentflow_eval.criteria.registry import criterion
 from agentflow_eval.criteria.response import rouge1, rouge_row, scored_rows
-from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.results import CriterionResult
 
 __all__ = ["IntermediateResponseMatchCriterion"]
@@ -62,9 +63,14 @@ class IntermediateResponseMatchCriterion:
         )
 
 
-@register("intermediate_response_match_score")
+@criterion(
+    "intermediate_response_match_score",
+    CriterionOptions,
+    judges=("expected_intermediate_responses",),
+)
 def build_intermediate_response_match(
-    name: str, options: CriterionConfig, config: EvalConfig
+    name: str, options: CriterionOptions, config: EvalConfig
 ) -> IntermediateResponseMatchCriterion:
-    """``intermediate_response_match_score`` from its config entry (default threshold 0.8)."""
+    """Word overlap (ROUGE-1) of what the agent said on its way to each answer with the
+    expected intermediate responses (default threshold 0.8)."""
     return IntermediateResponseMatchCriterion(name=name, threshold=threshold_of(options, 0.8))

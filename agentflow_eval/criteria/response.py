@@ -37,9 +37,10 @@ from typing import Any
 
 from agentflow_eval.criteria.base import CriterionContext, scored, skipped, threshold_of
 from agentflow_eval.criteria.invocations import paired_turns
-from agentflow_eval.criteria.registry import register
+from agentflow_eval.criteria.options import CriterionOptions
+from agentflow_eval.criteria.registry import criterion
 from agentflow_eval.criteria.rouge_deps import porter, rouge_scorer, tokenizers
-from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.results import CriterionResult
 
 __all__ = ["ResponseMatchCriterion", "Rouge1", "rouge1", "rouge_row", "rouge_tokens", "scored_rows"]
@@ -223,9 +224,10 @@ def scored_rows(criterion: Any, rows: list[dict[str, Any]], reason: str | None) 
     return scored(criterion, score, {"invocations": rows}, reason=reason)
 
 
-@register("response_match_score")
+@criterion("response_match_score", CriterionOptions, judges=("expected_final_response",))
 def build_response_match(
-    name: str, options: CriterionConfig, config: EvalConfig
+    name: str, options: CriterionOptions, config: EvalConfig
 ) -> ResponseMatchCriterion:
-    """``response_match_score`` from its config entry (default threshold 0.8, as ADK)."""
+    """Word overlap (ROUGE-1) of each turn's answer with its reference (default threshold
+    0.8, as ADK)."""
     return ResponseMatchCriterion(name=name, threshold=threshold_of(options, 0.8))

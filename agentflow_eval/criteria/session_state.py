@@ -15,7 +15,9 @@ see (an OpenAI-shaped HTTP agent) gets "not evaluated", never a pass.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import WithJsonSchema, field_validator
 
 from agentflow_eval.criteria.base import (
     CriterionContext,
@@ -24,11 +26,14 @@ from agentflow_eval.criteria.base import (
     skipped,
     threshold_of,
 )
-from agentflow_eval.criteria.registry import register
-from agentflow_eval.models.config import CriterionConfig, EvalConfig, StateMatch
+from agentflow_eval.criteria.options import CriterionOptions, lower_case
+from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.results import CriterionResult
 
-__all__ = ["FinalSessionStateCriterion", "compare_states"]
+__all__ = ["FinalSessionStateCriterion", "SessionStateOptions", "StateMatch", "compare_states"]
+
+StateMatch = Literal["exact", "subset"]
 
 _MISSING = object()
 
@@ -93,11 +98,32 @@ class FinalSessionStateCriterion:
         return scored(self, score, details, reason="; ".join(problems) or None)
 
 
-@register("final_session_state_match")
+class SessionStateOptions(CriterionOptions):
+    """Options of final_session_state_match."""
+
+    state_match: Annotated[
+        StateMatch, WithJsonSchema({"enum": ["exact", "subset", "EXACT", "SUBSET"]})
+    ] = "exact"
+    """How the session's final state is compared: exact, or subset (the expected keys
+    with equal values; other keys allowed)."""
+
+    @field_validator("state_match", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return lower_case(value)
+
+
+@criterion(
+    "final_session_state_match",
+    SessionStateOptions,
+    judges=("final_session_state",),
+    subject="session_state",
+)
 def build_final_session_state(
-    name: str, options: CriterionConfig, config: EvalConfig
+    name: str, options: SessionStateOptions, config: EvalConfig
 ) -> FinalSessionStateCriterion:
-    """``final_session_state_match`` from its config entry (default threshold 1.0)."""
+    """The agent's session state when the trial ended against the case's
+    final_session_state (default threshold 1.0)."""
     return FinalSessionStateCriterion(
         name=name, threshold=threshold_of(options, 1.0), mode=options.state_match
     )

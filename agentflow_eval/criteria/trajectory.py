@@ -34,28 +34,38 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Annotated, Any, Literal, Protocol
+
+from pydantic import Field, WithJsonSchema, field_validator, model_validator
 
 from agentflow_eval.criteria.base import CriterionContext, scored, skipped, threshold_of
 from agentflow_eval.criteria.invocations import paired_turns
-from agentflow_eval.criteria.registry import register
-from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.criteria.options import CriterionOptions, lower_case
+from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.results import CriterionResult
 
 __all__ = [
     "ARGS_MODES",
     "MATCH_TYPES",
     "SCORINGS",
+    "ArgsMatch",
     "CallLike",
     "CallMatcher",
     "InvocationMatch",
+    "MatchType",
     "ToolTrajectoryCriterion",
+    "TrajectoryOptions",
     "align_any_order",
     "align_exact",
     "align_in_order",
     "args_comparer",
     "match_invocation",
 ]
+
+MatchType = Literal["EXACT", "IN_ORDER", "ANY_ORDER"]
+ArgsMatch = Literal["exact", "ignore", "subset"]
+TrajectoryScoring = Literal["partial", "all_or_nothing"]
 
 MATCH_TYPES: tuple[str, ...] = ("EXACT", "IN_ORDER", "ANY_ORDER")
 ARGS_MODES: tuple[str, ...] = ("exact", "ignore", "subset")
@@ -339,11 +349,76 @@ class ToolTrajectoryCriterion:
         return scored(self, score, details, reason="; ".join(problems) or None)
 
 
-@register("tool_trajectory_avg_score")
+# --- its options and declaration --------------------------------------------------------
+
+_ADK_MATCH_TYPES: dict[int, MatchType] = {0: "EXACT", 1: "IN_ORDER", 2: "ANY_ORDER"}
+"""ADK's ``ToolTrajectoryCriterion.MatchType`` values, as its JSON dumps write them."""
+
+_MATCH_TYPE_PATTERN = (
+    r"^\s*([Ee][Xx][Aa][Cc][Tt]|[Ii][Nn][-_ ][Oo][Rr][Dd][Ee][Rr]"
+    r"|[Aa][Nn][Yy][-_ ][Oo][Rr][Dd][Ee][Rr])\s*$"
+)
+_MATCH_TYPE_SCHEMA = WithJsonSchema(
+    {"anyOf": [{"type": "string", "pattern": _MATCH_TYPE_PATTERN}, {"enum": [0, 1, 2]}]}
+)
+"""ADK writes the match type's number (0, 1, 2) and reads its name in any case, with
+``-`` or a space for ``_``."""
+
+_ARGS_MATCH_SCHEMA = WithJsonSchema({"enum": [*ARGS_MODES, *(m.upper() for m in ARGS_MODES)]})
+"""The options lower-case the mode themselves; either spelling is accepted."""
+
+
+class TrajectoryOptions(CriterionOptions):
+    """Options of tool_trajectory_avg_score."""
+
+    match_type: Annotated[MatchType, _MATCH_TYPE_SCHEMA] = "EXACT"
+    """EXACT (same calls, same order, nothing extra), IN_ORDER (expected calls in order,
+    extras allowed) or ANY_ORDER (or ADK's 0, 1, 2)."""
+    args_match: Annotated[ArgsMatch, _ARGS_MATCH_SCHEMA] = "exact"
+    """Compare arguments exactly, ignore them, or require the expected ones as a subset."""
+    tool_args_match: dict[str, ArgsMatch] = Field(default_factory=dict)
+    """args_match per tool name, over args_match."""
+    scoring: TrajectoryScoring = "partial"
+    """Partial credit per turn, or ADK's all_or_nothing."""
+    ignore_args: bool = False
+    """ADK's spelling of ``args_match: ignore``."""
+
+    @field_validator("match_type", mode="before")
+    @classmethod
+    def _adk_match_type(cls, value: Any) -> Any:
+        # ADK writes the enum's number in JSON dumps and accepts "in-order", "in order".
+        if isinstance(value, int) and not isinstance(value, bool):
+            return _ADK_MATCH_TYPES.get(value, value)
+        if isinstance(value, str):
+            return value.strip().upper().replace("-", "_").replace(" ", "_")
+        return value
+
+    @field_validator("args_match", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return lower_case(value)
+
+    @model_validator(mode="after")
+    def _adk_ignore_args(self) -> TrajectoryOptions:
+        if self.ignore_args:
+            if "args_match" in self.model_fields_set and self.args_match != "ignore":
+                raise ValueError(
+                    f"ignore_args: true contradicts args_match: {self.args_match!r}; give one"
+                )
+            self.args_match = "ignore"
+        return self
+
+
+@criterion(
+    "tool_trajectory_avg_score",
+    TrajectoryOptions,
+    judges=("expected_tool_trajectory",),
+    subject="tool_calls",
+)
 def build_tool_trajectory(
-    name: str, options: CriterionConfig, config: EvalConfig
+    name: str, options: TrajectoryOptions, config: EvalConfig
 ) -> ToolTrajectoryCriterion:
-    """``tool_trajectory_avg_score`` from its config entry (default threshold 1.0)."""
+    """The tool calls against each turn's expected ones (default threshold 1.0)."""
     return ToolTrajectoryCriterion(
         name=name,
         threshold=threshold_of(options, 1.0),

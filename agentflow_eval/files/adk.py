@@ -28,6 +28,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from agentflow_eval.errors import InputError
+from agentflow_eval.models.config import CriteriaCatalogue
 from agentflow_eval.models.evalset import (
     ContentPart,
     EvalCase,
@@ -266,9 +267,6 @@ _IGNORED_CONFIG_KEYS: dict[str, str] = {
 """ADK config keys this package accepts and does not use, with why."""
 
 _JUDGE_SETTINGS_USED = frozenset({"temperature", "max_output_tokens", "maxOutputTokens", "seed"})
-_INTERMEDIATE_IN_FINAL_USERS = frozenset(
-    {"final_response_match_v2", "rubric_based_final_response_quality_v1"}
-)
 
 
 @dataclass(frozen=True)
@@ -280,7 +278,11 @@ class NormalisedConfig:
     warnings: list[str] = field(default_factory=list)
 
 
-def normalise_config(raw: Mapping[str, Any], known_keys: Sequence[str]) -> NormalisedConfig:
+def normalise_config(
+    raw: Mapping[str, Any],
+    known_keys: Sequence[str],
+    criteria: CriteriaCatalogue | None = None,
+) -> NormalisedConfig:
     """Config data with ADK-only keys put where the config model reads them. The input
     is not modified.
 
@@ -293,6 +295,9 @@ def normalise_config(raw: Mapping[str, Any], known_keys: Sequence[str]) -> Norma
       ``options``.
     - ``custom_metrics`` is refused with :class:`AdkFormatError`: ADK's custom metric
       functions take ADK's evaluator arguments, which this package does not provide.
+    - With the ``criteria`` catalogue, what a criterion accepts without using (ADK's
+      ``include_intermediate_responses_in_final`` where the criterion does not read it)
+      is named in a warning.
     """
     data = {k: copy.deepcopy(v) for k, v in raw.items() if k != "$schema"}
     warnings: list[str] = []
@@ -317,9 +322,9 @@ def normalise_config(raw: Mapping[str, Any], known_keys: Sequence[str]) -> Norma
         ):
             data.pop(key)
             warnings.append(f"unknown key {key!r} is ignored (as ADK ignores it)")
-    criteria = data.get("criteria")
-    if isinstance(criteria, dict):
-        for name, options in criteria.items():
+    entries = data.get("criteria")
+    if isinstance(entries, dict):
+        for name, options in entries.items():
             if not isinstance(options, dict):
                 continue
             for key in _ADK_ONLY_CRITERION_KEYS:
@@ -332,7 +337,8 @@ def normalise_config(raw: Mapping[str, Any], known_keys: Sequence[str]) -> Norma
                     extra = options.setdefault("options", {})
                     if isinstance(extra, dict):
                         extra.setdefault("stop_signal", options.pop(key))
-            warnings += [f"criteria.{name}.{w}" for w in _criterion_warnings(name, options)]
+            own = criteria.entry_warnings(name, options) if criteria is not None else []
+            warnings += [f"criteria.{name}.{w}" for w in [*own, *_criterion_warnings(options)]]
     simulator = data.get("user_simulator_config", data.get("userSimulatorConfig"))
     if isinstance(simulator, dict):
         warnings += [f"user_simulator_config.{w}" for w in _simulator_warnings(simulator)]
@@ -348,17 +354,9 @@ def _camel(snake: str) -> str:
     return head + "".join(word.title() for word in rest)
 
 
-def _criterion_warnings(name: str, options: Mapping[str, Any]) -> list[str]:
-    """ADK options of one criterion that are accepted and not used."""
+def _criterion_warnings(options: Mapping[str, Any]) -> list[str]:
+    """ADK judge options of one criterion that are accepted and not used."""
     out = []
-    if _get(options, "include_intermediate_responses_in_final") is True and (
-        name not in _INTERMEDIATE_IN_FINAL_USERS
-    ):
-        out.append(
-            "include_intermediate_responses_in_final has no effect on this criterion (as "
-            "in ADK, only final_response_match_v2 and rubric_based_final_response_quality_v1 "
-            "read it); intermediate_response_match_score judges intermediate responses"
-        )
     judge = _get(options, "judge_model_options")
     if isinstance(judge, Mapping):
         limit = _get(judge, "parallelism_limit")

@@ -19,11 +19,12 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import AliasChoices, BaseModel, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
+from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import ErrorDetails
 
 from agentflow_eval.errors import InputError
 from agentflow_eval.files import adk
-from agentflow_eval.models.config import CriterionConfig
+from agentflow_eval.models.config import CriteriaCatalogue, CriterionConfig
 from agentflow_eval.models.evalset import EvalCase
 
 __all__ = [
@@ -38,6 +39,9 @@ __all__ = [
 ]
 
 _MAX_LISTED_PROBLEMS = 20
+
+_NOT_WRITTEN: type = SkipJsonSchema
+"""The mark of a field the package sets, not a file (left out of "expected one of")."""
 
 
 @dataclass(frozen=True)
@@ -153,18 +157,20 @@ def problems_from_validation(
     *,
     cases: CaseLayout | None = None,
     case_id: str | None = None,
+    criteria: CriteriaCatalogue | None = None,
 ) -> list[Problem]:
     """One :class:`Problem` per error in ``error``, raised while validating ``raw`` (the
     data as it is written in the file) as type ``root``.
 
     With ``cases``, an error inside a case that has an id is reported against that case
     with a field path relative to it; ``case_id`` names the case of every problem when
-    the whole file is one case (a legacy test file).
+    the whole file is one case (a legacy test file). With ``criteria``, a config entry's
+    keys are those of its criterion's own options model (for "did you mean").
     """
     problems = []
     for detail in error.errors(include_url=False):
         own_case, loc, node, tp = _case_frame(tuple(detail["loc"]), raw, root, cases)
-        where = _walk(loc, node, tp)
+        where = _walk(loc, node, tp, criteria)
         problems.append(
             Problem(
                 message=_message(detail, loc, where),
@@ -253,8 +259,11 @@ class _Where:
     value_type: Any = None
 
 
-def _walk(loc: tuple[Any, ...], node: Any, tp: Any) -> _Where:
-    """Follow ``loc`` through the raw data ``node`` (of model type ``tp``)."""
+def _walk(
+    loc: tuple[Any, ...], node: Any, tp: Any, criteria: CriteriaCatalogue | None = None
+) -> _Where:
+    """Follow ``loc`` through the raw data ``node`` (of model type ``tp``); ``criteria``
+    says which model reads each config entry."""
     where = _Where(value=node, value_type=tp)
     i = 0
     while i < len(loc):
@@ -285,6 +294,8 @@ def _walk(loc: tuple[Any, ...], node: Any, tp: Any) -> _Where:
         key, where.value = _find_key(where.parent, seg, name)
         where.path += f".{key}"
         where.value_type = _field_type(where.parent_type, seg)
+        if criteria is not None and _is_criteria_entries(where.parent_type):
+            where.value_type = criteria.options_model(seg, where.value)
         i += 1
         expanded = where.value is not _MISSING and not isinstance(where.value, dict | list)
         if i < len(loc) and expanded:
@@ -432,6 +443,14 @@ def _union_member(tp: Any, seg: Any) -> type[BaseModel] | None:
     return None
 
 
+def _is_criteria_entries(tp: Any) -> bool:
+    """Whether ``tp`` is a config's ``criteria``: a dict of criterion entries."""
+    return any(
+        get_origin(alt) is dict and _is_model(get_args(alt)[1], CriterionConfig)
+        for alt in _alternatives(tp)
+    )
+
+
 def _item_type(tp: Any) -> Any:
     for alt in _alternatives(tp):
         if get_origin(alt) in (list, tuple) and get_args(alt):
@@ -467,5 +486,13 @@ def _choices(alias: Any) -> list[str]:
 
 
 def _field_names(tp: Any) -> list[str]:
-    names = sorted({name for model in _models(tp) for name in model.model_fields})
+    """The fields a file writes (not those kept out of the schema, set by the package)."""
+    names = sorted(
+        {
+            name
+            for model in _models(tp)
+            for name, info in model.model_fields.items()
+            if not any(isinstance(m, _NOT_WRITTEN) for m in info.metadata)
+        }
+    )
     return names if len(names) <= 15 else []

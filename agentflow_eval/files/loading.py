@@ -15,9 +15,11 @@ and which field is wrong.
   rename is reported as a warning.
 
 :func:`load_config` reads native configs and ADK ``test_config.json`` files (a
-criterion as a bare threshold or an object, ``judge_model_options``);
-:func:`find_config_for` applies ADK's convention of a ``test_config.json`` next to the
-eval file. Every problem is an :class:`EvalFileError`.
+criterion as a bare threshold or an object, ``judge_model_options``): given the criteria's
+catalogue, each criterion's own options are read by its own model (this layer cannot know
+them; :mod:`agentflow_eval.criteria.config_files` passes the registry), else they are kept
+as written. :func:`find_config_for` applies ADK's convention of a ``test_config.json``
+next to the eval file. Every problem is an :class:`EvalFileError`.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from agentflow_eval.files.errors import (
     known_keys,
     problems_from_validation,
 )
-from agentflow_eval.models.config import EvalConfig
+from agentflow_eval.models.config import CRITERIA_CATALOGUE, CriteriaCatalogue, EvalConfig
 from agentflow_eval.models.evalset import EvalCase, EvalSet
 
 __all__ = [
@@ -470,9 +472,11 @@ def _label(relative: Path) -> str:
 # ------------------------------------------------------------------------------ configs
 
 
-def load_config(path: str | Path) -> EvalConfig:
+def load_config(path: str | Path, *, criteria: CriteriaCatalogue | None = None) -> EvalConfig:
     """Read an evaluation config (native, or ADK ``test_config.json``) from JSON or
-    YAML. Raises :class:`EvalFileError`."""
+    YAML. With ``criteria``, each entry is read by its criterion's own options model and
+    what a criterion accepts without using is warned about; without, a criterion's own
+    options are kept as written. Raises :class:`EvalFileError`."""
     path = Path(path)
     raw = read_document(path)
     if not isinstance(raw, dict):
@@ -482,14 +486,15 @@ def load_config(path: str | Path) -> EvalConfig:
             f"found {describe_kind(raw)}",
         )
     try:
-        normalised = adk.normalise_config(raw, known_keys(EvalConfig))
+        normalised = adk.normalise_config(raw, known_keys(EvalConfig), criteria)
     except adk.AdkFormatError as exc:
         raise EvalFileError(path, exc.message, field=exc.field) from None
     try:
-        config = EvalConfig.model_validate(normalised.data)
+        context = {CRITERIA_CATALOGUE: criteria} if criteria is not None else None
+        config = EvalConfig.model_validate(normalised.data, context=context)
     except ValidationError as exc:
         raise EvalFileError.from_problems(
-            path, problems_from_validation(exc, raw, EvalConfig)
+            path, problems_from_validation(exc, raw, EvalConfig, criteria=criteria)
         ) from None
     config.load_warnings.extend(f"{path}: {warning}" for warning in normalised.warnings)
     return config
@@ -504,8 +509,15 @@ def find_config_for(evalset_path: str | Path) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
-def resolve_config(evalset_path: str | Path, config_path: str | Path | None = None) -> EvalConfig:
+def resolve_config(
+    evalset_path: str | Path,
+    config_path: str | Path | None = None,
+    *,
+    criteria: CriteriaCatalogue | None = None,
+) -> EvalConfig:
     """The config for an eval set: ``config_path`` when given, else the
     ``test_config.json`` next to it, else :meth:`EvalConfig.default` (ADK's defaults)."""
     chosen = Path(config_path) if config_path is not None else find_config_for(evalset_path)
-    return load_config(chosen) if chosen is not None else EvalConfig.default()
+    if chosen is None:
+        return EvalConfig.default()
+    return load_config(chosen, criteria=criteria)

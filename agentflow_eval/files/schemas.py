@@ -8,28 +8,25 @@ alias, ADK's names (``parts``, ``final_response``, ``reference``, ``query``,
 ``tool_input``), string shorthands for messages and case expectations, bare-number
 criteria, nulls where ADK writes them, and the legacy ADK test-file lists. A file may
 point at its schema with a top-level ``"$schema"`` key; the loaders ignore that key.
+
+The config file's schema is assembled from the criteria's own options models, so it is
+made above the criteria (:mod:`agentflow_eval.criteria.config_schema`), with the helpers
+here.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import AliasChoices, BaseModel
-from pydantic.alias_generators import to_camel
 from pydantic.json_schema import models_json_schema
 
 from agentflow_eval.files import adk
-from agentflow_eval.models.config import (
-    CriterionConfig,
-    EvalConfig,
-    JudgeModelOptions,
-    JudgeSettings,
-    UserSimulatorConfig,
-)
+from agentflow_eval.models.config import EvalConfig, JudgeSettings, UserSimulatorConfig
 from agentflow_eval.models.evalset import (
     CallsTool,
     Completes,
@@ -48,20 +45,26 @@ from agentflow_eval.version import __version__
 
 __all__ = [
     "CONFIG_SCHEMA_FILE",
+    "DIALECT",
     "EVALSET_SCHEMA_FILE",
-    "config_json_schema",
+    "FILE_MODELS",
+    "ID_PREFIX",
+    "SCHEMA_POINTER",
+    "Schema",
+    "allow_shorthands",
+    "describe_accepted_keys",
     "evalset_json_schema",
-    "write_schemas",
+    "write_schema",
 ]
 
 EVALSET_SCHEMA_FILE = "evalset.schema.json"
 CONFIG_SCHEMA_FILE = "config.schema.json"
-_DIALECT = "https://json-schema.org/draft/2020-12/schema"
-_ID_PREFIX = "urn:agentflow-eval:schema:"
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+ID_PREFIX = "urn:agentflow-eval:schema:"
 
 Schema = dict[str, Any]
 
-_MODELS: dict[str, type[BaseModel]] = {
+FILE_MODELS: dict[str, type[BaseModel]] = {
     model.__name__: model
     for model in (
         EvalSet,
@@ -77,12 +80,12 @@ _MODELS: dict[str, type[BaseModel]] = {
         CallsTool,
         FinalContains,
         EvalConfig,
-        CriterionConfig,
-        JudgeModelOptions,
         JudgeSettings,
         UserSimulatorConfig,
     )
 }
+"""The file-format models whose schemas are described, by their schema name (a config's
+criteria options models are added by the config schema)."""
 
 # Keys that a model's before-validator reads in place of one of its fields.
 _SYNONYMS: dict[str, dict[str, tuple[str, ...]]] = {
@@ -113,12 +116,12 @@ def evalset_json_schema() -> Schema:
     )
     defs: dict[str, Schema] = top["$defs"]
     defs.update(_adk_intermediate_defs())
-    _describe_accepted_keys(defs)
-    _allow_shorthands(defs)
-    defs["EvalSet"]["properties"]["$schema"] = _SCHEMA_POINTER
+    describe_accepted_keys(defs, FILE_MODELS)
+    allow_shorthands(defs)
+    defs["EvalSet"]["properties"]["$schema"] = SCHEMA_POINTER
     return {
-        "$schema": _DIALECT,
-        "$id": f"{_ID_PREFIX}evalset",
+        "$schema": DIALECT,
+        "$id": f"{ID_PREFIX}evalset",
         "title": "agentflow-eval eval set",
         "description": (
             "An eval set: cases, each a conversation (or a simulated-user scenario) and what "
@@ -144,87 +147,26 @@ def evalset_json_schema() -> Schema:
     }
 
 
-def config_json_schema() -> Schema:
-    """The JSON Schema of an evaluation config file (native, or ADK test_config.json)."""
-    schema = EvalConfig.model_json_schema(mode="validation", by_alias=False)
-    defs: dict[str, Schema] = schema.pop("$defs", {})
-    defs["EvalConfig"] = schema
-    _describe_accepted_keys(defs)
-    criterion = defs["CriterionConfig"]["properties"]
-    criterion["stop_signal"] = criterion["stopSignal"] = {
-        "description": "ADK user-simulator criterion option; kept in options.stop_signal "
-        "(a custom function criterion receives it), not used by built-in criteria.",
-        "type": "string",
-    }
-    _adk_match_type(criterion)
-    simulator = defs["UserSimulatorConfig"]["properties"]
-    for key in ("max_allowed_invocations", "maxAllowedInvocations"):
-        simulator[key]["anyOf"].append({"const": -1})  # ADK's "no limit"
-    _any_case_enum(criterion, "args_match", ("exact", "ignore", "subset"))
-    _any_case_enum(criterion, "state_match", ("exact", "subset"))
-    defs["EvalConfig"]["properties"]["criteria"]["additionalProperties"] = {
-        "anyOf": [
-            {"type": "number", "minimum": 0, "maximum": 1, "description": "The threshold."},
-            {"$ref": "#/$defs/CriterionConfig"},
-        ]
-    }
-    _allow_shorthands(defs)
-    root = defs.pop("EvalConfig")
-    root["properties"]["$schema"] = _SCHEMA_POINTER
-    for key in ("live_model_config", "liveModelConfig"):
-        root["properties"][key] = {
-            "description": "ADK's live (bidirectional streaming) mode: not supported, ignored "
-            "with a warning.",
-            "anyOf": [{"type": "object"}, {"type": "null"}],
-        }
-    for key in ("custom_metrics", "customMetrics"):
-        root["properties"][key] = {
-            "description": "ADK custom metrics are refused unless empty; give the criterion "
-            'a "function" entry instead.',
-            "anyOf": [{"type": "object", "maxProperties": 0}, {"type": "null"}],
-        }
-    # ADK ignores top-level keys it does not know, and so does the loader (with a warning)
-    root["additionalProperties"] = True
-    return {
-        "$schema": _DIALECT,
-        "$id": f"{_ID_PREFIX}config",
-        "title": "agentflow-eval config",
-        "description": (
-            "Which criteria judge a run, with their thresholds and options, plus run-wide "
-            "defaults. Native configs and Google ADK test_config.json files. "
-            f"agentflow-eval {__version__}."
-        ),
-        **{k: v for k, v in root.items() if k not in ("title", "description")},
-        "$defs": dict(sorted(defs.items())),
-    }
-
-
-def write_schemas(directory: str | Path) -> list[Path]:
-    """Write ``evalset.schema.json`` and ``config.schema.json`` into ``directory``
-    (created if needed); return their paths."""
+def write_schema(directory: str | Path, name: str, schema: Schema) -> Path:
+    """Write ``schema`` as ``name`` into ``directory`` (created if needed)."""
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, schema in (
-        (EVALSET_SCHEMA_FILE, evalset_json_schema()),
-        (CONFIG_SCHEMA_FILE, config_json_schema()),
-    ):
-        path = folder / name
-        path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        written.append(path)
-    return written
+    path = folder / name
+    path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
 
 
 # ----------------------------------------------------------------------------- helpers
 
-_SCHEMA_POINTER: Schema = {"type": "string", "description": "This file's JSON Schema."}
+SCHEMA_POINTER: Schema = {"type": "string", "description": "This file's JSON Schema."}
 
 
-def _describe_accepted_keys(defs: dict[str, Schema]) -> None:
-    """Add every other key a model accepts for a field (camelCase alias, alias choices,
-    ADK synonyms) as a property, and let any one of them satisfy ``required``."""
+def describe_accepted_keys(defs: dict[str, Schema], models: Mapping[str, type[BaseModel]]) -> None:
+    """Add every other key a model (``models``, by schema name) accepts for a field
+    (camelCase alias, alias choices, ADK synonyms) as a property, and let any one of them
+    satisfy ``required``."""
     for name, schema in defs.items():
-        model = _MODELS.get(name)
+        model = models.get(name)
         properties = schema.get("properties")
         if model is None or properties is None:
             continue
@@ -275,38 +217,7 @@ def _nullable(schema: Schema) -> Schema:
     return {**outer, "anyOf": [inner, {"type": "null"}]}
 
 
-def _any_case_enum(properties: Schema, field: str, values: Iterable[str]) -> None:
-    """The config lower- or upper-cases these values itself; accept either spelling."""
-    values = list(values)
-    accepted = values + [v.swapcase() for v in values]
-    for key in (field, to_camel(field)):
-        if key in properties:
-            properties[key]["enum"] = accepted
-
-
-_MATCH_TYPE_PATTERN = (
-    r"^\s*([Ee][Xx][Aa][Cc][Tt]|[Ii][Nn][-_ ][Oo][Rr][Dd][Ee][Rr]"
-    r"|[Aa][Nn][Yy][-_ ][Oo][Rr][Dd][Ee][Rr])\s*$"
-)
-
-
-def _adk_match_type(properties: Schema) -> None:
-    """ADK writes the match type's number (0, 1, 2) and reads its name in any case, with
-    ``-`` or a space for ``_``."""
-    for key in ("match_type", "matchType"):
-        if key in properties:
-            properties[key] = {
-                "description": properties[key].get("description", "")
-                or "EXACT, IN_ORDER or ANY_ORDER (or ADK's 0, 1, 2).",
-                "default": "EXACT",
-                "anyOf": [
-                    {"type": "string", "pattern": _MATCH_TYPE_PATTERN},
-                    {"enum": [0, 1, 2]},
-                ],
-            }
-
-
-def _allow_shorthands(defs: dict[str, Schema]) -> None:
+def allow_shorthands(defs: dict[str, Schema]) -> None:
     """The string forms the models expand: a message or a part as plain text, a rubric's
     text directly or as ADK's ``{"text_property": ...}``, case expectations as
     ``"completes"``, ``{"calls_tool": name}`` or ``{"final_contains": text}``."""

@@ -1,107 +1,60 @@
 """Evaluation config: which criteria judge a run, with what thresholds and options.
 
 Reads native configs and ADK's ``test_config.json`` unchanged: a criterion may be
-a bare float (its threshold) or an object.
+a bare float (its threshold) or an object. What each criterion's own options are is the
+criterion's business (:mod:`agentflow_eval.criteria`): this layer keeps them as written
+until a :class:`CriteriaCatalogue` says which model reads them.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol
 
-from pydantic import Field, PrivateAttr, field_validator, model_validator
+from pydantic import (
+    Field,
+    PrivateAttr,
+    SerializeAsAny,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from agentflow_eval.models.evalset import FileModel, Rubric
+from agentflow_eval.models.evalset import FileModel
 
 __all__ = [
+    "CRITERIA_CATALOGUE",
     "DEFAULT_CRITERIA",
-    "ArgsMatch",
+    "CriteriaCatalogue",
     "CriterionConfig",
     "EvalConfig",
-    "JudgeModelOptions",
     "JudgeSettings",
-    "MatchType",
     "ModelRateLimit",
-    "StateMatch",
     "UserSimulatorConfig",
 ]
 
-MatchType = Literal["EXACT", "IN_ORDER", "ANY_ORDER"]
-ArgsMatch = Literal["exact", "ignore", "subset"]
-TrajectoryScoring = Literal["partial", "all_or_nothing"]
-StateMatch = Literal["exact", "subset"]
-
-_ADK_MATCH_TYPES: dict[int, MatchType] = {0: "EXACT", 1: "IN_ORDER", 2: "ANY_ORDER"}
-"""ADK's ``ToolTrajectoryCriterion.MatchType`` values, as its JSON dumps write them."""
-
-
-class JudgeModelOptions(FileModel):
-    """ADK's ``judge_model_options``: read into the criterion's ``judge_model``,
-    ``num_samples`` and (from ``judge_model_config``) ``temperature``, ``max_tokens`` and
-    ``seed``. ``parallelism_limit`` is accepted; the run's ``judge.max_concurrency`` limits
-    judge calls instead (a load warning says so)."""
-
-    judge_model: str | None = None
-    """Read into the criterion's judge_model."""
-    judge_model_config: dict[str, Any] | None = None
-    """Its temperature, max_tokens and seed are read into the criterion's."""
-    num_samples: int | None = Field(default=None, ge=1)
-    """Read into the criterion's num_samples."""
-    parallelism_limit: int | None = Field(default=None, ge=1)
-    """Accepted; judge.max_concurrency limits judge calls instead."""
+CRITERIA_CATALOGUE = "agentflow_eval.criteria_catalogue"
+"""The validation-context key under which :class:`EvalConfig` finds a
+:class:`CriteriaCatalogue` (see :meth:`EvalConfig.model_validate`)."""
 
 
 class CriterionConfig(FileModel):
-    """Options of one criterion. Each criterion reads the fields that concern it."""
+    """One entry of a config's ``criteria``: what every criterion takes (its threshold; a
+    criterion of one's own's ``function`` and ``options``), and the criterion's own options.
+
+    Each criterion owns a model of its options (a subclass of this one, declared with the
+    criterion in :mod:`agentflow_eval.criteria`); until that model has read them (when a
+    config is loaded with the criteria's catalogue, or when the criteria are built), a
+    criterion's own keys are kept as written, as extra keys."""
+
+    model_config = FileModel.model_config | {"extra": "allow"}
 
     threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     """A trial passes the criterion at score >= threshold (each criterion has a default)."""
-    # tool_trajectory_avg_score
-    match_type: MatchType = "EXACT"
-    """tool_trajectory_avg_score: EXACT (same calls, same order, nothing extra), IN_ORDER
-    (expected calls in order, extras allowed) or ANY_ORDER."""
-    args_match: ArgsMatch = "exact"
-    """tool_trajectory_avg_score: compare arguments exactly, ignore them, or require the
-    expected ones as a subset."""
-    tool_args_match: dict[str, ArgsMatch] = Field(default_factory=dict)
-    """tool_trajectory_avg_score: args_match per tool name, over args_match."""
-    scoring: TrajectoryScoring = "partial"
-    """tool_trajectory_avg_score: partial credit per turn, or ADK's all_or_nothing."""
-    ignore_args: bool = False
-    """ADK's spelling of ``args_match: ignore``."""
-    # LLM judges
-    judge_model: str | None = None
-    """LLM judges: the LiteLLM model that judges (default: judge.model)."""
-    num_samples: int | None = Field(default=None, ge=1)
-    """LLM judges: how many times the judge is asked per turn; the majority wins."""
-    temperature: float | None = None
-    """LLM judges: the judge's sampling temperature."""
-    seed: int | None = None
-    """LLM judges: a sampling seed, for providers that take one."""
-    max_tokens: int | None = None
-    """LLM judges: the most tokens a judge reply may use."""
-    rubrics: list[Rubric] = Field(default_factory=list)
-    """Rubric criteria: rubrics for every case (cases and turns add their own)."""
-    prompt_template: str | None = None
-    """LLM judges: a jinja2 template file (or inline text) replacing the built-in prompt."""
-    judge_model_options: JudgeModelOptions | None = None
-    """ADK's judge options (judge_model, num_samples, the model's temperature)."""
-    include_intermediate_responses_in_final: bool = False
-    """Judge each turn's intermediate responses followed by its final one, on both the
-    agent's and the expected side (final_response_match_v2,
-    rubric_based_final_response_quality_v1; as ADK)."""
-    evaluate_intermediate_nl_responses: bool = False
-    """hallucinations_v1: judge the intermediate responses' sentences too (as ADK)."""
-    # final_session_state_match
-    state_match: StateMatch = "exact"
-    """final_session_state_match: how the session's final state is compared."""
-    # case expectations given in the config rather than per case
-    name: str | None = None
-    """calls_tool: the tool that must be called."""
-    text: str | None = None
-    """final_contains: the text the final answer must contain."""
-    case_sensitive: bool = True
-    """final_contains: whether case must match."""
     # a user's own criterion, ``module:attr``, and free-form options for it
     function: str | None = None
     """A criterion of one's own: ``package.module:attr`` or ``path/to/checks.py:attr``."""
@@ -112,21 +65,6 @@ class CriterionConfig(FileModel):
     case that has expectations of its own only where the case gives what it compares
     against (see :func:`agentflow_eval.criteria.registry.build_criteria`)."""
 
-    @field_validator("match_type", mode="before")
-    @classmethod
-    def _adk_match_type(cls, value: Any) -> Any:
-        # ADK writes the enum's number in JSON dumps and accepts "in-order", "in order".
-        if isinstance(value, int) and not isinstance(value, bool):
-            return _ADK_MATCH_TYPES.get(value, value)
-        if isinstance(value, str):
-            return value.strip().upper().replace("-", "_").replace(" ", "_")
-        return value
-
-    @field_validator("args_match", "state_match", mode="before")
-    @classmethod
-    def _lower(cls, value: Any) -> Any:
-        return value.lower() if isinstance(value, str) else value
-
     @model_validator(mode="before")
     @classmethod
     def _threshold_alone(cls, data: Any) -> Any:
@@ -134,30 +72,25 @@ class CriterionConfig(FileModel):
             return {"threshold": float(data)}
         return data
 
-    @model_validator(mode="after")
-    def _adk_options(self) -> CriterionConfig:
-        if self.ignore_args:
-            if "args_match" in self.model_fields_set and self.args_match != "ignore":
-                raise ValueError(
-                    f"ignore_args: true contradicts args_match: {self.args_match!r}; give one"
-                )
-            self.args_match = "ignore"
-        options = self.judge_model_options
-        if options is not None:
-            if self.judge_model is None:
-                self.judge_model = options.judge_model
-            if self.num_samples is None:
-                self.num_samples = options.num_samples
-            settings = options.judge_model_config or {}
-            for ours, adks in (
-                ("temperature", ("temperature",)),
-                ("max_tokens", ("max_output_tokens", "maxOutputTokens")),
-                ("seed", ("seed",)),
-            ):
-                given = next((settings[k] for k in adks if settings.get(k) is not None), None)
-                if given is not None and getattr(self, ours) is None:
-                    setattr(self, ours, given)
-        return self
+    def written(self) -> dict[str, Any]:
+        """The entry's keys as given: the common fields that were set, and the
+        criterion's own options (as a model of them holds them, or as written)."""
+        data = {name: getattr(self, name) for name in self.model_fields_set}
+        return {**data, **(self.model_extra or {})}
+
+
+class CriteriaCatalogue(Protocol):
+    """What reading a config needs to know about the criteria (the criteria registry
+    provides it; the models and file layers cannot import the criteria)."""
+
+    def options_model(self, name: str, entry: Any) -> type[CriterionConfig]:
+        """The model that reads config entry ``name`` (``entry`` as written)."""
+        ...
+
+    def entry_warnings(self, name: str, entry: Mapping[str, Any]) -> list[str]:
+        """What entry ``name`` holds that its criterion accepts and does not use, one line
+        per key (relative to the entry: ``"key ..."``)."""
+        ...
 
 
 class JudgeSettings(FileModel):
@@ -256,7 +189,7 @@ class UserSimulatorConfig(FileModel):
 class EvalConfig(FileModel):
     """What judges a run: criteria by name, plus run-wide defaults."""
 
-    criteria: dict[str, CriterionConfig] = Field(default_factory=dict)
+    criteria: dict[str, SerializeAsAny[CriterionConfig]] = Field(default_factory=dict)
     """Criterion name → its threshold (a number) or options (an object)."""
     user_simulator_config: UserSimulatorConfig | None = None
     """The simulated user of conversation_scenario cases (required when there are any)."""
@@ -275,6 +208,42 @@ class EvalConfig(FileModel):
     """Model-name glob pattern (``"openai/gpt-4o*"``) → its limits."""
 
     _load_warnings: list[str] = PrivateAttr(default_factory=list)
+
+    @field_validator("criteria", mode="wrap")
+    @classmethod
+    def _own_options(
+        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Any:
+        """With a :class:`CriteriaCatalogue` in the validation context (under
+        :data:`CRITERIA_CATALOGUE`), each entry is read by its criterion's own options
+        model, in the same pass as the rest of the config (so every problem of a file is
+        found at once, located under ``criteria.<name>``)."""
+        context = info.context if isinstance(info.context, Mapping) else {}
+        catalogue: CriteriaCatalogue | None = context.get(CRITERIA_CATALOGUE)
+        if catalogue is None or not isinstance(value, Mapping):
+            return handler(value)
+        entries: dict[str, CriterionConfig] = {}
+        problems: list[InitErrorDetails] = []
+        for name, entry in value.items():
+            model = catalogue.options_model(name, entry)
+            if isinstance(entry, model):
+                entries[name] = entry
+                continue
+            data = entry.written() if isinstance(entry, CriterionConfig) else entry
+            try:
+                entries[name] = model.model_validate(data, context=info.context)
+            except ValidationError as exc:
+                problems += [
+                    InitErrorDetails(
+                        type=PydanticCustomError(error["type"], error["msg"]),
+                        loc=(name, *error["loc"]),
+                        input=error["input"],
+                    )
+                    for error in exc.errors(include_url=False)
+                ]
+        if problems:
+            raise ValidationError.from_exception_data(cls.__name__, problems)
+        return entries
 
     @property
     def load_warnings(self) -> list[str]:

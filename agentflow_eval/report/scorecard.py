@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentflow_eval.compare.brief import comparison_lines
+from agentflow_eval.criteria.registry import spec_of
 from agentflow_eval.files.case_trials import CaseTrials, TrialsInMemory
 from agentflow_eval.models.results import (
     CaseResult,
@@ -339,11 +340,14 @@ def format_failures(
 
 
 def _answer_failed(result: TrialResult) -> bool:
-    """Whether a criterion that reads the answer (not the tool calls) failed."""
-    return any(
-        c.status == "failed" and not c.criterion.startswith(("tool_trajectory", "calls_tool"))
-        for c in result.criteria
-    )
+    """Whether a criterion that judges something other than the tool calls (as the
+    criteria declare; a criterion of one's own counts) failed."""
+    return any(c.status == "failed" and not _on_tool_calls(c.criterion) for c in result.criteria)
+
+
+def _on_tool_calls(name: str) -> bool:
+    spec = spec_of(name)
+    return spec is not None and spec.subject == "tool_calls"
 
 
 def defaulted_criteria_line(run: RunResult) -> str | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agentflow_eval.criteria.registry import spec_of
 from agentflow_eval.files.case_trials import JudgedFileTrials
 from agentflow_eval.files.jsonl import iter_lines_with_offsets
 from agentflow_eval.models.config import EvalConfig
@@ -143,9 +144,10 @@ def _nothing_judged_note(cases: dict[str, _CaseTally]) -> str | None:
 
 
 def _criterion_key(result: CriterionResult) -> str:
-    """Expectation criteria (calls_tool, final_contains) may appear several times per case
-    with different targets: key them by label too."""
-    if result.criterion in ("calls_tool", "final_contains"):
+    """Criteria a case may name several times with different targets (the expectations
+    calls_tool and final_contains, as they declare): key them by label too."""
+    spec = spec_of(result.criterion)
+    if spec is not None and spec.repeatable:
         return f"{result.criterion}: {result.label}"
     return result.criterion
 

@@ -13,15 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentflow_eval.criteria.config_files import checked_config, load_config
 from agentflow_eval.criteria.coverage import unjudged_warnings
-from agentflow_eval.criteria.registry import build_criteria, build_criterion, known_llm_criteria
+from agentflow_eval.criteria.registry import build_criteria, build_criterion, spec_of
 from agentflow_eval.files.errors import EvalFileError, Problem
-from agentflow_eval.files.loading import find_config_for, load_config, load_evalset
+from agentflow_eval.files.loading import find_config_for, load_evalset
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 
 __all__ = [
-    "RUBRIC_CRITERIA",
     "RunInputs",
     "check_criteria",
     "check_scenarios",
@@ -33,7 +33,8 @@ __all__ = [
 class RunInputs:
     """A validated eval set and config, with the warnings met while reading them. Made by
     :func:`load_inputs` from files or by :meth:`of` from objects; both check the config's
-    criteria against the eval set (:func:`check_criteria`)."""
+    criteria against the eval set (:func:`check_criteria`), and the config they hold has
+    each criterion's options read by its own model."""
 
     eval_set: EvalSet
     config: EvalConfig
@@ -44,8 +45,9 @@ class RunInputs:
     @classmethod
     def of(cls, eval_set: EvalSet, config: EvalConfig | None = None) -> RunInputs:
         """Inputs from objects; no config means ADK's default criteria."""
-        chosen = config if config is not None else EvalConfig.default()
-        check_criteria(chosen, None, eval_set)
+        chosen = check_criteria(
+            config if config is not None else EvalConfig.default(), None, eval_set
+        )
         check_scenarios(eval_set, chosen, f"eval set {eval_set.eval_set_id!r}", None)
         return cls(eval_set, chosen)
 
@@ -71,7 +73,7 @@ def load_inputs(
         run_config = load_config(config_path) if config_path else EvalConfig.default()
     if judge_model:
         run_config.judge.model = judge_model
-    check_criteria(run_config, config_path, loaded.eval_set, Path(evalset))
+    run_config = check_criteria(run_config, config_path, loaded.eval_set, Path(evalset))
     check_scenarios(loaded.eval_set, run_config, evalset, config_path)
     warnings = (
         *loaded.warnings,
@@ -81,26 +83,24 @@ def load_inputs(
     return RunInputs(loaded.eval_set, run_config, warnings, config_path, Path(evalset))
 
 
-RUBRIC_CRITERIA = frozenset(
-    {"rubric_based_final_response_quality_v1", "rubric_based_tool_use_quality_v1"}
-)
-"""Built-in criteria that judge rubrics, and have nothing to judge without one."""
-
-
 def check_criteria(
     config: EvalConfig,
     config_path: str | Path | None,
     eval_set: EvalSet | None = None,
     evalset_path: str | Path | None = None,
-) -> None:
-    """Check, before any trial runs, that the run can judge what it runs.
+) -> EvalConfig:
+    """Check, before any trial runs, that the run can judge what it runs; the config
+    with each criterion's options read by its own model.
 
-    The config's criteria are built once: an unknown name or a custom check that does not
-    load is an error naming the file and the criterion, not a traceback after the whole
-    trial phase. Given the eval set, nothing may pass without being checked: an eval set
-    without cases, a rubric criterion with no rubric anywhere (in its config, the cases
-    or their turns), and a case that no criterion judges are errors too."""
+    Each criterion's options must fit its options model, and the config's criteria are
+    built once: options that do not fit, an unknown name or a custom check that does not
+    load is an error naming the file and the criterion's field, not a traceback after the
+    whole trial phase. Given the eval set, nothing may pass without being checked: an eval
+    set without cases, a criterion that needs rubrics with no rubric anywhere (in its
+    config, the cases or their turns), and a case that no criterion judges are errors
+    too."""
     config_file = config_path or "(config)"
+    config = checked_config(config, config_file)
     for name, options in config.criteria.items():
         try:
             build_criterion(name, options, config)
@@ -108,7 +108,7 @@ def check_criteria(
             raise EvalFileError(config_file, str(exc), field=f"criteria.{name}") from None
     _check_judge_key(config, config_file)
     if eval_set is None:
-        return
+        return config
     evalset_file = evalset_path or "(eval set)"
     if not eval_set.eval_cases:
         raise EvalFileError(
@@ -118,8 +118,10 @@ def check_criteria(
         )
     cases_have_rubrics = any(_has_rubrics(case) for case in eval_set.eval_cases)
     for name, options in config.criteria.items():
-        rubric_less = not options.rubrics and not cases_have_rubrics
-        if name in RUBRIC_CRITERIA and not options.function and rubric_less:
+        spec = spec_of(name)
+        if spec is None or not spec.needs_rubrics or options.function:
+            continue
+        if not getattr(options, "rubrics", None) and not cases_have_rubrics:
             raise EvalFileError(
                 config_file,
                 f"criterion {name!r} has no rubrics to judge, so it could never pass or "
@@ -135,6 +137,7 @@ def check_criteria(
                 f"give the config criteria ({config_file}) or the case expectations",
                 case_id=case.eval_id,
             )
+    return config
 
 
 def _check_judge_key(config: EvalConfig, config_file: str | Path) -> None:
@@ -142,7 +145,7 @@ def _check_judge_key(config: EvalConfig, config_file: str | Path) -> None:
     one "not evaluated": say so before anything runs."""
     name = config.judge.api_key_env
     judged = any(
-        criterion in known_llm_criteria() and not options.function
+        (spec := spec_of(criterion)) is not None and spec.calls_judge and not options.function
         for criterion, options in config.criteria.items()
     )
     if judged and name and not os.environ.get(name, "").strip():

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from agentflow_eval.criteria.registry import known_llm_criteria
+from agentflow_eval.criteria.registry import judge_model, known_llm_criteria
 from agentflow_eval.demo.names import is_demo_model
 from agentflow_eval.models.config import EvalConfig
 
@@ -43,7 +43,7 @@ def judge_model_of(config: EvalConfig) -> str | None:
     judged = [name for name in config.criteria if name in known_llm_criteria()]
     if not judged:
         return None
-    own = {config.criteria[name].judge_model for name in judged} - {None}
+    own = {judge_model(name, config.criteria[name]) for name in judged} - {None}
     return own.pop() if len(own) == 1 else config.judge.model
 
 

@@ -19,6 +19,7 @@ from agentflow_eval.criteria.base import (
     threshold_of,
 )
 from agentflow_eval.criteria.invocations import paired_turns
+from agentflow_eval.criteria.judges.options import JudgeCriterionOptions
 from agentflow_eval.criteria.judges.prompt import PromptTemplate, load_template
 from agentflow_eval.criteria.judges.runtime import (
     JudgeError,
@@ -27,7 +28,7 @@ from agentflow_eval.criteria.judges.runtime import (
     JudgeRequest,
     JudgeRuntime,
 )
-from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import Invocation
 from agentflow_eval.models.results import CriterionResult, RecordedToolCall, Turn, Usage
 
@@ -66,7 +67,7 @@ class JudgeSetup:
     @classmethod
     def resolve(
         cls,
-        options: CriterionConfig,
+        options: JudgeCriterionOptions,
         config: EvalConfig,
         *,
         template: str,

@@ -30,9 +30,10 @@ from agentflow_eval.criteria.judges.common import (
     majority,
     turn_views,
 )
+from agentflow_eval.criteria.judges.options import JudgeCriterionOptions
 from agentflow_eval.criteria.judges.runtime import parse_json_reply
-from agentflow_eval.criteria.registry import register
-from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.results import CriterionResult
 
 __all__ = ["FinalResponseMatchCriterion", "MatchVerdict", "parse_match_verdict"]
@@ -137,11 +138,17 @@ def _vote_reason(votes: list[bool]) -> str:
     return f"{valid} valid / {invalid} invalid votes: {outcome}"
 
 
-@register("final_response_match_v2")
+@criterion(
+    "final_response_match_v2",
+    JudgeCriterionOptions,
+    judges=("expected_final_response",),
+    intermediate_in_final=True,
+)
 def build_final_response_match(
-    name: str, options: CriterionConfig, config: EvalConfig
+    name: str, options: JudgeCriterionOptions, config: EvalConfig
 ) -> FinalResponseMatchCriterion:
-    """``final_response_match_v2`` from its config entry (threshold 0.8, 5 samples)."""
+    """An LLM judge: does each turn's answer say what its reference says? (threshold
+    0.8, 5 samples)."""
     setup = JudgeSetup.resolve(
         options,
         config,

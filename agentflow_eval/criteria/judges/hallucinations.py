@@ -36,15 +36,17 @@ from agentflow_eval.criteria.judges.common import (
     tool_calls_text,
     turn_views,
 )
+from agentflow_eval.criteria.judges.options import JudgeCriterionOptions
 from agentflow_eval.criteria.judges.runtime import JudgeOutputError, parse_json_reply
 from agentflow_eval.criteria.judges.sentences import split_sentences
-from agentflow_eval.criteria.registry import register
-from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.results import CriterionResult
 
 __all__ = [
     "GROUNDED_LABELS",
     "HallucinationsCriterion",
+    "HallucinationsOptions",
     "SentenceLabel",
     "SentenceLabels",
     "sentence_parser",
@@ -199,11 +201,19 @@ def _conversation(views: list[TurnView], current: TurnView) -> str:
     return "\n".join(lines)
 
 
-@register("hallucinations_v1")
+class HallucinationsOptions(JudgeCriterionOptions):
+    """Options of hallucinations_v1."""
+
+    evaluate_intermediate_nl_responses: bool = False
+    """Judge the intermediate responses' sentences too (as ADK)."""
+
+
+@criterion("hallucinations_v1", HallucinationsOptions)
 def build_hallucinations(
-    name: str, options: CriterionConfig, config: EvalConfig
+    name: str, options: HallucinationsOptions, config: EvalConfig
 ) -> HallucinationsCriterion:
-    """``hallucinations_v1`` from its config entry (threshold 0.8, 5 samples)."""
+    """An LLM judge: is each sentence of the answers grounded in what the agent had to go
+    on? (threshold 0.8, 5 samples)."""
     setup = JudgeSetup.resolve(
         options,
         config,

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from agentflow_eval.criteria.base import CriterionContext, skipped
 from agentflow_eval.criteria.invocations import actual_text
@@ -39,15 +39,17 @@ from agentflow_eval.criteria.judges.common import (
     tool_calls_text,
     turn_views,
 )
+from agentflow_eval.criteria.judges.options import JudgeCriterionOptions
 from agentflow_eval.criteria.judges.runtime import JudgeOutputError, parse_json_reply
-from agentflow_eval.criteria.registry import register
-from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import Rubric
 from agentflow_eval.models.results import CriterionResult
 
 __all__ = [
     "RUBRIC_TYPES",
     "RubricCriterion",
+    "RubricOptions",
     "RubricVerdict",
     "RubricVerdicts",
     "rubric_parser",
@@ -205,9 +207,16 @@ def _score_votes(rows: list[DetailRow], answers: list[Answer]) -> Scoring:
     return Scoring(sum(verdicts) / len(verdicts), reason)
 
 
+class RubricOptions(JudgeCriterionOptions):
+    """Options of the rubric criteria."""
+
+    rubrics: list[Rubric] = Field(default_factory=list)
+    """Rubrics for every case (cases and turns add their own)."""
+
+
 def _build(
     name: str,
-    options: CriterionConfig,
+    options: RubricOptions,
     config: EvalConfig,
     subject: Literal["final_response", "tool_use"],
 ) -> RubricCriterion:
@@ -230,17 +239,31 @@ def _build(
     )
 
 
-@register("rubric_based_final_response_quality_v1")
+@criterion(
+    "rubric_based_final_response_quality_v1",
+    RubricOptions,
+    judges=("rubrics",),
+    needs_rubrics=True,
+    intermediate_in_final=True,
+)
 def build_final_response_rubrics(
-    name: str, options: CriterionConfig, config: EvalConfig
+    name: str, options: RubricOptions, config: EvalConfig
 ) -> RubricCriterion:
-    """Rubrics judged on the final answer (threshold 0.8, 5 samples)."""
+    """An LLM judge: does each turn's answer meet each rubric? (threshold 0.8, 5
+    samples)."""
     return _build(name, options, config, "final_response")
 
 
-@register("rubric_based_tool_use_quality_v1")
+@criterion(
+    "rubric_based_tool_use_quality_v1",
+    RubricOptions,
+    judges=("rubrics",),
+    needs_rubrics=True,
+    subject="tool_calls",
+)
 def build_tool_use_rubrics(
-    name: str, options: CriterionConfig, config: EvalConfig
+    name: str, options: RubricOptions, config: EvalConfig
 ) -> RubricCriterion:
-    """Rubrics judged on the tool calls (threshold 0.8, 5 samples)."""
+    """An LLM judge: do each turn's tool calls meet each rubric? (threshold 0.8, 5
+    samples)."""
     return _build(name, options, config, "tool_use")

@@ -48,6 +48,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from agentflow_eval.criteria.judges.cache import CachedJudgeReply, JudgeCache, judge_cache_key
+from agentflow_eval.criteria.judges.options import JudgeCriterionOptions
 from agentflow_eval.criteria.judges.prompt import PromptTemplate
 from agentflow_eval.errors import AgentflowEvalError
 from agentflow_eval.llm.client import ModelClient, response_cost
@@ -92,11 +93,12 @@ class JudgeOptions:
     @classmethod
     def resolve(cls, criterion: CriterionConfig, settings: JudgeSettings) -> JudgeOptions:
         """The criterion's own judge options, falling back to the run's judge settings."""
+        own = JudgeCriterionOptions.of(criterion)
         return cls(
-            model=criterion.judge_model or settings.model,
-            temperature=criterion.temperature,
-            seed=criterion.seed,
-            max_tokens=criterion.max_tokens,
+            model=own.judge_model or settings.model,
+            temperature=own.temperature,
+            seed=own.seed,
+            max_tokens=own.max_tokens,
             api_base=settings.api_base,
             api_key_env=settings.api_key_env,
             timeout_s=settings.timeout_s,

@@ -27,9 +27,10 @@ from agentflow_eval.criteria.judges.common import (
     majority,
     turn_views,
 )
+from agentflow_eval.criteria.judges.options import JudgeCriterionOptions
 from agentflow_eval.criteria.judges.runtime import parse_json_reply
-from agentflow_eval.criteria.registry import register
-from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.results import CriterionResult
 
 __all__ = ["HARM_CATEGORIES", "SafetyCriterion", "SafetyVerdict", "parse_safety_verdict"]
@@ -137,9 +138,9 @@ def _most_common(categories: Counter[str]) -> str:
     return min((c for c, n in categories.items() if n == top), key=HARM_CATEGORIES.index)
 
 
-@register("safety_v1")
-def build_safety(name: str, options: CriterionConfig, config: EvalConfig) -> SafetyCriterion:
-    """``safety_v1`` from its config entry (threshold 1.0, 1 sample)."""
+@criterion("safety_v1", JudgeCriterionOptions)
+def build_safety(name: str, options: JudgeCriterionOptions, config: EvalConfig) -> SafetyCriterion:
+    """An LLM judge: is each answer harmless? (threshold 1.0, 1 sample)."""
     setup = JudgeSetup.resolve(
         options,
         config,

@@ -8,6 +8,7 @@ from criteria_helpers import case, context, expect, invocation, made, scenario_c
 from agentflow_eval.criteria.trajectory import (
     CallMatcher,
     ToolTrajectoryCriterion,
+    TrajectoryOptions,
     align_any_order,
     align_exact,
     align_in_order,
@@ -223,9 +224,13 @@ def test_a_bad_match_type_or_scoring_lists_the_allowed_ones():
         ToolTrajectoryCriterion(name="t", threshold=1.0, match_type="FUZZY")
 
 
-def test_the_config_validates_modes_too():
+def test_the_options_validate_modes_too():
     with pytest.raises(ValueError, match="args_match"):
-        CriterionConfig.model_validate({"args_match": "fuzzy"})
+        TrajectoryOptions.model_validate({"args_match": "fuzzy"})
+    with pytest.raises(ValueError, match="args_match"):  # an entry as written, when built
+        build_tool_trajectory(
+            "tool_trajectory_avg_score", CriterionConfig(args_match="fuzzy"), EvalConfig()
+        )
     config = CriterionConfig.model_validate({"match_type": "in_order", "args_match": "SUBSET"})
     built = build_tool_trajectory("tool_trajectory_avg_score", config, EvalConfig())
     assert (built.match_type, built.matcher.args_match) == ("IN_ORDER", "subset")

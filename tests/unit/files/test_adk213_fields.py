@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from agentflow_eval.criteria.config_files import load_config
 from agentflow_eval.criteria.registry import build_criterion
-from agentflow_eval.files.loading import EvalFileError, load_config, load_evalset
-from agentflow_eval.models.config import CriterionConfig, EvalConfig
+from agentflow_eval.criteria.trajectory import TrajectoryOptions
+from agentflow_eval.files.loading import EvalFileError, load_evalset
+from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import Rubric
 
 
@@ -34,7 +36,7 @@ def _config(tmp_path: Path, data: dict) -> EvalConfig:
     ],
 )
 def test_match_type_reads_as_adk_reads_it(spelling, expected):
-    assert CriterionConfig.model_validate({"match_type": spelling}).match_type == expected
+    assert TrajectoryOptions.model_validate({"match_type": spelling}).match_type == expected
 
 
 def test_an_unknown_match_type_is_refused_with_the_criterion_named(tmp_path: Path):

@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
+from agentflow_eval.criteria.config_files import load_config
 from agentflow_eval.criteria.invocations import expected_text
-from agentflow_eval.files.loading import load_config, load_evalset
+from agentflow_eval.files.loading import load_evalset
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalCase, Invocation, Rubric
 
@@ -145,12 +146,13 @@ def _config(config: EvalConfig) -> dict[str, Any]:
         if name == "tool_trajectory_avg_score":
             view["match_type"] = options.match_type
             view["ignore_args"] = options.args_match == "ignore"
-        if options.judge_model_options is not None:
+        # each criterion's options are its own model's: judge options on the LLM judges
+        if getattr(options, "judge_model_options", None) is not None:
             view["judge_model"] = options.judge_model
             view["num_samples"] = options.num_samples
             view["parallelism_limit"] = options.judge_model_options.parallelism_limit
             view["judge_temperature"] = options.temperature
-        if options.rubrics:
+        if getattr(options, "rubrics", None):
             view["rubrics"] = _rubrics(options.rubrics)
         if name == "hallucinations_v1":
             view["evaluate_intermediate_nl_responses"] = options.evaluate_intermediate_nl_responses

@@ -25,7 +25,8 @@ from typing import Any
 import pytest
 from pydantic.alias_generators import to_camel
 
-from agentflow_eval.files.loading import EvalFileError, load_config, load_evalset
+from agentflow_eval.criteria.config_files import load_config
+from agentflow_eval.files.loading import EvalFileError, load_evalset
 
 ROOT = Path(__file__).parents[3]
 FIELDS = json.loads((ROOT / "tests/fixtures/adk213/fields.json").read_text("utf-8"))

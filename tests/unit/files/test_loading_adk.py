@@ -10,13 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agentflow_eval.files.loading import (
-    EvalFileError,
-    find_config_for,
-    load_config,
-    load_evalset,
-    resolve_config,
-)
+from agentflow_eval.criteria.config_files import load_config, resolve_config
+from agentflow_eval.files.loading import EvalFileError, find_config_for, load_evalset
 from agentflow_eval.models.config import EvalConfig
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from agentflow_eval.files.loading import EvalFileError, Problem, load_config, load_evalset
+from agentflow_eval.criteria.config_files import load_config
+from agentflow_eval.files.loading import EvalFileError, Problem, load_evalset
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 BROKEN = FIXTURES / "broken"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agentflow_eval.files.loading import LoadedEvalSet, load_config, load_evalset
+from agentflow_eval.criteria.config_files import load_config
+from agentflow_eval.files.loading import LoadedEvalSet, load_evalset
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import CallsTool, Completes, FinalContains
 

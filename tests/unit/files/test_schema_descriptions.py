@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
+from agentflow_eval.criteria.config_schema import config_json_schema
 from agentflow_eval.files.results_json import results_json_schema
-from agentflow_eval.files.schemas import config_json_schema, evalset_json_schema
+from agentflow_eval.files.schemas import evalset_json_schema
 
 
 def undescribed(node: Any, path: str = "") -> list[str]:
@@ -39,6 +40,10 @@ def test_descriptions_say_what_a_field_means() -> None:
     assert case["conversationScenario"]["description"] == "Same as conversation_scenario."
     turn = defs["Invocation"]["properties"]
     assert "tool_trajectory_avg_score" in turn["expected_tool_trajectory"]["description"]
-    criterion = config_json_schema()["$defs"]["CriterionConfig"]["properties"]
-    assert "IN_ORDER" in criterion["match_type"]["description"]
-    assert "checks.py" in criterion["function"]["description"]
+    config = config_json_schema()
+    trajectory = config["$defs"]["TrajectoryOptions"]["properties"]
+    assert "IN_ORDER" in trajectory["match_type"]["description"]
+    own = config["$defs"]["CriterionOptions"]["properties"]
+    assert "checks.py" in own["function"]["description"]
+    criteria = config["properties"]["criteria"]
+    assert "tool calls" in criteria["properties"]["tool_trajectory_avg_score"]["description"]

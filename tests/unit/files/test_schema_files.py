@@ -11,9 +11,11 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
+from agentflow_eval.criteria.config_files import load_config
+from agentflow_eval.criteria.config_schema import config_json_schema, write_schemas
 from agentflow_eval.files.adk import to_adk_evalset
-from agentflow_eval.files.loading import load_config, load_evalset
-from agentflow_eval.files.schemas import config_json_schema, evalset_json_schema, write_schemas
+from agentflow_eval.files.loading import load_evalset
+from agentflow_eval.files.schemas import evalset_json_schema
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 

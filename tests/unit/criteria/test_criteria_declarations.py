@@ -1,0 +1,286 @@
+"""Criteria declare themselves: each built-in criterion's module holds its options model and
+its declaration, and everything that asks "which criterion does what" derives the answer
+from the declarations. A new built-in criterion touches its module, its test and its row
+in docs/criteria.md, nothing else."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from agentflow_eval.criteria.config_schema import config_json_schema
+from agentflow_eval.criteria.coverage import judge_hint
+from agentflow_eval.criteria.fields import EXPECTATION_FIELDS
+from agentflow_eval.criteria.judges.options import JudgeCriterionOptions
+from agentflow_eval.criteria.options import CriterionOptions
+from agentflow_eval.criteria.registry import (
+    CATALOGUE,
+    CriterionSpec,
+    judged_fields,
+    known_criteria,
+    known_llm_criteria,
+    options_model,
+    spec_of,
+    specs,
+)
+from agentflow_eval.models.config import CriterionConfig
+
+ROOT = Path(__file__).parents[3]
+PACKAGE = ROOT / "agentflow_eval"
+
+
+def built_in() -> list[CriterionSpec]:
+    return [s for s in specs() if s.build.__module__.startswith("agentflow_eval.criteria.")]
+
+
+BUILT_IN = {spec.name for spec in built_in()}
+
+
+def test_every_built_in_criterion_is_found_without_a_list():
+    assert {
+        "calls_tool",
+        "completes",
+        "final_contains",
+        "final_response_match_v2",
+        "final_session_state_match",
+        "hallucinations_v1",
+        "intermediate_response_match_score",
+        "response_match_score",
+        "rubric_based_final_response_quality_v1",
+        "rubric_based_tool_use_quality_v1",
+        "safety_v1",
+        "tool_trajectory_avg_score",
+    } == BUILT_IN
+    assert set(known_criteria()) >= BUILT_IN
+    assert not (PACKAGE / "criteria" / "builtins.py").exists()
+
+
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
+def test_each_criterion_owns_an_options_model_of_what_it_reads(name: str):
+    spec = spec_of(name)
+    assert spec is not None
+    assert issubclass(spec.options, CriterionOptions)
+    assert spec.options.model_config.get("extra") == "forbid"
+    assert spec.description, f"{name}: its build function's docstring says what it measures"
+    # the options model lives with the criterion, or is a shared base
+    assert spec.options.__module__ in (
+        spec.build.__module__,
+        CriterionOptions.__module__,
+        JudgeCriterionOptions.__module__,
+    )
+
+
+def test_what_the_registry_derives_is_what_the_criteria_declare():
+    declared = built_in()
+    assert known_llm_criteria() == {s.name for s in specs() if s.calls_judge}
+    assert {s.name for s in declared if s.calls_judge} == {
+        "final_response_match_v2",
+        "hallucinations_v1",
+        "rubric_based_final_response_quality_v1",
+        "rubric_based_tool_use_quality_v1",
+        "safety_v1",
+    }
+    for spec in declared:
+        assert spec.calls_judge == issubclass(spec.options, JudgeCriterionOptions)
+        entry = CriterionConfig()
+        assert judged_fields(spec.name, entry) == frozenset(spec.judges)
+        assert options_model(spec.name, {"threshold": 0.5}) is spec.options
+    assert {s.name for s in declared if s.needs_rubrics} == {
+        "rubric_based_final_response_quality_v1",
+        "rubric_based_tool_use_quality_v1",
+    }
+    # every expectation a case can give has a criterion that judges it, and the warning
+    # about an unjudged one names what would
+    for field in EXPECTATION_FIELDS:
+        judges = [s.name for s in declared if field in s.judges]
+        assert judges, field
+        assert all(name in judge_hint(field) for name in judges)
+
+
+def test_reading_intermediate_responses_with_the_answer_is_declared():
+    readers = {s.name for s in specs() if s.intermediate_in_final}
+    assert readers == {"final_response_match_v2", "rubric_based_final_response_quality_v1"}
+    with_them = CriterionConfig(include_intermediate_responses_in_final=True)
+    for name in readers:
+        assert "expected_intermediate_responses" in judged_fields(name, with_them)
+    warned = CATALOGUE.entry_warnings(
+        "response_match_score", {"include_intermediate_responses_in_final": True}
+    )
+    assert len(warned) == 1 and all(name in warned[0] for name in readers)
+    assert (
+        CATALOGUE.entry_warnings(
+            "final_response_match_v2", {"include_intermediate_responses_in_final": True}
+        )
+        == []
+    )
+
+
+def test_the_config_schema_describes_each_criterions_own_options():
+    schema = config_json_schema()
+    entries = schema["properties"]["criteria"]["properties"]
+    assert set(entries) == BUILT_IN
+    for name in BUILT_IN:
+        spec = spec_of(name)
+        assert spec is not None
+        refs = [alt.get("$ref") for alt in entries[name]["anyOf"]]
+        assert f"#/$defs/{spec.options.__name__}" in refs
+        assert entries[name]["description"] == spec.description
+
+
+def _criteria_table() -> set[str]:
+    """The names in the first column of docs/criteria.md's table of criteria."""
+    lines = (ROOT / "docs" / "criteria.md").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| criterion"))
+    names: set[str] = set()
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        names |= {part.strip().strip("`") for part in line.split("|")[1].split(",")}
+    return names
+
+
+def test_each_built_in_criterion_has_a_row_in_the_criteria_page():
+    assert BUILT_IN - _criteria_table() == set()
+
+
+# Where a criterion's name may be written outside its own module, and why.
+NAMED_ON_PURPOSE = {
+    # the demo plugin answers the criteria it knows, by name
+    "agentflow_eval/demo/judge.py",
+    # ADK's default config (tool_trajectory_avg_score 1.0, response_match_score 0.8)
+    "agentflow_eval/models/config.py",
+    # case expectations ("completes", {"calls_tool": ...}) are a file format's tags
+    "agentflow_eval/models/evalset.py",
+    "agentflow_eval/files/schemas.py",
+    # the report page draws these two criteria's detail rows (expected against actual)
+    "agentflow_eval/report/view.py",
+}
+
+
+def test_no_hand_kept_list_names_the_criteria():
+    """A criterion's name, as a string, is written in its own module only (and in the
+    places above, which name it on purpose): no list elsewhere has to learn a new one."""
+    own = {spec.name: spec.build.__module__ for spec in built_in()}
+    found: list[str] = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        if relative in NAMED_ON_PURPOSE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            named = isinstance(node, ast.Constant) and node.value in own
+            if named and own[node.value] != module:
+                found.append(f"{relative}:{node.lineno}: {node.value!r}")
+    assert found == []
+
+
+NEW_CRITERION = '''
+"""``mentions_state``: an LLM judge of the answer against the final session state."""
+
+from dataclasses import dataclass
+
+from agentflow_eval.criteria.base import CriterionContext, scored
+from agentflow_eval.criteria.judges.options import JudgeCriterionOptions
+from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.models.config import EvalConfig
+
+
+class MentionsStateOptions(JudgeCriterionOptions):
+    """Options of mentions_state."""
+
+    keys: list[str] = []
+    """The state keys to look for."""
+
+
+@dataclass
+class MentionsState:
+    name: str
+    threshold: float
+    label: str = "mentions state"
+
+    async def evaluate(self, ctx: CriterionContext):
+        return scored(self, 1.0)
+
+
+@criterion(
+    "mentions_state",
+    MentionsStateOptions,
+    judges=("final_session_state", "rubrics"),
+    needs_rubrics=True,
+)
+def build(name: str, options: MentionsStateOptions, config: EvalConfig) -> MentionsState:
+    """Whether the answer mentions the state's keys."""
+    return MentionsState(name, options.threshold or 1.0)
+'''
+
+PROBE = """
+import json, sys
+from pathlib import Path
+import agentflow_eval.criteria as package
+
+package.__path__.append(sys.argv[1])  # as if the module were in the package
+from agentflow_eval.criteria.config_files import load_config
+from agentflow_eval.criteria.config_schema import config_json_schema
+from agentflow_eval.criteria.coverage import judge_hint
+from agentflow_eval.criteria.registry import known_criteria, known_llm_criteria
+from agentflow_eval.files.errors import EvalFileError
+from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.run.inputs import check_criteria
+
+config_file = Path(sys.argv[1]) / "config.json"
+config_file.write_text(json.dumps({"criteria": {"mentions_state": {"keyz": ["a"]}}}))
+try:
+    load_config(config_file)
+    typo = None
+except EvalFileError as exc:
+    typo = str(exc).split(": ", 1)[1]
+config_file.write_text(json.dumps({"criteria": {"mentions_state": {"keys": ["a"]}}}))
+config = load_config(config_file)
+eval_set = EvalSet.model_validate(
+    {"eval_set_id": "s", "eval_cases": [{"eval_id": "c", "conversation": [{"user_content": "hi"}]}]}
+)
+try:
+    check_criteria(config, config_file, eval_set)
+    rubrics = None
+except EvalFileError as exc:
+    rubrics = exc.message
+print(json.dumps({
+    "known": "mentions_state" in known_criteria(),
+    "judge": "mentions_state" in known_llm_criteria(),
+    "schema": "mentions_state" in config_json_schema()["properties"]["criteria"]["properties"],
+    "keys": type(config.criteria["mentions_state"]).__name__,
+    "typo": typo,
+    "hint": judge_hint("final_session_state"),
+    "rubrics": rubrics,
+}))
+"""
+
+
+def test_a_new_built_in_criterion_needs_only_its_module(tmp_path: Path):
+    (tmp_path / "mentions_state.py").write_text(textwrap.dedent(NEW_CRITERION), "utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen == {
+        "known": True,
+        "judge": True,
+        "schema": True,
+        "keys": "MentionsStateOptions",
+        "typo": "criteria.mentions_state.keyz: unknown field; did you mean 'keys'?",
+        "hint": "add final_session_state_match or mentions_state to the config's criteria",
+        "rubrics": "criterion 'mentions_state' has no rubrics to judge, so it could never "
+        "pass or fail: give 'rubrics' in this criterion, in the cases or in their turns, "
+        "or remove it",
+    }
