@@ -30,6 +30,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
 
+from agentflow_eval.agents import frameworks
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.agents.http import HttpAgent
 from agentflow_eval.agents.python import PythonAgent
@@ -223,6 +224,9 @@ def _as_agent(obj: Any, spec: str, attr: str) -> AgentUnderTest:
             ) from exc
     if isinstance(obj, AgentUnderTest):
         return obj
+    framework = frameworks.adapter_for(obj)
+    if framework is not None:
+        return _framework_agent(obj, framework, spec, attr)
     if not callable(obj):
         raise AgentLoadError(
             f"agent spec {spec!r} is a {type(obj).__name__}; expected an agent, an agent "
@@ -237,6 +241,9 @@ def _as_agent(obj: Any, spec: str, attr: str) -> AgentUnderTest:
             ) from exc
         if isinstance(made, AgentUnderTest):
             return made
+        framework = frameworks.adapter_for(made)
+        if framework is not None:
+            return _framework_agent(made, framework, spec, attr)
         if callable(made):
             return _python_agent(made, spec, attr)
         raise AgentLoadError(
@@ -245,6 +252,20 @@ def _as_agent(obj: Any, spec: str, attr: str) -> AgentUnderTest:
             "or an agent function (an agent function takes a 'message' parameter)"
         )
     return _python_agent(obj, spec, attr)
+
+
+def _framework_agent(
+    obj: Any, framework: frameworks.FrameworkAdapter, spec: str, attr: str
+) -> AgentUnderTest:
+    """A framework's agent, through its adapter; a failure names the spec."""
+    try:
+        return frameworks.wrap(obj, name=attr, adapter=framework)
+    except frameworks.FrameworkMissing as exc:
+        raise AgentLoadError(f"agent spec {spec!r}: {exc}") from exc
+    except (TypeError, ValueError) as exc:
+        raise AgentLoadError(
+            f"agent spec {spec!r}: the {framework.name} adapter cannot evaluate it: {exc}"
+        ) from exc
 
 
 def _is_factory(obj: Any) -> bool:

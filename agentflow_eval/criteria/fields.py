@@ -12,6 +12,7 @@ __all__ = ["EXPECTATION_FIELDS", "ExpectationField", "gives"]
 
 ExpectationField = Literal[
     "expected_tool_trajectory",
+    "expected_nodes",
     "expected_final_response",
     "expected_intermediate_responses",
     "final_session_state",
@@ -31,6 +32,11 @@ def gives(case: EvalCase, field: ExpectationField, *, as_reference: bool = False
         return any(
             inv.expected_tool_trajectory
             or (as_reference and "expected_tool_trajectory" in inv.model_fields_set)
+            for inv in turns
+        )
+    if field == "expected_nodes":
+        return any(
+            inv.expected_nodes or (as_reference and "expected_nodes" in inv.model_fields_set)
             for inv in turns
         )
     if field == "expected_final_response":

@@ -247,7 +247,7 @@ def match_invocation(
     actual: Sequence[CallLike],
     *,
     match_type: str = "EXACT",
-    matcher: CallMatcher | None = None,
+    matcher: CallPredicate | None = None,
     scoring: str = "partial",
 ) -> InvocationMatch:
     """Score one invocation's calls under ``match_type`` and ``scoring``."""

@@ -64,6 +64,7 @@ __all__ = [
     "asks_for_json_verdict",
     "install",
     "is_demo_model",
+    "token_counts",
 ]
 
 # Imperfection rates (see the module docstring).
@@ -466,6 +467,14 @@ def _topic(tool_name: str) -> str:
 _call_counter = itertools.count(1)
 
 
+def token_counts(request: DemoRequest, reply: DemoReply) -> tuple[int, int]:
+    """The tokens a call to the demo model counts: words in and words out."""
+    prompt_tokens = sum(_words(m.get("content")) for m in request.messages) + _words(
+        json.dumps(request.tools)
+    )
+    return prompt_tokens, _words(reply.content) + _words(json.dumps(reply.tool_calls))
+
+
 def _model_response(request: DemoRequest, reply: DemoReply) -> ModelResponse:
     digest = hashlib.sha256(
         json.dumps([len(request.messages), reply.content, reply.tool_calls]).encode()
@@ -480,10 +489,7 @@ def _model_response(request: DemoRequest, reply: DemoReply) -> ModelResponse:
             }
             for index, (name, args) in enumerate(reply.tool_calls)
         ]
-    prompt_tokens = sum(_words(m.get("content")) for m in request.messages) + _words(
-        json.dumps(request.tools)
-    )
-    completion_tokens = _words(reply.content) + _words(json.dumps(reply.tool_calls))
+    prompt_tokens, completion_tokens = token_counts(request, reply)
     return ModelResponse(
         id=f"chatcmpl-demo-{digest}-{next(_call_counter)}",
         created=int(time.time()),

@@ -44,6 +44,7 @@ __all__ = [
     "auth_error_in",
     "classify",
     "provider_error_in",
+    "provider_fault_in",
     "retry_after_s",
 ]
 
@@ -171,6 +172,62 @@ def provider_error_in(exc: BaseException) -> ProviderError | None:
         for linked in (current.__cause__, current.__context__):
             if linked is not None:
                 stack.append(linked)
+    return None
+
+
+_MODEL_CLIENTS = frozenset(
+    {"agentflow_eval", "anthropic", "google", "langchain_core", "litellm", "openai", "pydantic_ai"}
+)
+"""The packages whose exceptions speak for a model provider: the model clients frameworks
+use. A tool's own HTTP error (a weather service's 500) is the agent's to handle."""
+
+_UNREACHABLE_NAMES = frozenset({"APIConnectionError", "APITimeoutError", "Timeout"})
+"""The model clients' names for a lost connection or a timeout (openai's, LiteLLM's),
+recognised by class name so none of them is imported to check."""
+
+
+def _status_of(exc: BaseException) -> int | None:
+    """The HTTP status an exception carries, as the clients frameworks use say it:
+    ``status_code`` (openai, LiteLLM, Pydantic AI), ``response.status_code`` (httpx),
+    ``status`` (aiohttp), ``code`` (google-genai)."""
+    for value in (
+        getattr(exc, "status_code", None),
+        getattr(getattr(exc, "response", None), "status_code", None),
+        getattr(exc, "status", None),
+        getattr(exc, "code", None),
+    ):
+        status = _int(value)
+        if status is not None and 100 <= status < 600:
+            return status
+    return None
+
+
+def provider_fault_in(exc: BaseException, *, who: str = "model") -> Fault | None:
+    """The provider's fault behind ``exc``, however a framework's own model client raised
+    it: a rate limit, a server error, a timeout or a lost connection (``transient``), or
+    refused credentials (``auth``), found anywhere in the exception's chain by status code
+    and type. ``None`` when the chain holds none (the agent's own failure)."""
+    seen: set[int] = set()
+    stack: list[BaseException] = [exc]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, ProviderUnavailable):
+            return Fault(current.reason, "transient")
+        if type(current).__module__.split(".")[0] in _MODEL_CLIENTS:
+            status = _status_of(current)
+            if status is not None and (
+                status in AUTH_STATUS or status in TRANSIENT_STATUS or status >= 500
+            ):
+                return classify(current, who=who)
+            names = {klass.__name__ for klass in type(current).__mro__}
+            if names & _UNREACHABLE_NAMES:
+                return Fault(f"{who}: unreachable — {type(current).__name__}", "transient")
+        if isinstance(current, BaseExceptionGroup):
+            stack.extend(current.exceptions)
+        stack.extend(e for e in (current.__cause__, current.__context__) if e is not None)
     return None
 
 

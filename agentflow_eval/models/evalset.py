@@ -224,6 +224,10 @@ class Invocation(FileModel):
     """What the user says in this turn."""
     expected_tool_trajectory: list[ToolCall] = Field(default_factory=list)
     """The tool calls a good run makes in this turn (``tool_trajectory_avg_score``)."""
+    expected_nodes: list[str] = Field(default_factory=list)
+    """The steps a good run takes in this turn, in order: graph nodes, agents or
+    sub-agents, by name (``router``) or with the subgraph or parent agents that hold them
+    (``research/summarize``) (``node_trajectory_avg_score``)."""
     expected_intermediate_responses: list[Message] = Field(default_factory=list)
     """Text the agent is expected to say between tool calls (reported, not scored)."""
     expected_final_response: Message | None = None

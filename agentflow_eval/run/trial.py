@@ -39,7 +39,14 @@ from agentflow_eval.agents.base import (
     bind_session,
 )
 from agentflow_eval.llm.client import ModelClient
-from agentflow_eval.llm.retry import ProviderUnavailable, auth_error_in, provider_error_in
+from agentflow_eval.llm.retry import (
+    Fault,
+    ProviderAuthError,
+    ProviderUnavailable,
+    auth_error_in,
+    provider_error_in,
+    provider_fault_in,
+)
 from agentflow_eval.models import defaults
 from agentflow_eval.models.evalset import EvalCase, SessionInput
 from agentflow_eval.models.results import MessageEvent, Trial, TrialError, Turn
@@ -122,7 +129,11 @@ async def run_trial(
         refused = auth_error_in(exc)
         if refused is not None:
             raise refused from None
-        error = _exception_error(exc)
+        fault = provider_fault_in(exc, who=f"agent {agent.name}")
+        if fault is not None and fault.kind == "auth":
+            # a framework's own client was refused the key: the run cannot go on either
+            raise ProviderAuthError(fault.reason, attempts=1) from None
+        error = _exception_error(exc, fault)
     finally:
         if session is not None:
             final_state = _session_state(session)
@@ -177,7 +188,7 @@ async def _converse(session: AgentSession, source: UserTurnSource, turns: list[T
             recorder.add(MessageEvent(text=turn.final_response, final=True))
 
 
-def _exception_error(exc: BaseException) -> TrialError:
+def _exception_error(exc: BaseException, fault: Fault | None = None) -> TrialError:
     lines = traceback.format_exception(exc)
     provider = provider_error_in(exc)
     if isinstance(provider, ProviderUnavailable):
@@ -186,6 +197,14 @@ def _exception_error(exc: BaseException) -> TrialError:
             kind="infrastructure",
             type=type(provider).__name__,
             message=provider.reason,
+            traceback="".join(lines[-12:]),
+        )
+    if fault is not None and fault.transient:
+        # a framework's own model client gave up on the provider (after its retries)
+        return TrialError(
+            kind="infrastructure",
+            type=type(exc).__name__,
+            message=fault.reason,
             traceback="".join(lines[-12:]),
         )
     return TrialError(

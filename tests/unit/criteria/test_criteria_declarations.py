@@ -51,6 +51,7 @@ def test_every_built_in_criterion_is_found_without_a_list():
         "final_session_state_match",
         "hallucinations_v1",
         "intermediate_response_match_score",
+        "node_trajectory_avg_score",
         "response_match_score",
         "rubric_based_final_response_quality_v1",
         "rubric_based_tool_use_quality_v1",

@@ -1,0 +1,114 @@
+"""Agents built with a framework, evaluated as they are: a small registry of adapters, one
+module each, chosen by what an agent spec points to (a compiled LangGraph graph, a Google
+ADK agent or ``App``, an OpenAI Agents SDK ``Agent``, a Pydantic AI ``Agent``).
+
+An adapter is recognised by the package its object's class comes from, so no framework is
+imported to choose one, and an adapter's module (which imports its framework) is imported
+only when an agent spec points at that framework. An adapter module defines::
+
+    def wrap(obj: Any, *, name: str) -> AgentUnderTest
+
+Third parties register their own with :func:`register_adapter`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.errors import InputError
+
+__all__ = [
+    "FrameworkAdapter",
+    "FrameworkMissing",
+    "adapter_for",
+    "adapters",
+    "register_adapter",
+    "wrap",
+]
+
+
+class FrameworkMissing(InputError):
+    """An agent spec points at a framework whose adapter cannot be imported (the framework,
+    or its extra, is not installed)."""
+
+
+@dataclass(frozen=True)
+class FrameworkAdapter:
+    """How agentflow-eval evaluates the agents of one framework.
+
+    ``packages`` are the module prefixes the framework's agent classes live under
+    (``"google.adk"``); ``module`` is the adapter's module, whose ``wrap(obj, name=...)``
+    returns an :class:`AgentUnderTest`; ``extra`` is the pip extra that installs the
+    framework beside agentflow-eval."""
+
+    name: str
+    packages: tuple[str, ...]
+    module: str
+    extra: str
+
+    def recognises(self, obj: Any) -> bool:
+        """Whether ``obj``'s class (or a class it derives from) is the framework's."""
+        return any(
+            _under(klass.__module__, prefix)
+            for klass in type(obj).__mro__
+            for prefix in self.packages
+        )
+
+
+def _under(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+_BUILT_IN = (
+    FrameworkAdapter(
+        "langgraph", ("langgraph",), "agentflow_eval.agents.frameworks.langgraph", "langgraph"
+    ),
+    FrameworkAdapter("adk", ("google.adk",), "agentflow_eval.agents.frameworks.adk", "adk"),
+    FrameworkAdapter(
+        "openai-agents", ("agents",), "agentflow_eval.agents.frameworks.openai_agents",
+        "openai-agents",
+    ),
+    FrameworkAdapter(
+        "pydantic-ai", ("pydantic_ai",), "agentflow_eval.agents.frameworks.pydantic_ai",
+        "pydantic-ai",
+    ),
+)  # fmt: skip
+_registered: list[FrameworkAdapter] = []
+
+
+def register_adapter(adapter: FrameworkAdapter) -> None:
+    """Add an adapter; adapters registered later are asked first (so a project can
+    replace a built-in one)."""
+    _registered.insert(0, adapter)
+
+
+def adapters() -> tuple[FrameworkAdapter, ...]:
+    """Every adapter, in the order they are asked."""
+    return (*_registered, *_BUILT_IN)
+
+
+def adapter_for(obj: Any) -> FrameworkAdapter | None:
+    """The adapter for ``obj``, or ``None`` when no framework claims it."""
+    return next((adapter for adapter in adapters() if adapter.recognises(obj)), None)
+
+
+def wrap(obj: Any, *, name: str, adapter: FrameworkAdapter | None = None) -> AgentUnderTest:
+    """``obj`` as an agent under test, through its framework's adapter. Raises
+    :class:`FrameworkMissing` naming the extra to install when the adapter cannot load,
+    and ``ValueError`` when no adapter claims ``obj``."""
+    chosen = adapter or adapter_for(obj)
+    if chosen is None:
+        raise ValueError(f"no framework adapter recognises a {type(obj).__name__}")
+    try:
+        module = importlib.import_module(chosen.module)
+    except ImportError as exc:
+        raise FrameworkMissing(
+            f"{type(obj).__name__} is a {chosen.name} agent, and its adapter cannot load "
+            f"({exc}); install it with: pip install 'agentflow-eval[{chosen.extra}]'"
+        ) from exc
+    make = cast(Callable[..., AgentUnderTest], module.wrap)
+    return make(obj, name=name)
