@@ -33,7 +33,8 @@ def test_a_plain_http_client_gets_tool_calls_then_an_answer() -> None:
         assert json.loads(call["function"]["arguments"]) == {"location": "Oslo"}
         assert first["usage"]["prompt_tokens"] > 0
         result = {"location": "Oslo", "condition": "snow", "temperature": 28, "unit": "°F"}
-        answered = asked + [
+        answered = [
+            *asked,
             {"role": "assistant", "content": None, "tool_calls": [call]},
             {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)},
         ]
