@@ -21,7 +21,9 @@ value would be None, false or [] are left out::
     error    {kind, type?, message: text, traceback?: text}
     turn     {number, id?, trajectory?, stats?, user?: text, unreached?, note?,
               rows: [row], unknown?: str, intermediate?: [text], answer?: text,
-              reference?: text}
+              reference?: text, timeline?: [event]}
+    event    [at: str, kind, who: str | null, text]   (kind: step, handoff, model, tool,
+              says, answer)
     row      {status, expected?: call, actual?: call}
     call     {name, args: [[name, text, differs?]], result?: text, error?, ms?}
     verdict  {label, status, score, threshold?, reason?: text, details?: [[key, text]],
@@ -125,6 +127,10 @@ def _turn(turn: InvocationView) -> dict[str, Any]:
             "intermediate": [_text(text) for text in turn.intermediate],
             "answer": _text(turn.answer),
             "reference": _text(turn.reference),
+            "timeline": [
+                [format_duration_ms(entry.at_ms), entry.kind, entry.who, _text(entry.text)]
+                for entry in turn.timeline
+            ],
         }
     )
 

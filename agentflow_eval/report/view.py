@@ -26,8 +26,12 @@ from agentflow_eval.models.results import (
     CriterionResult,
     CriterionSummary,
     ExpectedTurn,
+    HandoffEvent,
+    ModelCallEvent,
+    NodeEvent,
     RecordedToolCall,
     RunResult,
+    ToolCallEvent,
     TrialResult,
     Turn,
 )
@@ -114,6 +118,16 @@ class RowView:
 
 
 @dataclass(frozen=True)
+class TimelineEntry:
+    """One event of a turn as the timeline shows it: when, what kind, who acted, what."""
+
+    at_ms: float
+    kind: str
+    who: str | None
+    text: Clipped
+
+
+@dataclass(frozen=True)
 class InvocationView:
     """One user turn of a trial: what was asked, the calls against the expected ones,
     the answer against the reference."""
@@ -132,6 +146,7 @@ class InvocationView:
     cost_usd: float
     trajectory_score: float | None = None
     note: str | None = None
+    timeline: list[TimelineEntry] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -408,7 +423,36 @@ def _invocation_view(
         cost_usd=turn.usage.cost_usd if turn is not None else 0.0,
         trajectory_score=float(score) if isinstance(score, int | float) else None,
         note=note if isinstance(note, str) else None,
+        timeline=timeline_of(turn) if turn is not None else [],
     )
+
+
+def timeline_of(turn: Turn) -> list[TimelineEntry]:
+    """The turn's events in order, each as a line: a step begins, control is handed on, a
+    model is called (with its tokens), a tool is called (with its result or error), the
+    agent says something."""
+    entries = []
+    for event in turn.events:
+        text: str
+        if isinstance(event, NodeEvent):
+            kind, text = "step", " › ".join([*event.path, event.name])
+        elif isinstance(event, HandoffEvent):
+            kind, text = "handoff", f"{event.source or '?'} → {event.target}"
+        elif isinstance(event, ModelCallEvent):
+            parts = [event.model or "model", f"{event.usage.total_tokens} tok"]
+            if event.latency_ms is not None:
+                parts.append(f"{event.latency_ms:.0f} ms")
+            kind, text = "model", " · ".join(parts)
+        elif isinstance(event, ToolCallEvent):
+            call = event.call
+            outcome = f"error: {call.error}" if call.error else _json(call.result)
+            kind, text = "tool", f"{call.name}({_json(call.args)}) → {outcome}"
+        else:
+            kind, text = ("answer" if event.final else "says"), event.text
+        entries.append(
+            TimelineEntry(event.at_ms, kind, event.author, clip(text, RESULT_LIMIT) or Clipped(""))
+        )
+    return entries
 
 
 def _call_view(call: RecordedToolCall, differing: frozenset[str], actual: bool) -> CallView:

@@ -137,6 +137,21 @@
     ]);
   }
 
+  function timeline(events) {
+    var steps = events.filter(function (e) { return e[1] === "step" || e[1] === "handoff"; });
+    var summary = "Timeline: " + events.length + " event" + (events.length === 1 ? "" : "s") +
+      (steps.length ? ", " + steps.length + " step" + (steps.length === 1 ? "" : "s") : "");
+    return el("details", "timeline", [
+      el("summary", null, summary),
+      el("ol", null, events.map(function (e) {
+        return el("li", "ev ev-" + e[1], [
+          el("span", "at", e[0]), el("span", "kind", e[1]),
+          e[2] ? el("span", "who", e[2]) : null, clipped(e[3])
+        ]);
+      }))
+    ]);
+  }
+
   function turn(t) {
     var head = [el("span", "turn-no", "Turn " + t.number)];
     if (t.id) { head.push(" ", el("code", "muted", t.id)); }
@@ -160,6 +175,7 @@
         return el("div", null, [el("span", "who", "Agent (intermediate)"), " ", clipped(text)]);
       })));
     }
+    if (t.timeline) { body.push(timeline(t.timeline)); }
     body.push(el("div", "answers", [
       el("div", "answer", [el("div", "cap", "Final answer"), t.answer !== undefined
         ? el("pre", null, clipped(t.answer)) : el("p", "none", "no final answer")]),
