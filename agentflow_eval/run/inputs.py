@@ -25,6 +25,7 @@ __all__ = [
     "RunInputs",
     "check_criteria",
     "check_scenarios",
+    "criteria_problems",
     "load_inputs",
 ]
 
@@ -98,31 +99,52 @@ def check_criteria(
     whole trial phase. Given the eval set, nothing may pass without being checked: an eval
     set without cases, a criterion that needs rubrics with no rubric anywhere (in its
     config, the cases or their turns), and a case that no criterion judges are errors
-    too."""
+    too. Every problem is found; the first file with any is raised with all of its."""
     config_file = config_path or "(config)"
     config = checked_config(config, config_file)
+    found = criteria_problems(config, config_file, eval_set, evalset_path)
+    for where, problems in found.items():
+        raise EvalFileError.from_problems(where, problems)
+    return config
+
+
+def criteria_problems(
+    config: EvalConfig,
+    config_file: str | Path,
+    eval_set: EvalSet | None = None,
+    evalset_path: str | Path | None = None,
+) -> dict[str | Path, list[Problem]]:
+    """Every problem :func:`check_criteria` finds, by file (the config first)."""
+    evalset_file = evalset_path or "(eval set)"
+    found: dict[str | Path, list[Problem]] = {}
+
+    def problem(where: str | Path, message: str, **at: str) -> None:
+        found.setdefault(where, []).append(Problem(message=message, **at))
+
     for name, options in config.criteria.items():
         try:
             build_criterion(name, options, config)
         except ValueError as exc:
-            raise EvalFileError(config_file, str(exc), field=f"criteria.{name}") from None
-    _check_judge_key(config, config_file)
+            problem(config_file, str(exc), field=f"criteria.{name}")
+    judge_key = _judge_key_problem(config)
+    if judge_key is not None:
+        problem(config_file, judge_key, field="judge.api_key_env")
     if eval_set is None:
-        return config
-    evalset_file = evalset_path or "(eval set)"
+        return found
     if not eval_set.eval_cases:
-        raise EvalFileError(
+        problem(
             evalset_file,
             f"eval set {eval_set.eval_set_id!r} has no cases: there is nothing to evaluate",
             field="eval_cases",
         )
+        return found
     cases_have_rubrics = any(_has_rubrics(case) for case in eval_set.eval_cases)
     for name, options in config.criteria.items():
         spec = spec_of(name)
         if spec is None or not spec.needs_rubrics or options.function:
             continue
         if not getattr(options, "rubrics", None) and not cases_have_rubrics:
-            raise EvalFileError(
+            problem(
                 config_file,
                 f"criterion {name!r} has no rubrics to judge, so it could never pass or "
                 "fail: give 'rubrics' in this criterion, in the cases or in their turns, "
@@ -130,17 +152,21 @@ def check_criteria(
                 field=f"criteria.{name}",
             )
     for case in eval_set.eval_cases:
-        if not build_criteria(config, case):
-            raise EvalFileError(
+        try:
+            judged = build_criteria(config, case)
+        except ValueError:
+            continue  # the config's own problem, found above
+        if not judged:
+            problem(
                 evalset_file,
                 "no criterion judges this case, so it would pass having checked nothing: "
                 f"give the config criteria ({config_file}) or the case expectations",
                 case_id=case.eval_id,
             )
-    return config
+    return found
 
 
-def _check_judge_key(config: EvalConfig, config_file: str | Path) -> None:
+def _judge_key_problem(config: EvalConfig) -> str | None:
     """A judge key variable that is not set would fail every judge call of the run, each
     one "not evaluated": say so before anything runs."""
     name = config.judge.api_key_env
@@ -149,11 +175,8 @@ def _check_judge_key(config: EvalConfig, config_file: str | Path) -> None:
         for criterion, options in config.criteria.items()
     )
     if judged and name and not os.environ.get(name, "").strip():
-        raise EvalFileError(
-            config_file,
-            f"the judge's API key variable {name!r} is not set (or empty) in the environment",
-            field="judge.api_key_env",
-        )
+        return f"the judge's API key variable {name!r} is not set (or empty) in the environment"
+    return None
 
 
 def _has_rubrics(case: Any) -> bool:
