@@ -4,6 +4,8 @@
     agentflow-eval report RUN_DIR|RESULTS [-o F]   re-render an earlier run's report
     agentflow-eval publish RUN_DIR [--to TARGET]   publish a run folder
     agentflow-eval schema [-o DIR]                 write the JSON Schemas of input files
+    agentflow-eval eval-set create|add|validate|convert ...
+                                                   make, grow, check, convert eval sets
 
 Each command module offers ``add_parser(subparsers)`` and ``run(args) -> int``. Exit
 codes: 0 ok (``run`` is report-only by default), 1 below a gate the user set, 2 bad input
@@ -20,12 +22,19 @@ import os
 import sys
 from collections.abc import Sequence
 
-from agentflow_eval.cli import compare, publish, report, run, schema
+from agentflow_eval.cli import compare, evalset, publish, report, run, schema
 from agentflow_eval.cli.common import EXIT_OK, OneLineErrorParser
 
 __all__ = ["build_parser", "console", "main"]
 
-COMMANDS = {"run": run, "report": report, "publish": publish, "schema": schema, "compare": compare}
+COMMANDS = {
+    "run": run,
+    "report": report,
+    "publish": publish,
+    "schema": schema,
+    "compare": compare,
+    "eval-set": evalset,
+}
 ALIASES = {"eval": "run"}
 """Other names a command answers to (``eval``: the name evaluation plans often use)."""
 

@@ -72,8 +72,8 @@ def _native(eval_set: EvalSet) -> dict[str, Any]:
 
 
 def case_data(case: EvalCase) -> dict[str, Any]:
-    """A case in the native format, without the defaults it does not change."""
-    data: dict[str, Any] = case.model_dump(mode="json", exclude_defaults=True, exclude_none=True)
+    """A case in the native format, with the fields it was given."""
+    data: dict[str, Any] = case.model_dump(mode="json", exclude_unset=True, exclude_none=True)
     return data
 
 

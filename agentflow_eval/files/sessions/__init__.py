@@ -63,7 +63,8 @@ def read_session(source: str) -> Conversation:
         raise SessionSourceError(str(exc)) from None
     for reader in (adk, otlp, chat):
         if reader.recognises(document):
-            return reader.read(document, source)
+            conversation: Conversation = reader.read(document, source)
+            return conversation
     raise SessionSourceError(
         f"{source}: not a conversation this reads: expected a chat transcript (a list of "
         'messages, or {"messages": [...]}), an ADK session ({"events": [...]}) or an OTLP '

@@ -112,9 +112,9 @@ class _TurnBuilder:
                 self.calls[str(called.get("id"))] = call
                 events.append(ToolCallEvent(call=call, at_ms=at_ms, author=author))
             elif isinstance(answered, dict):
-                call = self.calls.get(str(answered.get("id")))
-                if call is not None:
-                    call.result = answered.get("response")
+                made = self.calls.get(str(answered.get("id")))
+                if made is not None:
+                    made.result = answered.get("response")
         text = _text(event)
         if text and event.get("author") != "user":
             self.texts.append((text, author, at_ms))

@@ -104,13 +104,13 @@ def read(document: Any, source: str) -> Conversation:
                     turn.events.append(MessageEvent(text=turn.final_response))
                 turn.final_response = text
         elif role == "tool":
-            call = calls.get(str(message.get("tool_call_id")))
-            if call is None:
+            answered = calls.get(str(message.get("tool_call_id")))
+            if answered is None:
                 raise SessionSourceError(
                     f"{source}: message {index} answers tool call "
                     f"{message.get('tool_call_id')!r}, which no assistant message made"
                 )
-            call.result = _result(message.get("content"))
+            answered.result = _result(message.get("content"))
         else:
             raise SessionSourceError(f"{source}: message {index} has role {role!r}")
     if not turns:

@@ -1,0 +1,171 @@
+"""``agentflow-eval eval-set``: eval sets made and kept without running anything.
+
+    eval-set create FILE [--name NAME] [--id ID]      a new, empty eval set (JSON or YAML)
+    eval-set add FILE --from-session SOURCE [--case-id ID] [--expect tools,nodes,answer,state]
+                                                      a case from a conversation that happened
+    eval-set validate FILE... [--config CONFIG]       every problem of eval sets and configs
+    eval-set convert FILE --to native|adk [-o OUT]    between the native format and ADK's
+
+A SOURCE is a run's trial (``RUN_DIR#case_id/trial``, trials numbered from 1 as the
+reports show them), an OpenAI-style chat transcript, a Google ADK session file or an OTLP
+JSON trace export. Bad input is one line and exit 2, with nothing written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentflow_eval.cli.common import EXIT_BAD_INPUT, EXIT_OK, fail, terminal_text
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser(
+        "eval-set",
+        help="create, grow, check and convert eval sets",
+        description="Eval sets made and kept without running anything: create one, add a "
+        "case from a conversation that happened, check files for every problem, convert "
+        "between the native format and Google ADK's.",
+    )
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    create = actions.add_parser("create", help="a new, empty eval set")
+    create.add_argument("file", metavar="FILE", help="the eval set file to make (.json or .yaml)")
+    create.add_argument("--name", default="", help="the eval set's name, shown in reports")
+    create.add_argument("--id", dest="eval_set_id", help="its id (default: the file's stem)")
+
+    add = actions.add_parser(
+        "add",
+        help="append a case made from a conversation that happened",
+        description="Append a case to FILE that expects what a conversation did: its user "
+        "messages as the turns, and (--expect) its tool calls, steps, answers and final "
+        "session state.",
+    )
+    add.add_argument("file", metavar="FILE", help="the eval set file to add to")
+    add.add_argument(
+        "--from-session",
+        required=True,
+        metavar="SOURCE",
+        help="RUN_DIR#case_id/trial (a run's trial, numbered from 1), a chat transcript "
+        "(.json), an ADK session file, or an OTLP JSON trace export",
+    )
+    add.add_argument("--case-id", metavar="ID", help="the new case's id (default: session-N)")
+    add.add_argument(
+        "--expect",
+        default="tools,nodes,answer,state",
+        metavar="LIST",
+        help="what the case expects, of tools, nodes, answer, state (default: all)",
+    )
+
+    validate = actions.add_parser(
+        "validate",
+        help="check eval sets and configs for every problem",
+        description="Check eval sets and configs without running anything. Every problem is "
+        "listed, one line each naming file, case and field; exit 2 if there is any, else 0 "
+        "with a line per file.",
+    )
+    validate.add_argument("files", nargs="+", metavar="FILE", help="eval sets and configs")
+    validate.add_argument(
+        "--config", metavar="CONFIG", help="judge the eval sets with this config instead"
+    )
+
+    convert = actions.add_parser(
+        "convert",
+        help="convert between the native format and Google ADK's",
+        description="Write FILE in the other format. What the target cannot hold is said in "
+        "one line each; everything else goes across.",
+    )
+    convert.add_argument("file", metavar="FILE", help="the eval set to convert")
+    convert.add_argument("--to", required=True, choices=["native", "adk"], help="the format")
+    convert.add_argument(
+        "-o", "--output", metavar="OUT", help="where to write it (default: standard output)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from agentflow_eval.errors import InputError
+
+    try:
+        handler = {
+            "create": _create,
+            "add": _add,
+            "validate": _validate,
+            "convert": _convert,
+        }[args.action]
+        return handler(args)
+    except InputError as exc:
+        return fail(str(exc))
+    except (OSError, ValueError) as exc:
+        return fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+
+
+def _create(args: argparse.Namespace) -> int:
+    from agentflow_eval.files.authoring import create_evalset
+
+    made = create_evalset(Path(args.file), eval_set_id=args.eval_set_id, name=args.name)
+    print(terminal_text(f"created {args.file}: eval set {made.eval_set_id!r}, no cases yet"))
+    return EXIT_OK
+
+
+def _add(args: argparse.Namespace) -> int:
+    from agentflow_eval.files.authoring import add_case, case_from_conversation
+    from agentflow_eval.files.loading import load_evalset
+    from agentflow_eval.files.sessions import read_session
+
+    expect = [part.strip() for part in args.expect.split(",") if part.strip()]
+    path = Path(args.file)
+    before = load_evalset(path).eval_set  # a file that is no eval set fails before the read
+    conversation = read_session(args.from_session)
+    case_id = args.case_id or f"session-{len(before.eval_cases) + 1}"
+    case = case_from_conversation(conversation, case_id, expect)
+    add_case(path, case)
+    turns = case.conversation
+    calls = sum(len(turn.expected_tool_trajectory) for turn in turns)
+    steps = sum(len(turn.expected_nodes) for turn in turns)
+    answers = sum(turn.expected_final_response is not None for turn in turns)
+    parts = [f"{len(turns)} turn(s)", f"{calls} tool call(s)"]
+    if steps:
+        parts.append(f"{steps} step(s)")
+    parts.append(f"{answers} reference answer(s)")
+    if case.final_session_state:
+        parts.append(f"final state with {len(case.final_session_state)} key(s)")
+    print(terminal_text(f"added case {case_id!r} to {path}: {', '.join(parts)}"))
+    for note in conversation.notes:
+        print(terminal_text(f"note: {note}"), file=sys.stderr)
+    return EXIT_OK
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from agentflow_eval.run.validation import validate_files
+
+    checks = validate_files(args.files, config=args.config)
+    bad = False
+    for check in checks:
+        bad = bad or bool(check.problems)
+        stream = sys.stderr if check.problems else sys.stdout
+        for line in check.lines():
+            print(terminal_text(line), file=stream)
+    return EXIT_BAD_INPUT if bad else EXIT_OK
+
+
+def _convert(args: argparse.Namespace) -> int:
+    import json
+
+    from agentflow_eval.files.authoring import write_document
+    from agentflow_eval.files.convert import convert
+    from agentflow_eval.files.loading import load_evalset
+
+    eval_set = load_evalset(args.file).eval_set
+    data, lost = convert(eval_set, args.to)
+    for line in lost:
+        print(terminal_text(f"note: {line}"), file=sys.stderr)
+    if args.output:
+        write_document(Path(args.output), data)
+        print(terminal_text(f"wrote {args.output} ({args.to}, {len(eval_set.eval_cases)} cases)"))
+    else:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    return EXIT_OK

@@ -1,0 +1,151 @@
+"""Eval sets and configs checked without running anything, every problem found (not the
+first): what ``agentflow-eval eval-set validate`` reports.
+
+A file is a config when it holds criteria (or is named like ADK's ``test_config.json``),
+else an eval set. An eval set is checked with its config (the ``test_config.json``
+beside it, else ADK's default criteria) as a run would check it: that every case is
+judged, that rubric criteria have rubrics, that scenarios have a simulated user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentflow_eval.criteria.config_files import load_config
+from agentflow_eval.criteria.registry import known_criteria
+from agentflow_eval.errors import InputError
+from agentflow_eval.files.errors import EvalFileError, Problem
+from agentflow_eval.files.loading import (
+    CONFIG_FILE_NAME,
+    find_config_for,
+    load_evalset,
+    read_document,
+)
+from agentflow_eval.models.config import EvalConfig
+from agentflow_eval.run.inputs import check_scenarios, criteria_problems
+
+__all__ = ["FileCheck", "validate_files"]
+
+
+@dataclass
+class FileCheck:
+    """What checking one file found: its problems (each naming the file it is in) or, with
+    none, a one-line summary."""
+
+    path: Path
+    kind: str
+    summary: str = ""
+    problems: list[tuple[Path, Problem]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """One line per problem (``file: case 'x': field: message``), else the summary."""
+        if self.problems:
+            return [f"{path}: {problem.describe()}" for path, problem in self.problems]
+        return [f"{self.path}: {self.summary}"]
+
+
+def _is_config(path: Path) -> bool:
+    if path.name == CONFIG_FILE_NAME or "config" in path.stem.lower().split("."):
+        return True
+    try:
+        document = read_document(path)
+    except InputError:
+        return False
+    return isinstance(document, dict) and "criteria" in document and "eval_cases" not in document
+
+
+def _add(check: FileCheck, error: EvalFileError) -> None:
+    check.problems.extend((error.path, problem) for problem in error.problems)
+
+
+def _unknown_criteria(path: Path) -> list[Problem]:
+    """The criteria a config file names that no criterion answers to, read from the file
+    as written (its other problems may keep it from loading at all)."""
+    try:
+        document = read_document(path)
+    except InputError:
+        return []
+    criteria = document.get("criteria") if isinstance(document, dict) else None
+    if not isinstance(criteria, dict):
+        return []
+    known = set(known_criteria())
+    return [
+        Problem(
+            message=f"unknown criterion {name!r}; expected one of {', '.join(sorted(known))}, "
+            "or an entry with function: 'module:attr'",
+            field=f"criteria.{name}",
+        )
+        for name, entry in criteria.items()
+        if name not in known and not (isinstance(entry, dict) and entry.get("function"))
+    ]
+
+
+def _check_config(path: Path) -> FileCheck:
+    check = FileCheck(path, "config")
+    try:
+        config = load_config(path)
+    except EvalFileError as exc:
+        _add(check, exc)
+        check.problems.extend((path, problem) for problem in _unknown_criteria(path))
+        return check
+    for where, problems in criteria_problems(config, path).items():
+        check.problems.extend((Path(where), problem) for problem in problems)
+    names = ", ".join(config.criteria) or "no criteria"
+    check.summary = f"config, {len(config.criteria)} criteria ({names})"
+    check.warnings = list(config.load_warnings)
+    return check
+
+
+def _check_evalset(path: Path, config_path: Path | None) -> FileCheck:
+    check = FileCheck(path, "eval set")
+    try:
+        loaded = load_evalset(path)
+    except EvalFileError as exc:
+        _add(check, exc)
+        return check
+    chosen = config_path or find_config_for(path)
+    try:
+        config = load_config(chosen) if chosen else EvalConfig.default()
+    except EvalFileError as exc:
+        _add(check, exc)
+        return check
+    eval_set = loaded.eval_set
+    for where, problems in criteria_problems(
+        config, chosen or "(default criteria)", eval_set, path
+    ).items():
+        check.problems.extend((Path(where), problem) for problem in problems)
+    try:
+        check_scenarios(eval_set, config, path, chosen)
+    except EvalFileError as exc:
+        _add(check, exc)
+    turns = sum(len(case.conversation) for case in eval_set.eval_cases)
+    calls = sum(
+        len(inv.expected_tool_trajectory)
+        for case in eval_set.eval_cases
+        for inv in case.conversation
+    )
+    judged_by = chosen.name if chosen else "the default criteria"
+    check.summary = (
+        f"eval set {eval_set.eval_set_id!r}, {len(eval_set.eval_cases)} cases, {turns} turns, "
+        f"{calls} expected tool calls; judged by {judged_by} ({len(config.criteria)} criteria)"
+    )
+    check.warnings = [*loaded.warnings, *config.load_warnings]
+    return check
+
+
+def validate_files(
+    paths: Iterable[str | Path], *, config: str | Path | None = None
+) -> list[FileCheck]:
+    """Check each file (see the module); ``config`` judges every eval set instead of the
+    config beside it."""
+    config_path = Path(config) if config is not None else None
+    checks = []
+    for given in paths:
+        path = Path(given)
+        checks.append(
+            _check_config(path) if _is_config(path) else _check_evalset(path, config_path)
+        )
+    return checks
