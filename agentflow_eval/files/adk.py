@@ -458,7 +458,8 @@ def _invocation(inv: Invocation) -> dict[str, Any]:
         out["invocation_id"] = inv.invocation_id
     out["user_content"] = _content(inv.user_content)
     if inv.expected_final_response is not None:
-        out["final_response"] = _content(inv.expected_final_response)
+        # The answer is the model's, whatever role a plain-text reference was given.
+        out["final_response"] = {**_content(inv.expected_final_response), "role": "model"}
     out["intermediate_data"] = {
         "tool_uses": [call.model_dump(exclude_none=True) for call in inv.expected_tool_trajectory],
         "intermediate_responses": [

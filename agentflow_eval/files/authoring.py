@@ -72,9 +72,27 @@ def _native(eval_set: EvalSet) -> dict[str, Any]:
 
 
 def case_data(case: EvalCase) -> dict[str, Any]:
-    """A case in the native format, with the fields it was given."""
+    """A case in the native format, with the fields it was given; a message that is one
+    text is written as that text, as a person would write it."""
     data: dict[str, Any] = case.model_dump(mode="json", exclude_unset=True, exclude_none=True)
+    for turn in data.get("conversation", []):
+        for key in ("user_content", "expected_final_response"):
+            if key in turn:
+                turn[key] = _plain(turn[key])
     return data
+
+
+def _plain(message: Any) -> Any:
+    parts = message.get("content") if isinstance(message, dict) else None
+    if (
+        isinstance(parts, list)
+        and len(parts) == 1
+        and set(message) <= {"role", "content"}
+        and set(parts[0]) == {"type", "text"}
+        and parts[0]["type"] == "text"
+    ):
+        return parts[0]["text"]
+    return message
 
 
 def _tool_call(name: str, args: dict[str, Any]) -> ToolCall:

@@ -269,6 +269,12 @@ class Invocation(FileModel):
             if legacy in data:
                 value = data.pop(legacy)
                 data.setdefault(native, value)
+        if isinstance(data.get("expected_final_response"), str):
+            # A plain-text reference answer is the agent's, not the user's.
+            data["expected_final_response"] = {
+                "role": "assistant",
+                "content": data["expected_final_response"],
+            }
         intermediate = data.pop("intermediate_data", data.pop("intermediateData", None))
         if isinstance(intermediate, dict):
             read = _read_intermediate_data(intermediate)
