@@ -7,14 +7,23 @@ beside this file; anything that implements :class:`AgentUnderTest` can be evalua
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
+import inspect
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from agentflow_eval.agents.tool_gate import (
+    NO_MOCKS,
+    MockBypassed,
+    ServedBy,
+    ToolCallFailed,
+    ToolGate,
+)
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.evalset import Message, SessionInput
 from agentflow_eval.models.results import (
@@ -35,6 +44,7 @@ __all__ = [
     "SessionContext",
     "TrajectoryRecorder",
     "current_session",
+    "jsonable",
     "trial_workdir",
 ]
 
@@ -83,8 +93,11 @@ class TrajectoryRecorder:
     a turn cut short keeps what happened before it was cut.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, tools: ToolGate = NO_MOCKS) -> None:
         self.events: list[TrajectoryEvent] = []
+        self.tools = tools
+        """The turn's tool gate: the mocks, injected faults and unmocked policy its tool
+        calls go through (see :mod:`agentflow_eval.agents.tool_gate`)."""
         self._started = time.perf_counter()
 
     def elapsed_ms(self) -> float:
@@ -109,14 +122,16 @@ class TrajectoryRecorder:
         duration_ms: float = 0.0,
         id: str | None = None,
         author: str | None = None,
+        served_by: ServedBy = "tool",
     ) -> RecordedToolCall:
         call = RecordedToolCall(
             name=name,
             args=dict(args or {}),
-            result=_jsonable(result),
+            result=jsonable(result),
             error=error,
             duration_ms=duration_ms,
             id=id,
+            served_by=served_by,
         )
         self.add(ToolCallEvent(call=call, author=author))
         return call
@@ -125,8 +140,21 @@ class TrajectoryRecorder:
     def tool(
         self, name: str, args: dict[str, Any] | None = None, *, author: str | None = None
     ) -> Iterator[RecordedToolCall]:
-        """Time a tool call; set ``.result`` on the yielded record. An exception is
-        recorded as the call's error and re-raised."""
+        """Time a tool call made in the ``with`` block; set ``.result`` on the yielded
+        record. An exception is recorded as the call's error and re-raised.
+
+        The block is the tool's own code, so a mock cannot answer for it: a call a mock
+        would answer raises :class:`~agentflow_eval.agents.tool_gate.MockBypassed` (call
+        the tool with :meth:`call_tool` instead). A call failed by an injected fault or the
+        unmocked policy raises its error before the block runs."""
+        stand_in = self.tools.decide(name, dict(args or {})) if self.tools.active else None
+        if stand_in is not None:
+            if stand_in.error is None:
+                raise MockBypassed(name)
+            self.tool_call(
+                name, args, error=stand_in.error, author=author, served_by=stand_in.served_by
+            )
+            raise stand_in.exception()
         call = self.tool_call(name, args, author=author)
         start = time.perf_counter()
         try:
@@ -136,7 +164,55 @@ class TrajectoryRecorder:
             raise
         finally:
             call.duration_ms = (time.perf_counter() - start) * 1000
-            call.result = _jsonable(call.result)
+            call.result = jsonable(call.result)
+
+    def call_tool(self, tool: Callable[..., Any], /, **args: Any) -> Any:
+        """Call ``tool`` (a function, or a :class:`~agentflow_eval.agents.tools.Tool`)
+        with ``args`` through the turn's tool gate, record the call, and return its
+        result: what a mock answers instead (the function does not run), else the
+        function's. A failed call raises, as the tool would."""
+        name, fn = _named(tool)
+        call = self.tool_call(name, args)
+        start = time.perf_counter()
+        try:
+            result, call.served_by = self.tools.run_sync(name, args, lambda: fn(**args))
+        except Exception as exc:
+            self._failed(call, exc)
+            raise
+        finally:
+            call.duration_ms = (time.perf_counter() - start) * 1000
+        call.result = jsonable(result)
+        return result
+
+    async def acall_tool(self, tool: Callable[..., Any], /, **args: Any) -> Any:
+        """:meth:`call_tool` for async agents: an async function is awaited, a synchronous
+        one runs in a worker thread."""
+        name, fn = _named(tool)
+
+        async def real() -> Any:
+            if inspect.iscoroutinefunction(fn):
+                return await fn(**args)
+            result = await asyncio.to_thread(fn, **args)
+            return await result if inspect.isawaitable(result) else result
+
+        call = self.tool_call(name, args)
+        start = time.perf_counter()
+        try:
+            result, call.served_by = await self.tools.run(name, args, real)
+        except Exception as exc:
+            self._failed(call, exc)
+            raise
+        finally:
+            call.duration_ms = (time.perf_counter() - start) * 1000
+        call.result = jsonable(result)
+        return result
+
+    @staticmethod
+    def _failed(call: RecordedToolCall, exc: Exception) -> None:
+        if isinstance(exc, ToolCallFailed):
+            call.error, call.served_by = str(exc), exc.served_by
+        else:
+            call.error = f"{type(exc).__name__}: {exc}"
 
     def intermediate(self, text: str, *, author: str | None = None) -> None:
         """Text the agent said before its answer (between tool calls)."""
@@ -234,17 +310,26 @@ def trial_workdir() -> Path:
     return session.workdir if session is not None else Path.cwd()
 
 
-def _jsonable(value: Any) -> Any:
+def _named(tool: Callable[..., Any]) -> tuple[str, Callable[..., Any]]:
+    """A tool's name and the function that runs it (a ``Tool`` holds its function)."""
+    fn = getattr(tool, "fn", None)
+    name = getattr(tool, "name", None)
+    if callable(fn) and isinstance(name, str):
+        return name, fn
+    return str(getattr(tool, "__name__", type(tool).__name__)), tool
+
+
+def jsonable(value: Any) -> Any:
     """Tool results go into JSON files: keep JSON values, stringify the rest."""
     if value is None or isinstance(value, str | int | float | bool):
         return value
     if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     dump = getattr(value, "model_dump", None)
     if callable(dump):
-        return _jsonable(dump(mode="json"))
+        return jsonable(dump(mode="json"))
     return repr(value)
 
 

@@ -44,6 +44,9 @@ class HttpAgentError(RuntimeError):
 class HttpAgent:
     """Evaluate an agent that is reachable over HTTP (see the module docstring)."""
 
+    tool_mocks_supported = False
+    """Its tools run in its own service: no tool mock can answer for them."""
+
     def __init__(
         self,
         url: str,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +26,9 @@ from agentflow_eval.agents.base import (
     MaxStepsExceeded,
     SessionContext,
     TrajectoryRecorder,
+    jsonable,
 )
+from agentflow_eval.agents.tool_gate import ToolCallFailed
 from agentflow_eval.agents.tools import Tool, ToolContext, as_tool, tool_result_text
 from agentflow_eval.llm import litellm_compat
 from agentflow_eval.llm.client import Transport, resolve_transport, response_cost
@@ -229,12 +232,21 @@ class _LiteLLMSession:
             error = f"unknown tool {call.name!r}; available tools: {available}"
             recorder.tool_call(call.name, args, error=error, id=call.id)
             return f"Error: {error}"
+        record = recorder.tool_call(call.name, args, id=call.id)
+        start = time.perf_counter()
         try:
-            with recorder.tool(call.name, args) as record:
-                record.id = call.id
-                record.result = await tool.call(args, context)
-        except Exception as exc:  # a failing tool is news for the model, not a crash
-            return f"Error: {type(exc).__name__}: {exc}"
+            result, record.served_by = await recorder.tools.run(
+                call.name, args, lambda: tool.call(args, context)
+            )
+        except ToolCallFailed as exc:  # a failing tool is news for the model, not a crash
+            record.error, record.served_by = str(exc), exc.served_by
+            return f"Error: {exc}"
+        except Exception as exc:
+            record.error = f"{type(exc).__name__}: {exc}"
+            return f"Error: {record.error}"
+        finally:
+            record.duration_ms = (time.perf_counter() - start) * 1000
+        record.result = jsonable(result)
         return tool_result_text(record.result)
 
 

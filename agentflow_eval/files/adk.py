@@ -448,6 +448,10 @@ def _case(case: EvalCase) -> dict[str, Any]:
         out["context"] = case.context
     if case.metadata:
         out["metadata"] = case.metadata
+    if case.tool_mocks:
+        out["tool_mocks"] = [m.model_dump(exclude_unset=True) for m in case.tool_mocks]
+    if case.unmocked_tools is not None:
+        out["unmocked_tools"] = case.unmocked_tools
     out.update(case.model_extra or {})
     return out
 

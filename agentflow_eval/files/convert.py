@@ -2,8 +2,8 @@
 snake_case shape ADK's ``LocalEvalSetsManager`` writes). Whatever both formats can hold
 goes across; what the target cannot hold is named (one line each) so nothing is lost in
 silence: ADK's invocations take no fields of their own beyond ADK's, so a turn's
-``expected_nodes`` has no place there (ADK keeps a case's unknown keys, so the case's
-expectations, context and metadata do go across)."""
+``expected_nodes`` and ``tool_mocks`` have no place there (ADK keeps a case's unknown
+keys, so the case's expectations, context, metadata and tool mocks do go across)."""
 
 from __future__ import annotations
 
@@ -19,18 +19,23 @@ Format = Literal["native", "adk"]
 
 
 def _lost_in_adk(eval_set: EvalSet) -> list[str]:
-    turns = [
-        f"{case.eval_id}/{inv.invocation_id or index + 1}"
-        for case in eval_set.eval_cases
-        for index, inv in enumerate(case.conversation)
-        if inv.expected_nodes
-    ]
-    if not turns:
-        return []
-    listed = ", ".join(turns[:5]) + (f" and {len(turns) - 5} more" if len(turns) > 5 else "")
-    return [
-        f"ADK's invocations cannot hold expected_nodes: left out of {len(turns)} turn(s) ({listed})"
-    ]
+    lost = []
+    for field in ("expected_nodes", "tool_mocks"):
+        turns = [
+            f"{case.eval_id}/{inv.invocation_id or index + 1}"
+            for case in eval_set.eval_cases
+            for index, inv in enumerate(case.conversation)
+            if getattr(inv, field)
+        ]
+        if turns:
+            listed = ", ".join(turns[:5]) + (
+                f" and {len(turns) - 5} more" if len(turns) > 5 else ""
+            )
+            lost.append(
+                f"ADK's invocations cannot hold {field}: left out of {len(turns)} turn(s) "
+                f"({listed})"
+            )
+    return lost
 
 
 def convert(eval_set: EvalSet, to: Format) -> tuple[dict[str, Any], list[str]]:

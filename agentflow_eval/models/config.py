@@ -24,7 +24,8 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from agentflow_eval.models.evalset import FileModel
+from agentflow_eval.models.file_model import FileModel
+from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
 
 __all__ = [
     "CRITERIA_CATALOGUE",
@@ -206,6 +207,11 @@ class EvalConfig(FileModel):
     --model)."""
     rate_limits: dict[str, ModelRateLimit] = Field(default_factory=dict)
     """Model-name glob pattern (``"openai/gpt-4o*"``) → its limits."""
+    tool_mocks: list[ToolMock] = Field(default_factory=list)
+    """Tools mocked in every case (a case's and a turn's own mocks are tried first)."""
+    unmocked_tools: UnmockedPolicy = "run"
+    """What a tool call no mock answers does: ``run`` the real tool, or ``fail`` the call
+    with a message naming the tool and its arguments (a case may say otherwise)."""
 
     _load_warnings: list[str] = PrivateAttr(default_factory=list)
 

@@ -15,13 +15,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     AliasChoices,
-    BaseModel,
     ConfigDict,
     Field,
     field_validator,
     model_validator,
 )
-from pydantic.alias_generators import to_camel
+
+from agentflow_eval.models.file_model import FileModel
+from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
 
 __all__ = [
     "CallsTool",
@@ -31,6 +32,7 @@ __all__ = [
     "EvalCase",
     "EvalSet",
     "Expectation",
+    "FileModel",
     "FinalContains",
     "Invocation",
     "Message",
@@ -38,18 +40,6 @@ __all__ = [
     "SessionInput",
     "ToolCall",
 ]
-
-
-class FileModel(BaseModel):
-    """Base for file-format models: snake_case or camelCase keys, unknown keys rejected."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        serialize_by_alias=False,
-        use_attribute_docstrings=True,  # a field's docstring is its JSON Schema description
-    )
 
 
 class ContentPart(FileModel):
@@ -234,6 +224,8 @@ class Invocation(FileModel):
     """The reference answer (``response_match_score``, ``final_response_match_v2``)."""
     rubrics: list[Rubric] = Field(default_factory=list)
     """Rubrics for this turn only (the rubric criteria)."""
+    tool_mocks: list[ToolMock] = Field(default_factory=list)
+    """Tools mocked in this turn only (tried before the case's and the config's)."""
     expected_tool_responses: list[dict[str, Any]] = Field(default_factory=list)
     """What the tools returned in the recorded run (ADK's ``tool_responses``, or the
     ``function_response`` parts of its invocation events): kept, not judged."""
@@ -455,6 +447,11 @@ class EvalCase(FileModel):
     """ADK bookkeeping; accepted, not used."""
     final_session_state: dict[str, Any] | None = None
     """ADK's expected final state; accepted, not compared."""
+    tool_mocks: list[ToolMock] = Field(default_factory=list)
+    """Tools mocked in every turn of this case (tried before the config's)."""
+    unmocked_tools: UnmockedPolicy | None = None
+    """What a tool call no mock answers does in this case: ``run`` the real tool or
+    ``fail`` the call (default: the config's)."""
 
     @field_validator("expectations", mode="before")
     @classmethod

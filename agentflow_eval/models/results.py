@@ -88,6 +88,9 @@ class RecordedToolCall(Record):
     """How long the call took."""
     id: str | None = None
     """The call's id, if the agent gave one."""
+    served_by: Literal["tool", "mock", "fault", "policy"] = "tool"
+    """What answered the call: the tool itself, a tool mock, an injected fault, or the
+    policy for unmocked tools (``unmocked_tools: fail``)."""
 
 
 class _Event(Record):

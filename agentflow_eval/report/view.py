@@ -427,6 +427,10 @@ def _invocation_view(
     )
 
 
+_SERVED_BY = {"mock": "mocked", "fault": "injected fault", "policy": "unmocked: failed"}
+"""How the timeline names what answered a call instead of its tool."""
+
+
 def timeline_of(turn: Turn) -> list[TimelineEntry]:
     """The turn's events in order, each as a line: a step begins, control is handed on, a
     model is called (with its tokens), a tool is called (with its result or error), the
@@ -447,6 +451,8 @@ def timeline_of(turn: Turn) -> list[TimelineEntry]:
             call = event.call
             outcome = f"error: {call.error}" if call.error else _json(call.result)
             kind, text = "tool", f"{call.name}({_json(call.args)}) → {outcome}"
+            if call.served_by != "tool":
+                text += f"  [{_SERVED_BY[call.served_by]}]"
         else:
             kind, text = ("answer" if event.final else "says"), event.text
         entries.append(

@@ -23,6 +23,7 @@ from agentflow_eval.models.evalset import EvalSet
 
 __all__ = [
     "RunInputs",
+    "check_agent_reach",
     "check_criteria",
     "check_scenarios",
     "criteria_problems",
@@ -206,3 +207,30 @@ def check_scenarios(
     ]
     if problems:
         raise EvalFileError.from_problems(source, problems)
+
+
+def check_agent_reach(agent: object, inputs: RunInputs) -> None:
+    """Refuse, in one line, tool mocks an agent cannot honour: an agent whose tools run out
+    of our reach (an HTTP agent's run in its own service) says so with
+    ``tool_mocks_supported = False``; a mocked call would run the real tool there."""
+    if getattr(agent, "tool_mocks_supported", True):
+        return
+    name = getattr(agent, "name", type(agent).__name__)
+    why = f"agent {name!r} runs its tools where no mock can reach them; remove the mocks"
+    mocking = [
+        case.eval_id
+        for case in inputs.eval_set.eval_cases
+        if case.tool_mocks
+        or case.unmocked_tools == "fail"
+        or any(inv.tool_mocks for inv in case.conversation)
+    ]
+    if mocking:
+        more = f" (and {len(mocking) - 1} more cases)" if len(mocking) > 1 else ""
+        raise EvalFileError(
+            inputs.evalset_path or inputs.eval_set.eval_set_id,
+            why + more,
+            case_id=mocking[0],
+            field="tool_mocks",
+        )
+    if inputs.config.tool_mocks or inputs.config.unmocked_tools == "fail":
+        raise EvalFileError(inputs.config_path or "the config", why, field="tool_mocks")

@@ -19,6 +19,7 @@ lock (:mod:`.folder_lock`), resume checks (:mod:`.resume`) and ``run.json``
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -33,7 +34,7 @@ from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.params import EvaluateParams
 from agentflow_eval.run.folder_lock import RunFolderBusy, RunFolderLock
 from agentflow_eval.run.identity import RunIdentity
-from agentflow_eval.run.inputs import RunInputs, load_inputs
+from agentflow_eval.run.inputs import RunInputs, check_agent_reach, load_inputs
 from agentflow_eval.run.meta import RunMeta, is_simulated, judge_model_of
 from agentflow_eval.run.paths import RunPaths, new_run_id
 from agentflow_eval.run.resume import ResumeMismatch, check_resume, fingerprint
@@ -76,7 +77,11 @@ class RunPlan:
 
     @property
     def trial_settings(self) -> TrialSettings:
-        return self.settings.trial
+        return dataclasses.replace(
+            self.settings.trial,
+            tool_mocks=tuple(self.config.tool_mocks),
+            unmocked_tools=self.config.unmocked_tools,
+        )
 
     @property
     def total_trials(self) -> int:
@@ -141,6 +146,7 @@ def plan_run(
     """
     settings = resolve_settings(options, inputs.config)
     selected, subset_note = _selected(inputs, options)
+    check_agent_reach(agent, selected)
     record: RunRecord | None = None
     if resume is not None:
         record = resume if isinstance(resume, RunRecord) else RunRecord.read(resume)

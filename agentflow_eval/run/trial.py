@@ -38,6 +38,7 @@ from agentflow_eval.agents.base import (
     TrajectoryRecorder,
     bind_session,
 )
+from agentflow_eval.agents.tool_gate import TrialTools
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.retry import (
     Fault,
@@ -50,6 +51,7 @@ from agentflow_eval.llm.retry import (
 from agentflow_eval.models import defaults
 from agentflow_eval.models.evalset import EvalCase, SessionInput
 from agentflow_eval.models.results import MessageEvent, Trial, TrialError, Turn
+from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
 from agentflow_eval.redaction import might_contain_secret, redact_data
 from agentflow_eval.run.loop_watchdog import EventLoopBlocked, LoopBlock, LoopWatchdog
 from agentflow_eval.run.user_turns import UserTurnSource
@@ -64,6 +66,19 @@ class TrialSettings:
     timeout_s: float = defaults.TRIAL_TIMEOUT_S
     workroot: Path | None = None
     keep_workdirs: bool = False
+    tool_mocks: tuple[ToolMock, ...] = ()
+    """The config's tool mocks (every case)."""
+    unmocked_tools: UnmockedPolicy = "run"
+    """The config's policy for calls no mock answers (a case may say otherwise)."""
+
+    def tools_of(self, case: EvalCase, trial_index: int) -> TrialTools:
+        """The tool mocks of one trial of ``case``."""
+        return TrialTools(
+            config_mocks=self.tool_mocks,
+            case_mocks=tuple(case.tool_mocks),
+            unmocked=case.unmocked_tools or self.unmocked_tools,
+            seed_key=f"{case.eval_id}#{trial_index}",
+        )
 
 
 async def run_trial(
@@ -106,7 +121,9 @@ async def run_trial(
             try:
                 async with asyncio.timeout(settings.timeout_s):
                     session = await agent.start_session(context)
-                    await _converse(session, turn_source, turns)
+                    await _converse(
+                        session, turn_source, turns, settings.tools_of(case, trial_index), case
+                    )
             except asyncio.CancelledError:
                 if watched is None or watched.block is None:
                     raise
@@ -171,12 +188,22 @@ def _session_state(session: AgentSession) -> dict[str, Any] | None:
     return jsonable
 
 
-async def _converse(session: AgentSession, source: UserTurnSource, turns: list[Turn]) -> None:
-    """Send each user turn; append a Turn as soon as it starts so a failure mid-turn still
-    leaves the tool calls made so far in the record."""
+async def _converse(
+    session: AgentSession,
+    source: UserTurnSource,
+    turns: list[Turn],
+    tools: TrialTools,
+    case: EvalCase,
+) -> None:
+    """Send each user turn, its tool calls going through the turn's gate of ``tools``;
+    append a Turn as soon as it starts so a failure mid-turn still leaves the tool calls
+    made so far in the record."""
+    turn_mocks = {inv.invocation_id: inv.tool_mocks for inv in case.conversation}
     while (nxt := await source.next_turn(turns)) is not None:
         invocation_id, message = nxt
-        recorder = TrajectoryRecorder()
+        recorder = TrajectoryRecorder(
+            tools.for_turn(invocation_id, turn_mocks.get(invocation_id) or ())
+        )
         turn = Turn(invocation_id=invocation_id, user_text=message.text)
         turn.events = recorder.events  # the turn holds what happened so far, whatever ends it
         turns.append(turn)

@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 
 from agentflow_eval.criteria.options import CriterionOptions
 from agentflow_eval.models.config import CriterionConfig
-from agentflow_eval.models.evalset import FileModel
+from agentflow_eval.models.file_model import FileModel
 
 __all__ = ["JudgeCriterionOptions", "JudgeModelOptions"]
 

@@ -283,6 +283,7 @@ def test_long_lists_of_problems_are_cut_short(tmp_path: Path):
             "model_duration",
             "rubrics",
             "tool_duration",
+            "tool_mocks",
             "user_content",
         ]
     )

@@ -1,0 +1,213 @@
+"""The one gate every tool call of a trial passes: a mock answers it, an injected fault
+fails it, the unmocked policy refuses it, or the real tool runs.
+
+A trial has one :class:`TrialTools` (the config's and the case's mocks, the policy, and
+what the trial's calls have used up: each mock's place in its ``results`` and each
+fault's draws); each turn gets a :class:`ToolGate` with the turn's own mocks first. The
+gate reaches agents on the turn's recorder (``recorder.tools``):
+
+- the built-in LiteLLM loop and :meth:`TrajectoryRecorder.call_tool` run calls through
+  :meth:`ToolGate.run`, so a mocked tool's function is never called;
+- a framework adapter asks :meth:`ToolGate.decide` from the framework's own hook (a
+  before-tool callback, a wrapped tool) and hands the framework the stand-in's answer.
+
+Each recorded call says what served it (``RecordedToolCall.served_by``): the tool, a
+mock, an injected fault, or the policy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agentflow_eval.models.tool_mocks import ToolFault, ToolMock, UnmockedPolicy, args_match
+
+__all__ = [
+    "NO_MOCKS",
+    "InjectedToolTimeout",
+    "MockBypassed",
+    "ServedBy",
+    "StandIn",
+    "ToolCallFailed",
+    "ToolGate",
+    "TrialTools",
+]
+
+ServedBy = Literal["tool", "mock", "fault", "policy"]
+
+
+class ToolCallFailed(RuntimeError):
+    """A tool call failed by a mock's ``error``, an injected fault or the unmocked
+    policy: to the agent, the tool failed with this message."""
+
+    def __init__(self, message: str, served_by: ServedBy = "mock") -> None:
+        super().__init__(message)
+        self.served_by: ServedBy = served_by
+
+
+class MockBypassed(RuntimeError):
+    """A mocked call was made in code that runs the tool itself (``recorder.tool()``'s
+    block), where no mock can answer instead."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"tool {name!r} is mocked, but it was called inside recorder.tool(), whose block "
+            f"runs the tool's own code: call it as recorder.call_tool({name}, **args) (or "
+            "await recorder.acall_tool(...)) so the mock answers instead"
+        )
+
+
+class InjectedToolTimeout(ToolCallFailed):
+    """An injected timeout: to the agent, the tool did not answer in time. (Not a
+    ``TimeoutError``: the trial's own deadline is the only one that ends a trial.)"""
+
+
+@dataclass(frozen=True)
+class StandIn:
+    """What answers a call instead of the tool."""
+
+    served_by: Literal["mock", "fault", "policy"]
+    result: Any = None
+    error: str | None = None
+    timeout: bool = False
+    latency_s: float = 0.0
+
+    def exception(self) -> ToolCallFailed:
+        """The exception a failing stand-in raises in the agent's code."""
+        assert self.error is not None
+        kind = InjectedToolTimeout if self.timeout else ToolCallFailed
+        return kind(self.error, self.served_by)
+
+
+@dataclass
+class _Placed:
+    """A mock with the state its calls use up in one trial."""
+
+    mock: ToolMock
+    rng: random.Random | None
+    answered: int = 0
+
+
+@dataclass
+class TrialTools:
+    """The tool mocks of one trial, and what its calls have used up (see the module).
+    ``seed_key`` names the trial (case and trial index): with a fault's seed it fixes which
+    calls fail."""
+
+    config_mocks: Sequence[ToolMock] = ()
+    case_mocks: Sequence[ToolMock] = ()
+    unmocked: UnmockedPolicy = "run"
+    seed_key: str = ""
+    _placed: dict[tuple[str, int], _Placed] = field(default_factory=dict)
+
+    def for_turn(self, turn_id: str | None = None, turn_mocks: Sequence[ToolMock] = ()) -> ToolGate:
+        """The gate of one turn: its own mocks, then the case's, then the config's."""
+        placed = [
+            *(self._place(f"turn {turn_id}", i, m) for i, m in enumerate(turn_mocks)),
+            *(self._place("case", i, m) for i, m in enumerate(self.case_mocks)),
+            *(self._place("config", i, m) for i, m in enumerate(self.config_mocks)),
+        ]
+        return ToolGate(tuple(placed), self.unmocked)
+
+    def _place(self, where: str, index: int, mock: ToolMock) -> _Placed:
+        key = (where, index)
+        if key not in self._placed:
+            rng = None
+            if mock.fault is not None:
+                # a string seed is hashed the same way in every process and version
+                rng = random.Random(f"{mock.fault.seed}|{self.seed_key}|{where}#{index}")
+            self._placed[key] = _Placed(mock, rng)
+        return self._placed[key]
+
+
+@dataclass(frozen=True)
+class ToolGate:
+    """One turn's gate (see the module). :data:`NO_MOCKS` lets every call through."""
+
+    placed: tuple[_Placed, ...] = ()
+    unmocked: UnmockedPolicy = "run"
+
+    @property
+    def active(self) -> bool:
+        """Whether any call could be answered by something other than the tool."""
+        return bool(self.placed) or self.unmocked == "fail"
+
+    def mocks(self, name: str) -> bool:
+        """Whether some mock names the tool ``name``."""
+        return any(p.mock.tool == name for p in self.placed)
+
+    def decide(self, name: str, args: dict[str, Any]) -> StandIn | None:
+        """What answers this call instead of the tool, or ``None``: run the tool. Each call
+        is decided once (it uses up a sequence's place and a fault's draw)."""
+        for placed in self.placed:
+            mock = placed.mock
+            if mock.tool != name or (mock.args is not None and not args_match(mock.args, args)):
+                continue
+            latency = mock.latency_ms / 1000
+            fault = mock.fault
+            drawn = placed.rng.random() if placed.rng is not None else 1.0
+            if fault is not None and drawn < fault.probability:
+                return _fault(name, fault, latency)
+            if not mock.answers:
+                continue  # spared by its fault: the next mock, or the tool
+            if mock.error is not None:
+                return StandIn("mock", error=mock.error, latency_s=latency)
+            if mock.results is not None:
+                result = mock.results[min(placed.answered, len(mock.results) - 1)]
+            else:
+                result = mock.result
+            placed.answered += 1
+            return StandIn("mock", result=result, latency_s=latency)
+        if self.unmocked == "fail":
+            shown = json.dumps(args, sort_keys=True, ensure_ascii=False, default=repr)
+            return StandIn(
+                "policy",
+                error=(
+                    f"tool {name!r} called with {shown} has no mock, and unmocked tools "
+                    "fail in this run (unmocked_tools: fail)"
+                ),
+            )
+        return None
+
+    async def run(
+        self, name: str, args: dict[str, Any], tool: Callable[[], Awaitable[Any]]
+    ) -> tuple[Any, ServedBy]:
+        """The call's result and what served it: a stand-in's (after its latency), else
+        ``tool()``'s. A failing stand-in raises :class:`ToolCallFailed`."""
+        stand_in = self.decide(name, args)
+        if stand_in is None:
+            return await tool(), "tool"
+        if stand_in.latency_s:
+            await asyncio.sleep(stand_in.latency_s)
+        if stand_in.error is not None:
+            raise stand_in.exception()
+        return stand_in.result, stand_in.served_by
+
+    def run_sync(
+        self, name: str, args: dict[str, Any], tool: Callable[[], Any]
+    ) -> tuple[Any, ServedBy]:
+        """:meth:`run` for synchronous agent code (in a worker thread)."""
+        stand_in = self.decide(name, args)
+        if stand_in is None:
+            return tool(), "tool"
+        if stand_in.latency_s:
+            time.sleep(stand_in.latency_s)
+        if stand_in.error is not None:
+            raise stand_in.exception()
+        return stand_in.result, stand_in.served_by
+
+
+def _fault(name: str, fault: ToolFault, latency_s: float) -> StandIn:
+    timeout = fault.kind == "timeout"
+    what = "timed out" if timeout else "failed"
+    message = fault.message or f"{name} {what} (injected fault)"
+    return StandIn("fault", error=message, timeout=timeout, latency_s=latency_s)
+
+
+NO_MOCKS = ToolGate()
+"""The gate of a turn without mocks: every call runs its tool."""
