@@ -25,7 +25,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agentflow_eval.models.tool_mocks import ToolFault, ToolMock, UnmockedPolicy, args_match
+from agentflow_eval.models.matching import json_subset
+from agentflow_eval.models.tool_mocks import ToolFault, ToolMock, UnmockedPolicy
 
 __all__ = [
     "NO_MOCKS",
@@ -146,7 +147,7 @@ class ToolGate:
         is decided once (it uses up a sequence's place and a fault's draw)."""
         for placed in self.placed:
             mock = placed.mock
-            if mock.tool != name or (mock.args is not None and not args_match(mock.args, args)):
+            if mock.tool != name or (mock.args is not None and not json_subset(mock.args, args)):
                 continue
             latency = mock.latency_ms / 1000
             fault = mock.fault

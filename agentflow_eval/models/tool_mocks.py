@@ -23,7 +23,7 @@ from pydantic import Field, model_validator
 
 from agentflow_eval.models.file_model import FileModel
 
-__all__ = ["ToolFault", "ToolMock", "UnmockedPolicy", "args_match"]
+__all__ = ["ToolFault", "ToolMock", "UnmockedPolicy"]
 
 UnmockedPolicy = Literal["run", "fail"]
 """What a call no mock answers does: run the real tool, or fail the call."""
@@ -48,8 +48,8 @@ class ToolMock(FileModel):
     tool: str = Field(min_length=1)
     """The tool's name, as the agent calls it."""
     args: dict[str, Any] | None = None
-    """Arguments a call must have (a subset of the call's; nested objects too); none: every
-    call of the tool."""
+    """Arguments a call must have (a subset of the call's; nested objects too, see
+    :func:`~agentflow_eval.models.matching.json_subset`); none: every call of the tool."""
     result: Any = None
     """What the tool returns."""
     results: list[Any] | None = None
@@ -77,13 +77,3 @@ class ToolMock(FileModel):
         """Whether the mock answers the calls its fault spares (else they go on to the next
         mock, or to the real tool)."""
         return bool({"result", "results", "error"} & self.model_fields_set)
-
-
-def args_match(expected: Any, actual: Any) -> bool:
-    """Whether ``expected`` is a subset of ``actual``: every key of an expected object is in
-    the actual one with a matching value; anything else is compared equal (``1 == 1.0``)."""
-    if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(
-            key in actual and args_match(value, actual[key]) for key, value in expected.items()
-        )
-    return bool(expected == actual)

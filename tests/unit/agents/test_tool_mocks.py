@@ -18,8 +18,9 @@ from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.agents.tool_gate import MockBypassed, ToolCallFailed, TrialTools
 from agentflow_eval.cli import main
 from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.models.matching import json_subset
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.models.tool_mocks import ToolMock, args_match
+from agentflow_eval.models.tool_mocks import ToolMock
 from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.settings import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
@@ -77,12 +78,12 @@ def test_a_mock_answers_one_way() -> None:
 
 
 def test_args_are_matched_as_a_subset() -> None:
-    assert args_match({"location": "Tokyo"}, {"location": "Tokyo", "unit": "C"})
-    assert args_match({"q": {"city": "Oslo"}}, {"q": {"city": "Oslo", "days": 2}})
-    assert args_match({"n": 1}, {"n": 1.0})
-    assert not args_match({"location": "Tokyo"}, {"location": "Paris"})
-    assert not args_match({"location": "Tokyo"}, {})
-    assert not args_match({"q": {"city": "Oslo"}}, {"q": "Oslo"})
+    assert json_subset({"location": "Tokyo"}, {"location": "Tokyo", "unit": "C"})
+    assert json_subset({"q": {"city": "Oslo"}}, {"q": {"city": "Oslo", "days": 2}})
+    assert json_subset({"n": 1}, {"n": 1.0})
+    assert not json_subset({"location": "Tokyo"}, {"location": "Paris"})
+    assert not json_subset({"location": "Tokyo"}, {})
+    assert not json_subset({"q": {"city": "Oslo"}}, {"q": "Oslo"})
 
 
 # ------------------------------------------------------------------------------- the gate
