@@ -66,6 +66,13 @@ class SessionContext:
     models: ModelClient = field(default_factory=ModelClient)
     """The run's model client: calls made through it share the run's rate limits and
     connections (the built-in LiteLLM agent uses it; so may any agent)."""
+    history: tuple[dict[str, Any], ...] = ()
+    """The conversation so far (a case's seeded ``history``), in the OpenAI chat wire
+    format: ``{"role": "user" | "assistant" | "tool", "content"}``, an assistant's
+    ``tool_calls`` as ``{"id", "type": "function", "function": {"name", "arguments":
+    "<JSON>"}}``, a tool message's ``tool_call_id``. A session starts its conversation
+    with it; an agent that cannot says ``history_supported = False`` and such a case is
+    refused before the run."""
 
     @property
     def workdir(self) -> Path:

@@ -1,12 +1,14 @@
 """An agent served over HTTP, in one of two shapes.
 
 ``openai``: the agent looks like a chat-completions endpoint. Each turn POSTs
-``{"model", "messages": [...history, user]}`` and reads ``choices[0].message.content``.
+``{"model", "messages": [...history, user]}`` and reads ``choices[0].message.content``
+(a case's seeded history opens ``history``, in the same wire format).
 Tool calls the remote agent ran may be reported in that message's ``tool_calls`` (OpenAI
 shape, optionally with a ``result``) or in a top-level ``agentflow_tool_calls`` list of
 ``{"name", "args", "result", "error"?}``; ``usage`` is read as OpenAI reports it.
 
-``simple``: each turn POSTs ``{"message", "session_id", "history", "state"}`` and reads
+``simple``: each turn POSTs ``{"message", "session_id", "history", "state"}`` (the seeded
+history, then the session's ``{"role", "content"}`` turns) and reads
 ``{"response": str, "tool_calls": [...], "state"?: {...}, "usage"?: {...}}``. A returned
 ``state`` replaces the session's state for the next turn, and the state when the
 conversation ends is the trial's final session state. An ``openai``-shaped agent keeps its
@@ -81,7 +83,10 @@ class HttpAgent:
         client = httpx.AsyncClient(headers=self.headers, timeout=self.timeout_s)
         # only the simple shape carries the session state to and from the agent
         state = copy.deepcopy(dict(context.session_input.state)) if self.shape == "simple" else None
-        return _HttpSession(agent=self, context=context, client=client, state=state)
+        history = copy.deepcopy(list(context.history))
+        return _HttpSession(
+            agent=self, context=context, client=client, state=state, history=history
+        )
 
 
 @dataclass
@@ -90,7 +95,7 @@ class _HttpSession:
     context: SessionContext
     client: httpx.AsyncClient
     state: dict[str, Any] | None
-    history: list[dict[str, str]] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
 
     async def respond(self, message: Message, recorder: TrajectoryRecorder) -> str:
         user = {"role": message.role or "user", "content": message.text}

@@ -141,6 +141,7 @@ class LiteLLMAgent:
         messages: list[dict[str, Any]] = []
         if self._system_prompt:
             messages.append({"role": "system", "content": self._system_prompt})
+        messages += [copy.deepcopy(message) for message in context.history]  # seeded
         state = copy.deepcopy(dict(context.session_input.state))
         return _LiteLLMSession(agent=self, context=context, state=state, messages=messages)
 

@@ -38,9 +38,10 @@ __all__ = [
 
 AGENT_PARAMS: tuple[str, ...] = ("message", "recorder", "session", "history", "state", "workdir")
 """What an agent function may ask for: the user turn's text, the turn's recorder, the
-:class:`SessionContext`, the prior ``{"role", "content"}`` messages of this session, a
-mutable state dict kept across the session's turns (initialised from
-``session_input.state``), and the trial's own directory."""
+:class:`SessionContext`, the prior messages of this session (a case's seeded history in
+the OpenAI chat format, then this session's ``{"role", "content"}`` turns), a mutable
+state dict kept across the session's turns (initialised from ``session_input.state``),
+and the trial's own directory."""
 
 
 class ReportedToolCall(BaseModel):
@@ -129,7 +130,13 @@ class PythonAgent:
 
     async def start_session(self, context: SessionContext) -> AgentSession:
         state = copy.deepcopy(dict(context.session_input.state))
-        return _PythonSession(call=self._call, name=self._name, context=context, state=state)
+        return _PythonSession(
+            call=self._call,
+            name=self._name,
+            context=context,
+            state=state,
+            history=copy.deepcopy(list(context.history)),
+        )
 
 
 @dataclass(frozen=True)
@@ -198,7 +205,7 @@ class _PythonSession:
     name: str
     context: SessionContext
     state: dict[str, Any]
-    history: list[dict[str, str]] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
 
     async def respond(self, message: Message, recorder: TrajectoryRecorder) -> str:
         text = message.text
@@ -206,7 +213,7 @@ class _PythonSession:
             "message": text,
             "recorder": recorder,
             "session": self.context,
-            "history": [dict(item) for item in self.history],
+            "history": copy.deepcopy(self.history),
             "state": self.state,
         }
         if self.call.takes("workdir"):  # made on first use: most agents never write files

@@ -18,6 +18,7 @@ from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalCase
 from agentflow_eval.models.results import CriterionResult, Trial, TrialResult, TrialStatus
 from agentflow_eval.redaction import might_contain_secret, redact_data
+from agentflow_eval.run.next_step import next_step_of
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.resumable import StageCounts, completed_keys, run_pool
 
@@ -49,9 +50,12 @@ async def judge_trial(
     config: EvalConfig,
     judge: JudgeRuntime | None,
 ) -> TrialResult:
-    """Every criterion's verdict on one trial. A criterion that raises is recorded as not
-    evaluated with the error: a buggy criterion never stops the run."""
-    ctx = CriterionContext(case=case, trial=trial, config=config, judge=judge)
+    """Every criterion's verdict on one trial (on its next step alone for a case judged on
+    that, :func:`~agentflow_eval.run.next_step.next_step_of`; the result keeps the whole
+    trial). A criterion that raises is recorded as not evaluated with the error: a buggy
+    criterion never stops the run."""
+    judged = next_step_of(trial) if case.next_step_only else trial
+    ctx = CriterionContext(case=case, trial=judged, config=config, judge=judge)
 
     async def one(criterion: Criterion) -> CriterionResult:
         try:

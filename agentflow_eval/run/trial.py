@@ -50,6 +50,7 @@ from agentflow_eval.llm.retry import (
 )
 from agentflow_eval.models import defaults
 from agentflow_eval.models.evalset import EvalCase, SessionInput
+from agentflow_eval.models.history import chat_messages
 from agentflow_eval.models.results import MessageEvent, Trial, TrialError, Turn
 from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
 from agentflow_eval.redaction import might_contain_secret, redact_data
@@ -110,6 +111,7 @@ async def run_trial(
         session_input=case.session_input or SessionInput(),
         workdir_path=workdir,
         models=models,
+        history=chat_messages(case.history),
     )
     turns: list[Turn] = []
     error: TrialError | None = None
