@@ -96,16 +96,17 @@ class PlannedRun(BaseModel):
 
     run_dir: str
     handle: RunHandle = Field(exclude=True)
-    agent: AgentUnderTest = Field(exclude=True)
+    agent: AgentUnderTest | None = Field(exclude=True)
 
     @classmethod
-    def of(cls, handle: RunHandle, agent: AgentUnderTest) -> PlannedRun:
+    def of(cls, handle: RunHandle, agent: AgentUnderTest | None) -> PlannedRun:
         return cls(run_dir=str(handle.paths.run_dir), handle=handle, agent=agent)
 
 
 @flow(name="evaluate")
 async def evaluate(
-    agent: Agent,
+    agent: Agent = None,
+    *,  # the agent may be left out (component cases), the eval set not
     evalset: EvalSetPath,
     config: ConfigPath = None,
     runs: Runs = None,
@@ -189,7 +190,7 @@ async def evaluate(
 
 
 async def _evaluate_planned(
-    params: EvaluateParams, plan: RunPlan, agent: AgentUnderTest
+    params: EvaluateParams, plan: RunPlan, agent: AgentUnderTest | None
 ) -> RunOutcome:
     """The stage list of a planned run, each stage in its task run; a sharded run's
     trials and judging are its shards'."""

@@ -17,7 +17,7 @@ __all__ = ["load_evalset_task"]
 
 
 @task(name="load-evalset", cache_policy=NO_CACHE)
-def load_evalset_task(params: EvaluateParams) -> tuple[RunHandle, AgentUnderTest]:
+def load_evalset_task(params: EvaluateParams) -> tuple[RunHandle, AgentUnderTest | None]:
     """The run's plan and its agent, from the flow's parameters."""
     handle, agent = plan_from_params(params, environ=os.environ)
     plan = handle.plan
@@ -33,7 +33,7 @@ def load_evalset_task(params: EvaluateParams) -> tuple[RunHandle, AgentUnderTest
         plan.settings.runs,
         plan.settings.max_concurrency,
         plan.settings.trial_timeout_s,
-        agent.name,
+        plan.meta.agent,
         f" version {plan.meta.agent_version}" if plan.meta.agent_version else "",
         plan.paths.run_dir,
         " (resumed)" if plan.resumed else "",

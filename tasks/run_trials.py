@@ -26,7 +26,9 @@ LOG_STEPS = 10
 
 
 @task(name="run-trials", cache_policy=NO_CACHE)
-async def run_trials_task(plan: RunPlan, agent: AgentUnderTest, models: ModelClient) -> StageCounts:
+async def run_trials_task(
+    plan: RunPlan, agent: AgentUnderTest | None, models: ModelClient
+) -> StageCounts:
     """Run the trials not yet in the run's trials.jsonl; return what was done."""
     logger = get_run_logger()
     total = plan.total_trials

@@ -41,7 +41,7 @@ class TaskStages:
     """Each stage in its Prefect task run; plans and results go :func:`unwalked`."""
 
     async def trials(
-        self, plan: RunPlan, agent: AgentUnderTest, models: ModelClient
+        self, plan: RunPlan, agent: AgentUnderTest | None, models: ModelClient
     ) -> StageCounts:
         return await run_trials_task(unwalked(plan), agent, models)
 

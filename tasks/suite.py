@@ -51,7 +51,7 @@ async def collect_suite_task(
             outcome_of_entry(
                 store,
                 index=index,
-                agent=entry.agent,
+                agent=entry.agent or "",  # no agent: an eval set of component cases
                 identity=identities[index],
                 tag=tags[index],
                 baseline=entry.baseline or params.baseline,

@@ -26,9 +26,10 @@ import importlib
 import importlib.util
 import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from agentflow_eval.agents import frameworks
 from agentflow_eval.agents.base import AgentUnderTest
@@ -37,7 +38,7 @@ from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.python_files import import_python_file
 
-__all__ = ["AgentLoadError", "load_agent"]
+__all__ = ["AgentLoadError", "load_agent", "load_callable"]
 
 _SIMPLE_PREFIX = "simple+"
 _SPEC_FORMS = (
@@ -88,6 +89,21 @@ def _load(spec: str) -> AgentUnderTest:
         obj = _attribute(module, attr, spec)
         return _as_agent(obj, spec, attr)
     return _conventional_agent(_import_without_attribute(spec), spec)
+
+
+def load_callable(spec: str) -> Callable[..., Any]:
+    """The function ``package.module:attr`` or ``path/to/file.py:attr`` names, imported as
+    agent specs are (a component under test, say). Raises :class:`AgentLoadError` with
+    the spec and what went wrong."""
+    spec = spec.strip()
+    label = repr(spec)
+    target, sep, attr = spec.rpartition(":")
+    if not sep or not target or not attr:
+        raise AgentLoadError(f"{label} is not 'package.module:attr' or 'path/to/file.py:attr'")
+    obj = _attribute(_import(target, spec, label), attr, spec, label)
+    if not callable(obj):
+        raise AgentLoadError(f"{label} is a {type(obj).__name__}, not a function")
+    return cast(Callable[..., Any], obj)
 
 
 def _looks_like_path(spec: str) -> bool:
@@ -145,7 +161,10 @@ def _conventional_agent(module: ModuleType, spec: str, depth: int = 0) -> AgentU
     )
 
 
-def _import(target: str, spec: str) -> ModuleType:
+def _import(target: str, spec: str, label: str | None = None) -> ModuleType:
+    """The module ``target`` names (dotted, or a ``.py`` file); a failure names ``label``
+    (default: the agent spec)."""
+    where = label or f"agent spec {spec!r}"
     cwd = str(Path.cwd())
     if cwd not in sys.path:
         sys.path.insert(0, cwd)
@@ -155,7 +174,7 @@ def _import(target: str, spec: str) -> ModuleType:
             return importlib.import_module(target)
         path = Path(target)
         if not path.is_file():
-            raise AgentLoadError(f"agent spec {spec!r}: file {target!r} does not exist")
+            raise AgentLoadError(f"{where}: file {target!r} does not exist")
         dotted = _package_module_name(path.resolve())
         if dotted is not None:
             return importlib.import_module(dotted)
@@ -164,7 +183,7 @@ def _import(target: str, spec: str) -> ModuleType:
         raise
     except Exception as exc:
         raise AgentLoadError(
-            f"agent spec {spec!r}: importing {target!r} failed: {type(exc).__name__}: {exc}"
+            f"{where}: importing {target!r} failed: {type(exc).__name__}: {exc}"
         ) from exc
 
 
@@ -186,10 +205,14 @@ def _package_module_name(path: Path) -> str | None:
     return ".".join(parts)
 
 
-def _attribute(module: ModuleType, attr: str, spec: str) -> Any:
+def _attribute(module: ModuleType, attr: str, spec: str, label: str | None = None) -> Any:
+    """``module``'s attribute ``attr`` (dots allowed); a failure names ``label`` (default:
+    the agent spec, with the agent-like names the module has)."""
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
+            if label is not None:
+                raise AgentLoadError(f"{label}: {module.__name__!r} has no attribute {attr!r}")
             candidates = _agent_like_names(module)
             hint = f"; agent-like names there: {', '.join(candidates)}" if candidates else ""
             raise AgentLoadError(

@@ -165,7 +165,8 @@ def _convert(args: argparse.Namespace) -> int:
         print(terminal_text(f"note: {line}"), file=sys.stderr)
     if args.output:
         write_document(Path(args.output), data)
-        print(terminal_text(f"wrote {args.output} ({args.to}, {len(eval_set.eval_cases)} cases)"))
+        written = len(data.get("eval_cases", []))
+        print(terminal_text(f"wrote {args.output} ({args.to}, {written} cases)"))
     else:
         print(json.dumps(data, indent=2, ensure_ascii=False))
     return EXIT_OK

@@ -73,7 +73,11 @@ def add_parser(sub: Any) -> None:
         "reported. Exits 0 whatever the pass rate unless --fail-under is given.",
     )
     parser.add_argument(
-        "agent", nargs="?", metavar="AGENT", help="module:attr, file.py:attr or http(s):// URL"
+        "agent",
+        nargs="?",
+        metavar="AGENT",
+        help="module:attr, file.py:attr or http(s):// URL; left out when every case is a "
+        "component case (run EVALSET)",
     )
     parser.add_argument(
         "evalset", nargs="?", metavar="EVALSET", help="eval-set file or folder (native or ADK)"
@@ -205,22 +209,37 @@ def _params(args: argparse.Namespace, earlier: RunRecord | None = None) -> Evalu
         public_url=args.s3_public_url,
         link_expiry_hours=args.s3_link_expiry_hours,
     )
+    agent, evalset = args.agent, args.evalset
+    if agent and not evalset and _names_an_evalset(agent):
+        agent, evalset = None, agent  # component cases need no agent
     if earlier is not None:
         params = earlier.params()
         update = dict(overrides)
-        if args.agent:
-            update["agent"] = args.agent
-        if args.evalset:
-            update["evalset"] = args.evalset
+        if agent:
+            update["agent"] = agent
+        if evalset:
+            update["evalset"] = evalset
         if args.s3_endpoint_url or args.s3_region or args.s3_path_style:
             update["s3"] = s3
         return params.model_copy(update=update)
-    if not args.agent or not args.evalset:
-        raise ValueError("run needs AGENT and EVALSET (or --resume RUN_DIR)")
+    if not evalset:
+        raise ValueError(
+            "run needs AGENT and EVALSET (EVALSET alone when every case is a component "
+            "case), or --resume RUN_DIR"
+        )
     report_file = _report_file(args.output)
     output_dir = str(report_file.parent) if report_file else args.output
-    return EvaluateParams(
-        agent=args.agent, evalset=args.evalset, output_dir=output_dir, s3=s3, **overrides
+    return EvaluateParams(agent=agent, evalset=evalset, output_dir=output_dir, s3=s3, **overrides)
+
+
+def _names_an_evalset(given: str) -> bool:
+    """Whether the one positional given names an eval set (a JSON or YAML file, or a
+    folder that is not an agent's), so that the agent is left out."""
+    path = Path(given)
+    if path.is_file():
+        return path.suffix.lower() in (".json", ".yaml", ".yml")
+    return path.is_dir() and not any(
+        (path / name).is_file() for name in ("agent.py", "__init__.py")
     )
 
 
@@ -336,7 +355,7 @@ def _run_planned(
     api: TemporaryPrefectAPI | None,
     params: EvaluateParams,
     handle: RunHandle,
-    agent: AgentUnderTest,
+    agent: AgentUnderTest | None,
     rerun_dir: Path | None,
 ) -> int:
     """Run the planned run's flow in this process, following its folder; then report."""
@@ -349,7 +368,8 @@ def _run_planned(
 
     quiet_deliberate_stops()  # a run stopped on purpose is told in one line, below
     if args.verbose:
-        print(terminal_text(f"agent {agent.name}: running {params.evalset}"), file=sys.stderr)
+        who = f"agent {agent.name}" if agent is not None else "components"
+        print(terminal_text(f"{who}: running {params.evalset}"), file=sys.stderr)
     from agentflow_eval.cli.interrupt import run_interruptibly
     from agentflow_eval.cli.progress import RunFolderWatch
 

@@ -329,7 +329,10 @@ def build_criteria(config: EvalConfig, case: EvalCase) -> list[Criterion]:
 def default_applies(name: str, case: EvalCase) -> bool:
     """Whether the default criterion ``name`` judges ``case`` (see :func:`build_criteria`):
     always for a case without expectations of its own, else when the case gives one of the
-    expectations the criterion judges."""
+    expectations the criterion judges; never for a component case (its ``output_matches``
+    judges it: ADK's defaults are for agents)."""
+    if case.component is not None:
+        return False
     if not case.expectations:
         return True
     spec = spec_of(name)

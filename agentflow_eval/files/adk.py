@@ -413,9 +413,10 @@ def to_adk_evalset(eval_set: EvalSet) -> dict[str, Any]:
     ``intermediate_data.tool_uses``; nulls and empty defaults left out).
 
     Roles: a native ``assistant`` message is written as ADK's ``model``. Fields ADK does
-    not define (case ``expectations``, ``metadata``, ``context``, a case's own extra
-    keys) are written too: ADK's ``EvalCase`` keeps unknown keys, and so
-    :func:`~agentflow_eval.files.loading.load_evalset` reads the file back to the same set.
+    not define (case ``expectations``, ``metadata``, ``context``, tool mocks, a seeded
+    ``history``, a case's own extra keys) are written too: ADK's ``EvalCase`` keeps
+    unknown keys, and so :func:`~agentflow_eval.files.loading.load_evalset` reads the file
+    back to the same set. A component case is no ADK case: leave it out first.
     """
     out: dict[str, Any] = {"eval_set_id": eval_set.eval_set_id}
     if eval_set.name:
@@ -452,6 +453,10 @@ def _case(case: EvalCase) -> dict[str, Any]:
         out["tool_mocks"] = [m.model_dump(exclude_unset=True) for m in case.tool_mocks]
     if case.unmocked_tools is not None:
         out["unmocked_tools"] = case.unmocked_tools
+    if case.history:
+        out["history"] = [m.model_dump(exclude_unset=True, exclude_none=True) for m in case.history]
+    if case.next_step_only:
+        out["next_step_only"] = True
     out.update(case.model_extra or {})
     return out
 

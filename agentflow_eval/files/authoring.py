@@ -75,6 +75,16 @@ def case_data(case: EvalCase) -> dict[str, Any]:
     """A case in the native format, with the fields it was given; a message that is one
     text is written as that text, as a person would write it."""
     data: dict[str, Any] = case.model_dump(mode="json", exclude_unset=True, exclude_none=True)
+    if case.component is not None:
+        # what the case stands for (its turn, its output_matches, the last expectation)
+        # was not written by its author
+        data.pop("conversation", None)
+        if "expectations" in data:
+            data["expectations"] = data["expectations"][:-1]
+        if "input" in case.model_fields_set and case.input is None:
+            data["input"] = None  # a null input is the input, not a field left out
+        if case.expected_output is None:
+            data["expected_output"] = None
     for turn in data.get("conversation", []):
         for key in ("user_content", "expected_final_response"):
             if key in turn:

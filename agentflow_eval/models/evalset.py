@@ -22,6 +22,8 @@ from pydantic import (
 )
 
 from agentflow_eval.models.file_model import FileModel
+from agentflow_eval.models.history import HistoryMessage, check_history
+from agentflow_eval.models.matching import OutputMatch
 from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
 
 __all__ = [
@@ -34,11 +36,14 @@ __all__ = [
     "Expectation",
     "FileModel",
     "FinalContains",
+    "HistoryMessage",
     "Invocation",
     "Message",
+    "OutputMatches",
     "Rubric",
     "SessionInput",
     "ToolCall",
+    "as_text",
 ]
 
 
@@ -399,6 +404,25 @@ class FinalContains(FileModel):
         return f"final contains {json.dumps(self.text, ensure_ascii=False)}"
 
 
+class OutputMatches(FileModel):
+    """The component's output matches the expected one (a component case states it with
+    ``expected_output`` and ``output_match``; it reads the answer's text for an agent)."""
+
+    type: Literal["output_matches"] = "output_matches"
+    """The expectation: the output matches an expected value."""
+    expected: Any = None
+    """The expected output (any JSON value)."""
+    match: OutputMatch = "exact"
+    """How it is compared: ``exact`` (JSON-equal), ``contains`` (a substring of a text, an
+    element of a list) or ``json_subset`` (every key of the expected object, recursively)."""
+
+    @property
+    def label(self) -> str:
+        # the same for every case of a kind, so a run's summary adds them up (the expected
+        # value is in each verdict's details)
+        return f"output matches ({self.match})"
+
+
 def _expectation_shorthand(data: Any) -> Any:
     """``"completes"``, ``{"calls_tool": "x"}`` and ``{"final_contains": "7"}`` are short
     for the typed forms."""
@@ -415,7 +439,9 @@ def _expectation_shorthand(data: Any) -> Any:
     return data
 
 
-Expectation = Annotated[Completes | CallsTool | FinalContains, Field(discriminator="type")]
+Expectation = Annotated[
+    Completes | CallsTool | FinalContains | OutputMatches, Field(discriminator="type")
+]
 
 
 class EvalCase(FileModel):
@@ -452,6 +478,32 @@ class EvalCase(FileModel):
     unmocked_tools: UnmockedPolicy | None = None
     """What a tool call no mock answers does in this case: ``run`` the real tool or
     ``fail`` the call (default: the config's)."""
+    history: list[HistoryMessage] = Field(default_factory=list)
+    """The conversation so far, before the case's turns (OpenAI-style ``user``,
+    ``assistant`` and ``tool`` messages, an assistant's ``tool_calls``): every trial's
+    session starts with it."""
+    next_step_only: bool = False
+    """Judge only the agent's next step: the tool calls it makes before its second model
+    call, or, when it calls no tool, its answer (the case has one turn)."""
+    component: str | None = None
+    """A component case: the function under test, ``module:attr`` or ``file.py:attr``
+    (sync or async), called once per trial with ``input`` or ``arguments``; the case has
+    no ``conversation``."""
+    input: Any = None
+    """A component case: the one positional argument the component is called with."""
+    arguments: dict[str, Any] | None = None
+    """A component case: the keyword arguments the component is called with (instead of
+    ``input``)."""
+    expected_output: Any = None
+    """A component case: what the component should return (any JSON value)."""
+    output_match: OutputMatch = "exact"
+    """A component case: how its output is compared with ``expected_output``: ``exact``
+    (JSON-equal), ``contains`` (a substring, or a list element) or ``json_subset``."""
+
+    @field_validator("history", mode="after")
+    @classmethod
+    def _answered(cls, value: list[HistoryMessage]) -> list[HistoryMessage]:
+        return check_history(value)
 
     @field_validator("expectations", mode="before")
     @classmethod
@@ -467,18 +519,117 @@ class EvalCase(FileModel):
 
     @model_validator(mode="after")
     def _has_turns(self) -> EvalCase:
+        if self.component is not None:
+            return self._as_component()
+        given = [key for key in _COMPONENT_FIELDS if _given(self, key)]
+        if given:
+            raise ValueError(f"{given[0]!r} is for a component case: give 'component' too")
         if not self.conversation and self.conversation_scenario is None:
             raise ValueError("a case needs a non-empty 'conversation' or a 'conversation_scenario'")
         if self.conversation and self.conversation_scenario is not None:
             raise ValueError("a case takes 'conversation' or 'conversation_scenario', not both")
+        if self.conversation_scenario is not None and (self.history or self.next_step_only):
+            raise ValueError(
+                "a simulated-user scenario takes no 'history' or 'next_step_only': give a "
+                "'conversation'"
+            )
+        if self.next_step_only and len(self.conversation) != 1:
+            raise ValueError(
+                f"next_step_only judges the agent's next step after one user turn; this case "
+                f"has {len(self.conversation)} turns (put the earlier ones in 'history')"
+            )
         for index, invocation in enumerate(self.conversation):
             if not invocation.invocation_id:
                 invocation.invocation_id = f"{self.eval_id}-{index + 1}"
         return self
 
+    def _as_component(self) -> EvalCase:
+        """A component case's own checks, and the turn and expectation it stands for (not
+        fields the file set: writing the case back writes what its author wrote). A case
+        dumped whole and read again (its turn and expectation written out) reads the
+        same."""
+        target, sep, attr = (self.component or "").rpartition(":")
+        if not sep or not target.strip() or not attr.strip():
+            raise ValueError(
+                f"component {self.component!r} is not 'module:attr' or 'path/to/file.py:attr'"
+            )
+        for key in _NOT_FOR_COMPONENTS:
+            if _given(self, key):
+                raise ValueError(f"a component case takes no {key!r}: it calls no agent")
+        if self.arguments is not None and _given(self, "input") and self.input is not None:
+            raise ValueError(
+                "a component case takes 'input' (its one argument) or 'arguments' (keyword "
+                "arguments), not both"
+            )
+        if self.arguments is None and "input" not in self.model_fields_set:
+            raise ValueError(
+                "a component case needs 'input' (its one argument) or 'arguments' (keyword "
+                "arguments)"
+            )
+        if "expected_output" not in self.model_fields_set:
+            raise ValueError("a component case needs 'expected_output'")
+        set_by_author = set(self.model_fields_set) - {"conversation"}
+        turn = Invocation(
+            invocation_id=f"{self.eval_id}-1",
+            user_content=Message.of(as_text(self.call_input)),
+            expected_final_response=Message.of(as_text(self.expected_output), "assistant"),
+        )
+        if self.conversation and [t.model_dump() for t in self.conversation] != [turn.model_dump()]:
+            raise ValueError("a component case takes no 'conversation': it calls no agent")
+        self.conversation = [turn]
+        judged = OutputMatches(expected=self.expected_output, match=self.output_match)
+        if not self.expectations or self.expectations[-1] != judged:
+            self.expectations = [*self.expectations, judged]
+        if self.expectations == [judged]:
+            set_by_author.discard("expectations")
+        self.__pydantic_fields_set__ = set_by_author
+        return self
+
+    @property
+    def call_input(self) -> Any:
+        """A component case's input as given: ``input``, or the ``arguments`` object."""
+        return self.arguments if self.arguments is not None else self.input
+
+    @property
+    def call_arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """How a component case calls its function: ``(input,)``, or the ``arguments`` as
+        keyword arguments."""
+        if self.arguments is not None:
+            return (), dict(self.arguments)
+        return (self.input,), {}
+
     @property
     def unknown_fields(self) -> list[str]:
         return sorted((self.model_extra or {}).keys())
+
+
+_COMPONENT_FIELDS = ("input", "arguments", "expected_output", "output_match")
+"""The fields only a component case has."""
+
+
+def _given(case: EvalCase, key: str) -> bool:
+    """Whether ``case`` gives ``key`` something other than its default (a case dumped
+    whole writes every field out, defaults too)."""
+    if key not in case.model_fields_set:
+        return False
+    default = EvalCase.model_fields[key].get_default(call_default_factory=True)
+    return bool(getattr(case, key) != default)
+
+
+_NOT_FOR_COMPONENTS = (
+    "conversation_scenario",
+    "history",
+    "next_step_only",
+    "session_input",
+    "tool_mocks",
+    "unmocked_tools",
+)
+"""What a component case cannot have: it is a function called, not an agent's session."""
+
+
+def as_text(value: Any) -> str:
+    """A JSON value as a turn's text: a string as it is, anything else as its JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 class EvalSet(FileModel):

@@ -183,11 +183,13 @@ def _empty_is_none(value: Any) -> Any:
 # ------------------------------------------------------------------------ the parameters
 
 Agent = Annotated[
-    str,
+    str | None,
+    *_BLANK_TEXT,
     _ui(
         "Agent under test",
         "package.module:attr, path/to/file.py:attr, or the http(s):// URL of an "
-        "OpenAI-compatible endpoint",
+        "OpenAI-compatible endpoint; blank when every case is a component case",
+        form_default="",
     ),
 ]
 EvalSetPath = Annotated[
@@ -397,7 +399,7 @@ class EvaluateParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    agent: Agent
+    agent: Agent = None
     evalset: EvalSetPath
     config: ConfigPath = None
     runs: Runs = None

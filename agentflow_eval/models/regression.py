@@ -59,7 +59,7 @@ class SuiteEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid", title="Eval set")
 
-    agent: Agent
+    agent: Agent = None
     evalset: EvalSetPath
     config: ConfigPath = None
     runs: Runs = None

@@ -33,9 +33,11 @@ __all__ = [
     "Usage",
 ]
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 """1.1: each turn records its events in order (``events``); ``tool_calls``,
-``intermediate_responses`` and ``usage`` are derived from them."""
+``intermediate_responses`` and ``usage`` are derived from them. 1.2: a component case's
+turn records the component's ``output``; a case judged on the next step only says so
+(``next_step_only``)."""
 
 
 class Record(BaseModel):
@@ -182,6 +184,9 @@ class Turn(Record):
     """What happened, in order: messages, model calls, tool calls, node visits, handoffs."""
     final_response: str | None = None
     """The agent's answer; null when the turn ended without one."""
+    output: Any = None
+    """A component case: what the component returned (a JSON value; anything else as its
+    repr); ``final_response`` holds it as text."""
     latency_ms: float = 0.0
     """Wall time of the turn."""
 
@@ -437,6 +442,9 @@ class CaseResult(Record):
     """The judges' model usage over the case's trials."""
     expected: list[ExpectedTurn] = Field(default_factory=list)
     """What the eval set expected, turn by turn."""
+    next_step_only: bool = False
+    """The criteria judged only the agent's next step of each trial (the case's
+    ``next_step_only``): its first tool calls, or its answer when it called no tool."""
 
     @model_validator(mode="after")
     def _rated_defaults_to_runs(self) -> CaseResult:

@@ -30,7 +30,7 @@ __all__ = ["evaluate", "evaluate_outcome", "with_trials"]
 
 
 async def evaluate_outcome(
-    agent: AgentUnderTest,
+    agent: AgentUnderTest | None,
     inputs: RunInputs,
     *,
     options: RunOptions | None = None,
@@ -61,7 +61,7 @@ async def evaluate_outcome(
 
 
 async def evaluate(
-    agent: AgentUnderTest,
+    agent: AgentUnderTest | None,
     eval_set: EvalSet,
     config: EvalConfig | None = None,
     *,

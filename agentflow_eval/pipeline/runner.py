@@ -39,7 +39,8 @@ class RunServices:
     rate limits and connections, shared by the agent, the simulated user and the judges),
     the judge cache, and, when asked for, the baseline and the publish target."""
 
-    agent: AgentUnderTest
+    agent: AgentUnderTest | None
+    """The agent under test (``None`` for a run of component cases only)."""
     models: ModelClient
     judge_cache: JudgeCache | None = None
     baseline: BaselineOptions | None = None
@@ -50,7 +51,7 @@ class Stages(Protocol):
     """How each stage is carried out (directly, or inside its Prefect task run)."""
 
     async def trials(
-        self, plan: RunPlan, agent: AgentUnderTest, models: ModelClient
+        self, plan: RunPlan, agent: AgentUnderTest | None, models: ModelClient
     ) -> StageCounts: ...
 
     async def judge(
@@ -74,7 +75,7 @@ class DirectStages:
     """Each stage awaited as it is, in this process."""
 
     async def trials(
-        self, plan: RunPlan, agent: AgentUnderTest, models: ModelClient
+        self, plan: RunPlan, agent: AgentUnderTest | None, models: ModelClient
     ) -> StageCounts:
         return await stages.trials_stage(plan, agent, models)
 

@@ -55,7 +55,7 @@ __all__ = [
 
 async def trials_stage(
     plan: RunPlan,
-    agent: AgentUnderTest,
+    agent: AgentUnderTest | None,
     models: ModelClient,
     *,
     on_trial: Callable[[Trial], None] | None = None,

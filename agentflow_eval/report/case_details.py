@@ -101,6 +101,10 @@ def _row(row: RowView) -> dict[str, Any]:
     )
 
 
+NEXT_STEP_ONLY = "judged: the next step only"
+"""The fact shown for a case whose criteria judged each trial's next step alone (the
+trials shown are whole)."""
+
 UNKNOWN_EXPECTATION = "No expected tool calls known for this turn"
 UNKNOWN_HINT = " (render with the eval set, or record expectations in the results, to compare)"
 
@@ -208,6 +212,8 @@ def case_facts(case: CaseResult) -> list[str]:
     ]
     if case.judge_usage.cost_usd:
         facts.append(f"judge {format_cost(case.judge_usage.cost_usd)}")
+    if case.next_step_only:
+        facts.append(NEXT_STEP_ONLY)
     return facts
 
 

@@ -279,6 +279,7 @@ def _summarise(
                 usage=tally.usage,
                 judge_usage=tally.judge_usage,
                 expected=expected_turns(case),
+                next_step_only=case.next_step_only,
             )
         )
         for name, crit in tally.criteria.items():

@@ -23,6 +23,8 @@ from agentflow_eval.models.evalset import EvalSet
 
 __all__ = [
     "RunInputs",
+    "check_agent_history",
+    "check_agent_needed",
     "check_agent_reach",
     "check_criteria",
     "check_scenarios",
@@ -234,3 +236,38 @@ def check_agent_reach(agent: object, inputs: RunInputs) -> None:
         )
     if inputs.config.tool_mocks or inputs.config.unmocked_tools == "fail":
         raise EvalFileError(inputs.config_path or "the config", why, field="tool_mocks")
+
+
+def check_agent_history(agent: object, inputs: RunInputs) -> None:
+    """Refuse, in one line, a seeded ``history`` an agent cannot start from: an agent kind
+    that cannot take one says so with ``history_supported = False`` (the built-in LiteLLM
+    loop, Python and HTTP agents take it; a framework adapter says what it does)."""
+    if getattr(agent, "history_supported", True):
+        return
+    seeded = [case.eval_id for case in inputs.eval_set.eval_cases if case.history]
+    if seeded:
+        name = getattr(agent, "name", type(agent).__name__)
+        more = f" (and {len(seeded) - 1} more cases)" if len(seeded) > 1 else ""
+        raise EvalFileError(
+            inputs.evalset_path or inputs.eval_set.eval_set_id,
+            f"agent {name!r} cannot start from a seeded history; remove it, or evaluate "
+            f"another kind of agent{more}",
+            case_id=seeded[0],
+            field="history",
+        )
+
+
+def check_agent_needed(agent: object | None, inputs: RunInputs) -> None:
+    """Without an agent, every case must be a component case: refuse the first that is
+    not, in one line."""
+    if agent is not None:
+        return
+    needing = [case.eval_id for case in inputs.eval_set.eval_cases if case.component is None]
+    if needing:
+        more = f" (and {len(needing) - 1} more cases)" if len(needing) > 1 else ""
+        raise EvalFileError(
+            inputs.evalset_path or inputs.eval_set.eval_set_id,
+            "this case runs an agent, and none was given: name one (agentflow-eval run AGENT "
+            f"EVALSET){more}",
+            case_id=needing[0],
+        )

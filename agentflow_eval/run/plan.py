@@ -21,20 +21,28 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.agents.loader import load_agent
+from agentflow_eval.errors import InputError
 from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.run.components import ComponentTargets, load_components
 from agentflow_eval.run.folder_lock import RunFolderBusy, RunFolderLock
 from agentflow_eval.run.identity import RunIdentity
-from agentflow_eval.run.inputs import RunInputs, check_agent_reach, load_inputs
+from agentflow_eval.run.inputs import (
+    RunInputs,
+    check_agent_history,
+    check_agent_needed,
+    check_agent_reach,
+    load_inputs,
+)
 from agentflow_eval.run.meta import RunMeta, is_simulated, judge_model_of
 from agentflow_eval.run.paths import RunPaths, new_run_id
 from agentflow_eval.run.resume import ResumeMismatch, check_resume, fingerprint
@@ -70,6 +78,8 @@ class RunPlan:
     settings: RunSettings
     warnings: tuple[str, ...] = ()
     resumed: bool = False
+    components: ComponentTargets = field(default_factory=ComponentTargets)
+    """The function each component case calls, loaded when the run was planned."""
 
     @property
     def runs(self) -> int:
@@ -129,7 +139,7 @@ def plan_run(
     inputs: RunInputs,
     options: RunOptions,
     *,
-    agent: AgentUnderTest,
+    agent: AgentUnderTest | None,
     output_dir: str | Path = defaults.OUTPUT_DIR,
     resume: str | Path | RunRecord | None = None,
     params: EvaluateParams | None = None,
@@ -137,6 +147,11 @@ def plan_run(
 ) -> RunHandle:
     """Decide the run's settings and create its folder (or reopen ``resume``'s), taking
     the folder's lock first (:class:`RunFolderBusy` when another process holds it).
+
+    Before any folder exists, the run is checked against what runs it: the component
+    cases' functions are loaded (:func:`~.components.load_components`), and ``agent``
+    (``None`` when every case is a component case) must be able to run the others: take
+    their seeded histories and tool mocks.
 
     A resumed run must be the run the folder holds: the same eval set (id and cases), the
     same judging config and the same runs per case (:func:`~.resume.check_resume`);
@@ -146,7 +161,13 @@ def plan_run(
     """
     settings = resolve_settings(options, inputs.config)
     selected, subset_note = _selected(inputs, options)
-    check_agent_reach(agent, selected)
+    check_agent_needed(agent, selected)
+    if agent is not None:
+        check_agent_reach(agent, selected)
+        check_agent_history(agent, selected)
+    components = load_components(
+        selected.eval_set, selected.evalset_path or selected.eval_set.eval_set_id
+    )
     record: RunRecord | None = None
     if resume is not None:
         record = resume if isinstance(resume, RunRecord) else RunRecord.read(resume)
@@ -173,7 +194,7 @@ def plan_run(
     judge_model = judge_model_of(selected.config)
     meta = RunMeta(
         run_id=run_id,
-        agent=agent.name,
+        agent=agent.name if agent is not None else ", ".join(components.specs),
         started_at=started,
         runs_per_case=settings.runs,
         agent_model=agent_model,
@@ -200,6 +221,7 @@ def plan_run(
         settings=settings,
         warnings=tuple(inputs.warnings),
         resumed=record is not None,
+        components=components,
     )
     return RunHandle(plan, lock)
 
@@ -209,13 +231,16 @@ def plan_from_params(
     *,
     environ: Mapping[str, str],
     resume: RunRecord | None = None,
-) -> tuple[RunHandle, AgentUnderTest]:
-    """The agent and the planned run that ``params`` ask for (a shard's plan holds only
-    its share of the cases), the run's identity completed from ``environ`` (CI
+) -> tuple[RunHandle, AgentUnderTest | None]:
+    """The agent (``None`` when the parameters name none: every case is then a
+    component case) and the planned run that ``params`` ask for (a shard's plan holds
+    only its share of the cases), the run's identity completed from ``environ`` (CI
     variables). Every front door that starts from parameters plans here: the evaluate
     flow's load task, and the CLI before it starts the flow. ``resume`` is the record of
     ``params.resume``'s folder when the caller has read it already."""
-    agent = load_agent(params.agent, model=params.model)
+    if not params.agent and params.model:
+        raise InputError(f"model {params.model!r} is for an agent, and no agent was given")
+    agent = load_agent(params.agent, model=params.model) if params.agent else None
     inputs = load_inputs(params.evalset, params.config, judge_model=params.judge_model)
     handle = plan_run(
         inputs,

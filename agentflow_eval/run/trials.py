@@ -20,6 +20,7 @@ from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.retry import ProviderAuthError
 from agentflow_eval.models.evalset import EvalCase, EvalSet
 from agentflow_eval.models.results import Trial
+from agentflow_eval.run.component_trial import run_component_trial
 from agentflow_eval.run.loop_watchdog import DEFAULT_LIMIT_S, LoopWatchdog
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.resumable import StageCounts, completed_keys, run_pool
@@ -38,14 +39,16 @@ def trial_plan(eval_set: EvalSet, runs: int) -> Iterator[tuple[EvalCase, int]]:
 
 async def run_trials(
     plan: RunPlan,
-    agent: AgentUnderTest,
+    agent: AgentUnderTest | None,
     models: ModelClient,
     *,
     on_trial: Callable[[Trial], None] | None = None,
 ) -> StageCounts:
     """Run every trial of ``plan`` not yet in its trials file, the agent's and the
     simulated user's model calls going through ``models``; ``on_trial`` sees each trial
-    as it finishes."""
+    as it finishes. A component case's trials call its function, loaded with the plan
+    (``plan.components``); the other cases' run ``agent`` (``None`` only when there are
+    no other cases, as planning checked)."""
     started = time.perf_counter()
     done = completed_keys(plan.paths.trials)
     counts = StageCounts(skipped=len(done))
@@ -68,15 +71,22 @@ async def run_trials(
             # the trial's calls say whose they are (a plugin's model may answer by trial)
             trial_models = models.tagged(case=case.eval_id, trial=str(index))
             try:
-                trial = await run_trial(
-                    agent,
-                    case,
-                    index,
-                    settings,
-                    source_for(case, trial_models),
-                    trial_models,
-                    watchdog=watchdog,
-                )
+                if case.component is not None:
+                    trial = await run_component_trial(
+                        plan.components[case.eval_id], case, index, settings.timeout_s
+                    )
+                else:
+                    if agent is None:
+                        raise ValueError(f"case {case.eval_id!r} needs an agent; none was given")
+                    trial = await run_trial(
+                        agent,
+                        case,
+                        index,
+                        settings,
+                        source_for(case, trial_models),
+                        trial_models,
+                        watchdog=watchdog,
+                    )
             except ProviderAuthError as exc:
                 refused.append(exc)
                 return

@@ -24,6 +24,8 @@ from agentflow_eval.files.loading import (
     read_document,
 )
 from agentflow_eval.models.config import EvalConfig
+from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.run.components import load_components
 from agentflow_eval.run.inputs import check_scenarios, criteria_problems
 
 __all__ = ["FileCheck", "validate_files"]
@@ -121,19 +123,37 @@ def _check_evalset(path: Path, config_path: Path | None) -> FileCheck:
         check_scenarios(eval_set, config, path, chosen)
     except EvalFileError as exc:
         _add(check, exc)
-    turns = sum(len(case.conversation) for case in eval_set.eval_cases)
-    calls = sum(
-        len(inv.expected_tool_trajectory)
-        for case in eval_set.eval_cases
-        for inv in case.conversation
-    )
-    judged_by = chosen.name if chosen else "the default criteria"
-    check.summary = (
-        f"eval set {eval_set.eval_set_id!r}, {len(eval_set.eval_cases)} cases, {turns} turns, "
-        f"{calls} expected tool calls; judged by {judged_by} ({len(config.criteria)} criteria)"
+    try:
+        load_components(eval_set, path)  # their functions import and take their inputs
+    except EvalFileError as exc:
+        _add(check, exc)
+    check.summary = f"eval set {eval_set.eval_set_id!r}, {_contents(eval_set)}; " + (
+        f"judged by {chosen.name} ({len(config.criteria)} criteria)"
+        if chosen
+        else _judged_by_default(eval_set, config)
     )
     check.warnings = [*loaded.warnings, *config.load_warnings]
     return check
+
+
+def _contents(eval_set: EvalSet) -> str:
+    """How many cases, turns and expected tool calls; the component cases apart."""
+    agent_cases = [case for case in eval_set.eval_cases if case.component is None]
+    turns = sum(len(case.conversation) for case in agent_cases)
+    calls = sum(
+        len(inv.expected_tool_trajectory) for case in agent_cases for inv in case.conversation
+    )
+    components = len(eval_set.eval_cases) - len(agent_cases)
+    if not agent_cases:
+        return f"{components} component cases"
+    said = f"{len(eval_set.eval_cases)} cases, {turns} turns, {calls} expected tool calls"
+    return said + (f", {components} component cases" if components else "")
+
+
+def _judged_by_default(eval_set: EvalSet, config: EvalConfig) -> str:
+    if all(case.component is not None for case in eval_set.eval_cases):
+        return "each judged by its expected output (output_matches)"
+    return f"judged by the default criteria ({len(config.criteria)} criteria)"
 
 
 def validate_files(
