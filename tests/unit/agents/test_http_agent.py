@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from collections.abc import Callable, Iterator
@@ -225,3 +226,44 @@ def test_bad_settings_are_rejected() -> None:
         HttpAgent("ftp://x")
     with pytest.raises(ValueError, match="timeout_s must be positive"):
         HttpAgent("http://x", timeout_s=0)
+
+
+SEEDED = (
+    {"role": "user", "content": "Flights to Paris?"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "search", "arguments": '{"to": "Paris"}'},
+            }
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "AF123"},
+)
+
+
+async def test_a_seeded_history_opens_each_shapes_conversation(
+    chat: ScriptedOpenAIServer, simple_server: SimpleAgentServer, make_context: MakeContext
+) -> None:
+    ctx = dataclasses.replace(make_context(), history=SEEDED)
+    chat.push(Reply.text("Booked."))
+    session = await HttpAgent(chat_url(chat)).start_session(ctx)
+    await session.respond(Message.of("Book it"), TrajectoryRecorder())
+    await session.aclose()
+    assert chat.requests[0]["messages"] == [*SEEDED, {"role": "user", "content": "Book it"}]
+
+    session = await HttpAgent(simple_server.url, shape="simple").start_session(ctx)
+    await session.respond(Message.of("Book it"), TrajectoryRecorder())
+    await session.respond(Message.of("Thanks"), TrajectoryRecorder())
+    await session.aclose()
+    first, second = simple_server.requests
+    assert first["history"] == list(SEEDED)
+    assert second["history"] == [
+        *SEEDED,
+        {"role": "user", "content": "Book it"},
+        {"role": "assistant", "content": "turn 1: Book it"},
+    ]
+    assert ctx.history == SEEDED  # each session works on its own copy

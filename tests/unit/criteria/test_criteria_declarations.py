@@ -52,6 +52,7 @@ def test_every_built_in_criterion_is_found_without_a_list():
         "hallucinations_v1",
         "intermediate_response_match_score",
         "node_trajectory_avg_score",
+        "output_matches",
         "response_match_score",
         "rubric_based_final_response_quality_v1",
         "rubric_based_tool_use_quality_v1",

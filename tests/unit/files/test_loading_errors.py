@@ -90,7 +90,7 @@ CASES: list[tuple[str, Callable[[Path], Any], str | None, str | None, list[str]]
             "  case 'add_numbers': expectations[1].name: Field required",
             "  case 'add_numbers': expectations[3]: Input tag 'replies_politely' found using "
             "'type' does not match any of the expected tags: 'completes', 'calls_tool', "
-            "'final_contains'",
+            "'final_contains', 'output_matches'",
         ],
     ),
     (

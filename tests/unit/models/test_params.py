@@ -19,7 +19,7 @@ def test_the_flow_takes_exactly_the_models_fields_with_the_same_defaults() -> No
     # and, last, a run a front door planned itself (the CLI), which the form never shows
     assert list(signature.parameters) == [*EvaluateParams.model_fields, "planned"]
     assert "planned" not in parameter_schema(evaluate.fn).properties
-    blank = EvaluateParams(agent="a:b", evalset="e.json")
+    blank = EvaluateParams(evalset="e.json")  # no agent: a set of component cases
     parameters = dict(signature.parameters)
     assert parameters.pop("planned").default is None
     for name, parameter in parameters.items():
@@ -44,7 +44,8 @@ def test_flow_parameters_round_trip() -> None:
 def test_the_form_has_human_titles_real_defaults_and_no_nulls() -> None:
     schema = parameter_schema(evaluate.fn).model_dump()
     properties = schema["properties"]
-    assert schema["required"] == ["agent", "evalset"]
+    assert schema["required"] == ["evalset"]  # no agent: every case is a component case
+    assert properties["agent"]["default"] == ""
     assert properties["runs"]["title"] == "Runs per case"
     assert properties["runs"]["default"] == defaults.RUNS
     assert properties["max_concurrency"]["default"] == defaults.MAX_CONCURRENCY

@@ -48,7 +48,7 @@ def test_the_form_has_titles_and_no_nulls() -> None:
         assert "anyOf" not in prop, f"{name} would render as a type switch"
         assert prop.get("default", "") is not None, f"{name} has a null default"
     entry = schema["definitions"]["SuiteEntry"]
-    assert entry["required"] == ["agent", "evalset"]
+    assert entry["required"] == ["evalset"]  # no agent: an eval set of component cases
 
 
 def test_each_eval_set_is_evaluated_with_its_fields_the_suites_and_its_label() -> None:
