@@ -10,6 +10,7 @@ abandoned to its worker thread; see :mod:`agentflow_eval.agents.threads`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import traceback
 from datetime import UTC, datetime
@@ -19,6 +20,7 @@ from agentflow_eval.agents.base import jsonable
 from agentflow_eval.models.evalset import EvalCase, as_text
 from agentflow_eval.models.results import MessageEvent, Trial, TrialError, Turn
 from agentflow_eval.run.components import ComponentTarget
+from agentflow_eval.run.loop_watchdog import EventLoopBlocked, LoopBlock, LoopWatchdog
 from agentflow_eval.run.trial import redacted
 
 __all__ = ["run_component_trial"]
@@ -27,17 +29,46 @@ _TRACEBACK_LINES = 12
 
 
 async def run_component_trial(
-    target: ComponentTarget, case: EvalCase, trial_index: int, timeout_s: float
+    target: ComponentTarget,
+    case: EvalCase,
+    trial_index: int,
+    timeout_s: float,
+    *,
+    watchdog: LoopWatchdog | None = None,
 ) -> Trial:
-    """Call ``target`` once with ``case``'s input and return the trial (see the module)."""
+    """Call ``target`` once with ``case``'s input and return the trial (see the module).
+    ``watchdog`` (running for the whole trial stage) stops an async component that blocks
+    the event loop."""
     started_at = datetime.now(UTC)
     start = time.perf_counter()
     asked = case.conversation[0]
     turn = Turn(invocation_id=asked.invocation_id, user_text=asked.user_content.text)
     error: TrialError | None = None
+    guard = watchdog.guard() if watchdog is not None else contextlib.nullcontext(None)
     try:
-        async with asyncio.timeout(timeout_s):
-            output: Any = jsonable(await target.call(case))
+        with guard as watched:
+            try:
+                async with asyncio.timeout(timeout_s):
+                    output: Any = jsonable(await target.call(case))
+            except asyncio.CancelledError:
+                if watched is None or watched.block is None:
+                    raise
+                _uncancel_own()  # the watchdog's cancellation, taken back
+            except (TimeoutError, EventLoopBlocked):
+                if watched is None or watched.block is None:
+                    raise
+            if watched is not None and watched.block is not None:
+                # however the call ended, it stalled every trial beside it
+                raise _Blocked(watched.block)
+    except _Blocked as blocked:
+        error = TrialError(
+            kind="timeout",
+            type="EventLoopBlocked",
+            message=f"component {target.spec!r} blocked the event loop for over "
+            f"{min(blocked.block.seconds, timeout_s):.1f} s and was stopped: an async "
+            "component must not make blocking calls; await them, or make it a plain "
+            "function (it then runs in a worker thread)",
+        )
     except TimeoutError:
         error = TrialError(
             kind="timeout",
@@ -69,3 +100,19 @@ async def run_component_trial(
 
 def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000
+
+
+class _Blocked(Exception):
+    """The component blocked the event loop (the watchdog's record of it)."""
+
+    def __init__(self, block: LoopBlock) -> None:
+        super().__init__(block.where)
+        self.block = block
+
+
+def _uncancel_own() -> None:
+    """Take back the one cancellation the watchdog asked for; one from anyone else
+    stands."""
+    task = asyncio.current_task()
+    if task is not None and task.uncancel() > 0:
+        raise asyncio.CancelledError

@@ -73,7 +73,11 @@ async def run_trials(
             try:
                 if case.component is not None:
                     trial = await run_component_trial(
-                        plan.components[case.eval_id], case, index, settings.timeout_s
+                        plan.components[case.eval_id],
+                        case,
+                        index,
+                        settings.timeout_s,
+                        watchdog=watchdog,
                     )
                 else:
                     if agent is None:

@@ -212,3 +212,28 @@ def test_a_bad_target_stops_the_cli_before_anything_is_written(
         "'intents' failed: ModuleNotFoundError"
     )
     assert not out.exists()
+
+
+async def test_an_async_component_that_blocks_the_loop_is_stopped(tmp_path: Path) -> None:
+    module = tmp_path / "stuck.py"
+    module.write_text("import time\n\nasync def stuck(text):\n    time.sleep(3)\n    return text\n")
+    eval_set = EvalSet.model_validate(
+        {
+            "eval_set_id": "stuck",
+            "eval_cases": [
+                {"eval_id": "s", "component": f"{module}:stuck", "input": "x"}
+                | {"expected_output": "x"}
+            ],
+        }
+    )
+    started = time.perf_counter()
+    result = await evaluate(
+        None,
+        eval_set,
+        options=RunOptions(runs=1, trial_timeout_s=0.5),
+        output_dir=tmp_path / "out",
+    )
+    assert time.perf_counter() - started < 3  # interrupted, not waited out
+    error = result.trials[0].trial.error
+    assert error is not None and (error.kind, error.type) == ("timeout", "EventLoopBlocked")
+    assert error.message.startswith(f"component '{module}:stuck' blocked the event loop")
