@@ -201,3 +201,60 @@ def test_native_to_adk_to_native_loses_nothing_and_adk_reads_it_as_we_do(
         "ADK's invocations cannot hold expected_nodes: left out of 1 turn(s) "
         "(two_turns/two_turns-1)"
     ]
+
+
+def test_single_step_cases_validate_and_convert(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "intents.py").write_text("def classify(text):\n    return 'other'\n")
+    seeded = {
+        "eval_id": "books_next",
+        "history": [
+            {"role": "user", "content": "Flights to Paris?"},
+            {"role": "assistant", "tool_calls": [{"id": "c1", "name": "search", "args": {}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "AF123"},
+        ],
+        "next_step_only": True,
+        "conversation": [{"user_content": "Book it"}],
+        "expectations": ["completes"],
+    }
+    component = {
+        "eval_id": "hello",
+        "component": f"{tmp_path / 'intents.py'}:classify",
+        "input": "Hello",
+        "expected_output": "greeting",
+    }
+    source = tmp_path / "steps.evalset.json"
+    source.write_text(json.dumps({"eval_set_id": "steps", "eval_cases": [seeded, component]}))
+
+    assert main(["eval-set", "validate", str(source)]) == 0
+    assert capsys.readouterr().out == (
+        f"{source}: eval set 'steps', 2 cases, 1 turns, 0 expected tool calls, 1 component "
+        "cases; judged by the default criteria (2 criteria)\n"
+    )
+    adk_file = tmp_path / "steps.adk.json"
+    assert main(["eval-set", "convert", str(source), "--to", "adk", "-o", str(adk_file)]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"wrote {adk_file} (adk, 1 cases)\n"
+    assert err == (
+        "note: ADK cannot run a component case (a function, not an agent): left out 1 case(s) "
+        "(hello)\n"
+    )
+    # the seeded history and next_step_only go across as case keys ADK keeps, and back
+    back = tmp_path / "back.evalset.json"
+    assert main(["eval-set", "convert", str(adk_file), "--to", "native", "-o", str(back)]) == 0
+    (read_back,) = load_evalset(back).eval_set.eval_cases
+    assert read_back == load_evalset(source).eval_set.eval_cases[0]
+    native = tmp_path / "native.evalset.json"
+    assert main(["eval-set", "convert", str(source), "--to", "native", "-o", str(native)]) == 0
+    written = json.loads(native.read_text())["eval_cases"]
+    assert written[1] == component  # as its author wrote it: no turn, no expectation added
+
+    component["component"] = "intents_nowhere:classify"
+    source.write_text(json.dumps({"eval_set_id": "steps", "eval_cases": [seeded, component]}))
+    capsys.readouterr()
+    assert main(["eval-set", "validate", str(source)]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"{source}: case 'hello': component: 'intents_nowhere:classify': importing "
+        "'intents_nowhere' failed: ModuleNotFoundError"
+    )

@@ -237,3 +237,32 @@ async def test_an_async_component_that_blocks_the_loop_is_stopped(tmp_path: Path
     error = result.trials[0].trial.error
     assert error is not None and (error.kind, error.type) == ("timeout", "EventLoopBlocked")
     assert error.message.startswith(f"component '{module}:stuck' blocked the event loop")
+
+
+def test_one_positional_is_an_eval_set_only_when_it_names_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module = tmp_path / "intents.py"
+    module.write_text("def classify(text):\n    return 'other'\n")
+    evalset = tmp_path / "intents.evalset.json"
+    evalset.write_text(
+        json.dumps(
+            {
+                "eval_set_id": "intents",
+                "eval_cases": [
+                    {"eval_id": "a", "component": f"{module}:classify", "input": "x"}
+                    | {"expected_output": "other"}
+                ],
+            }
+        )
+    )
+    out = tmp_path / "out"
+    assert main(["run", str(evalset), "--model", "openai/gpt-4o", "--output", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        "agentflow-eval: error: model 'openai/gpt-4o' is for an agent, and no agent was given\n"
+    )
+    assert main(["run", f"{module}:classify", "--output", str(out)]) == 2
+    assert "run needs AGENT and EVALSET (EVALSET alone when every case is a component case)" in (
+        capsys.readouterr().err
+    )
+    assert not out.exists()
