@@ -18,6 +18,9 @@ Accepted specs:
 called once; it returns an agent or an agent function), or an agent function (wrapped in
 :class:`PythonAgent`); so may the ``root_agent`` or ``agent`` a module form finds. Every
 failure raises :class:`AgentLoadError` naming the spec.
+
+:func:`load_callable` imports a plain function the same way (``module:attr`` or
+``file.py:attr``): the function a component case calls.
 """
 
 from __future__ import annotations
