@@ -594,6 +594,10 @@ async def test_a_prebuilt_react_agent_is_evaluated_too(
     ]
     [call] = trial.turns[0].tool_calls
     assert call.result == {"location": "Tokyo", "condition": "sunny", "temperature": 75}
+    # its output is only the messages: the state is read from the thread's checkpoint
+    state = trial.final_session_state
+    assert state is not None
+    assert [m["role"] for m in state["messages"]] == ["user", "assistant", "tool", "assistant"]
 
 
 async def test_steps_are_judged_by_node_trajectory(

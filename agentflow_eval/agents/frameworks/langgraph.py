@@ -58,7 +58,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import GraphBubbleUp, GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph, StateGraph
 from langgraph.pregel import Pregel
-from langgraph.types import StreamMode
+from langgraph.types import Durability, StreamMode
 from pydantic_core import to_jsonable_python
 
 from agentflow_eval.agents.base import MaxStepsExceeded, SessionContext, TrajectoryRecorder
@@ -76,9 +76,10 @@ __all__ = ["GraphInterrupted", "LangGraphAgent", "LangGraphSession", "wrap"]
 
 MESSAGES = "messages"
 """The state key a graph must have: the conversation, as LangGraph's ``MessagesState``."""
-STREAM_MODES: list[StreamMode] = ["tasks", "updates"]
-"""Node starts and failures, and what each node wrote. Not ``messages``: it makes
-``ChatOpenAI`` stream its tokens, which changes the calls the agent makes."""
+STREAM_MODES: list[StreamMode] = ["tasks", "updates", "values"]
+"""Node starts and failures, what each node wrote, and the state after each step (the
+last is the thread's state when the turn ends). Not ``messages``: it makes ``ChatOpenAI``
+stream its tokens, which changes the calls the agent makes."""
 _UNNAMED = "LangGraph"
 """The name LangGraph gives a graph compiled without one."""
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
@@ -123,6 +124,8 @@ class LangGraphAgent:
                 "each node writes; include it in the output schema"
             )
         self._own_checkpointer = not isinstance(graph.checkpointer, BaseCheckpointSaver)
+        # the streamed values are the whole state unless the output schema leaves keys out
+        self._values_are_state = _state_keys(graph) <= _output_keys(graph)
 
     @property
     def name(self) -> str:
@@ -139,11 +142,9 @@ class LangGraphAgent:
                 f"session_input.state has keys the graph's input does not take: "
                 f"{', '.join(unknown)} (it takes: {', '.join(sorted(self._input_keys))})"
             )
-        graph = (
-            self.graph.copy(update={"checkpointer": InMemorySaver()})
-            if self._own_checkpointer
-            else self.graph
-        )
+        graph = self.graph
+        if self._own_checkpointer:
+            graph = graph.copy(update={"checkpointer": InMemorySaver()})
         configurable: dict[str, Any] = {
             "thread_id": f"agentflow-{context.session_id}-{uuid.uuid4().hex[:12]}"
         }
@@ -153,7 +154,16 @@ class LangGraphAgent:
             "configurable": configurable,
             "metadata": {"agentflow_case": context.case_id, "agentflow_trial": context.trial_index},
         }
-        return LangGraphSession(graph, config, seed)
+        # a saver of our own needs the thread's state only as each turn ends (nothing
+        # resumes a trial mid-turn): saving once per turn, not per step, is cheaper
+        durability: Durability | None = "exit" if self._own_checkpointer else None
+        return LangGraphSession(
+            graph,
+            config,
+            seed,
+            durability=durability,
+            values_are_state=self._values_are_state,
+        )
 
 
 class LangGraphSession:
@@ -161,10 +171,18 @@ class LangGraphSession:
     after the last turn (JSON-ready)."""
 
     def __init__(
-        self, graph: Pregel[Any, Any, Any, Any], config: RunnableConfig, seed: dict[str, Any]
+        self,
+        graph: Pregel[Any, Any, Any, Any],
+        config: RunnableConfig,
+        seed: dict[str, Any],
+        *,
+        durability: Durability | None = None,
+        values_are_state: bool = False,
     ) -> None:
         self.graph = graph
         self.config = config
+        self.durability = durability
+        self._values_are_state = values_are_state
         self._seen = _SeenMessages()
         self._seed: dict[str, Any] | None = seed
         self.state: dict[str, Any] = _state_dict(seed)
@@ -184,23 +202,29 @@ class LangGraphSession:
             # an async generator: closing it on cancellation stops the graph's tasks
             items = cast(
                 AsyncGenerator[Any, None],
-                self.graph.astream(payload, self.config, stream_mode=STREAM_MODES, subgraphs=True),
+                self.graph.astream(
+                    payload,
+                    self.config,
+                    stream_mode=STREAM_MODES,
+                    subgraphs=True,
+                    durability=self.durability,
+                ),
             )
             async with contextlib.aclosing(items) as stream:
                 async for namespace, mode, chunk in stream:
                     turn.take(namespace, mode, chunk)
         except GraphRecursionError as exc:
             turn.cut_short(exc)
-            await self._refresh_state_quietly()
+            await self._refresh_state_quietly(turn.values)
             raise MaxStepsExceeded(_recursion_limit(exc)) from exc
         except Exception as exc:
             turn.cut_short(exc)
-            await self._refresh_state_quietly()
+            await self._refresh_state_quietly(turn.values)
             raise
         except BaseException:  # cancelled (the trial's timeout): nothing more to await
             turn.cut_short(None)
             raise
-        await self._refresh_state()
+        await self._refresh_state(turn.values)
         if turn.interrupts:
             raise GraphInterrupted(
                 f"the graph stopped at an interrupt() waiting for human input "
@@ -218,19 +242,21 @@ class LangGraphSession:
             self._seen.add(old)
         return {**seed, MESSAGES: [*earlier, human]}
 
-    async def _refresh_state(self) -> None:
-        snapshot = await self.graph.aget_state(self.config)
-        values = snapshot.values
+    async def _refresh_state(self, values: Any) -> None:
+        """``state`` from the last values the turn streamed, or, when those are not the
+        whole state, from the thread's checkpoint."""
+        if values is None or not self._values_are_state:
+            values = (await self.graph.aget_state(self.config)).values
         if isinstance(values, dict):
             for message in _messages_in(values.get(MESSAGES)):
                 self._seen.add(message)
         self.state = _state_dict(values)
 
-    async def _refresh_state_quietly(self) -> None:
+    async def _refresh_state_quietly(self, values: Any) -> None:
         # the turn's own error is what the trial records; a state read failing after it
         # must not replace it
         with contextlib.suppress(Exception):
-            await self._refresh_state()
+            await self._refresh_state(values)
 
     async def aclose(self) -> None:
         """Nothing to close: a saver of our own goes with the session's graph copy; a
@@ -247,6 +273,7 @@ class _Turn:
         self.answer = ""
         self.answer_event: MessageEvent | None = None
         self.interrupts: list[Any] = []
+        self.values: Any = None
 
     def take(self, namespace: Sequence[str], mode: str, chunk: Any) -> None:
         path = [part.split(":", 1)[0] for part in namespace if not part.isdigit()]
@@ -259,6 +286,9 @@ class _Turn:
                 if error is not None and not isinstance(error, GraphBubbleUp):
                     self._fail_pending(f"{_describe(error)} (in node {_qualified(path, name)})")
                 self.interrupts.extend(chunk.get("interrupts") or ())
+        elif mode == "values":
+            if not namespace:  # the graph's own state, not a subgraph's
+                self.values = chunk
         elif mode == "updates" and isinstance(chunk, dict):
             for node, update in chunk.items():
                 if node == "__interrupt__":
@@ -463,7 +493,8 @@ def _state_dict(values: Any) -> dict[str, Any]:
     """The thread's state as JSON values; messages become role/content dicts."""
     if not isinstance(values, dict):
         return {"value": _plain(values)}
-    return {str(key): _plain(value) for key, value in values.items()}
+    # leaves out LangGraph's own keys (``__interrupt__``)
+    return {str(k): _plain(v) for k, v in values.items() if not str(k).startswith("__")}
 
 
 def _plain(value: Any) -> Any:
