@@ -234,8 +234,8 @@ class LangGraphSession:
         return turn.finish()
 
     def _first_input(self, human: HumanMessage) -> dict[str, Any]:
-        """The seed state and the first message: earlier messages of the seed come first,
-        each given an id so it is not taken for something the graph said."""
+        """``session_input.state`` with the first message: earlier messages given there
+        come first, each with an id so that it is not taken for something the graph said."""
         seed, self._seed = self._seed or {}, None
         earlier = _with_ids(convert_to_messages(seed.get(MESSAGES) or []))
         for old in earlier:
