@@ -4,14 +4,15 @@
 Each trial is one conversation thread: the session gives the graph a ``thread_id`` unique
 across runs and, when the graph was compiled without a checkpointer, its own copy of the
 graph with a fresh ``InMemorySaver`` (so the thread's state lives as long as the trial
-and nothing is shared between trials). Each user turn is sent as
+and nothing is shared between trials; it saves as each turn ends, ``durability="exit"``).
+Each user turn is sent as
 ``{"messages": [HumanMessage(text)]}``; the checkpointer carries the conversation to the
 next turn. The case's ``session_input.state`` joins the first turn's input (extra state
 keys, earlier messages); ``user_id`` goes to ``config["configurable"]["user_id"]``, where
 LangGraph's memory examples read it.
 
 What the graph did is read from LangGraph's own stream, ``astream(stream_mode=["tasks",
-"updates"], subgraphs=True)``, as it happens, never from the model's text:
+"updates", "values"], subgraphs=True)``, as it happens, never from the model's text:
 
 - ``tasks``: each node run as it starts (a :class:`NodeEvent`, with its subgraphs as the
   path: the namespace ``("summary:<task id>",)`` becomes ``["summary"]``), and each node
@@ -20,11 +21,13 @@ What the graph did is read from LangGraph's own stream, ``astream(stream_mode=["
   ``usage_metadata``, one :class:`ModelCallEvent` per message), its text and the tool
   calls it asked for; a ``ToolMessage`` gives the result of the call it answers (its
   ``status`` says whether it was an error). A finished subgraph's update repeats every
-  message of its state, so messages are taken once, by id.
+  message of its state, so messages are taken once, by id;
+- ``values``: the graph's state after each step; the last is the thread's state when the
+  turn ends (read from the checkpoint instead when the output schema leaves keys out).
 
 The author of an event is the node, with its subgraphs (``summary/summarize``). The turn's
 answer is the text of the last ``AIMessage`` the turn wrote; the session's ``state`` is the
-thread's state after each turn (``aget_state``), messages as role/content dicts.
+thread's state after each turn, messages as role/content dicts.
 
 The framework's own exceptions are not caught: a rate limit that outlasted
 ``ChatOpenAI``'s retries reaches the trial with ``openai.RateLimitError`` in its chain (an
