@@ -16,8 +16,10 @@ Two ways of running the same 1000 trials, alternated, on one event loop:
   thread), the ``tasks``/``updates`` stream read into events, the thread's state read
   after the turn, each trial written to ``trials.jsonl``.
 
-Run from the repository root: ``python -m benchmarks.frameworks.langgraph_w1 [--reps 3]``.
-Prints one line per repetition and a summary line (medians).
+Run from the repository root: ``python -m benchmarks.frameworks.langgraph_w1 [--reps 3]
+[--slices 5]``. ``--slices`` splits each side's 1000 trials into parts run alternately
+(framework, adapter, adapter, framework, ...), so that on a shared machine both sides see
+the same changes in load. Prints one line per repetition and a summary line (medians).
 """
 
 from __future__ import annotations
@@ -87,7 +89,11 @@ def questions(cases: int) -> list[str]:
     return [f"What's the weather in {CITIES[i % len(CITIES)]}?" for i in range(cases)]
 
 
-async def framework_alone(graph: Any, asks: list[str], runs: int) -> float:
+Timing = tuple[float, float]
+"""Wall seconds, and this process's CPU seconds, of one way of running the trials."""
+
+
+async def framework_alone(graph: Any, asks: list[str], runs: int) -> Timing:
     gate = asyncio.Semaphore(CONCURRENCY)
 
     async def one(question: str) -> None:
@@ -96,12 +102,12 @@ async def framework_alone(graph: Any, asks: list[str], runs: int) -> float:
         if len(out["messages"]) != 4:
             raise RuntimeError(f"unexpected run: {out['messages']}")
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(*(one(q) for q in asks for _ in range(runs)))
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
-async def through_adapter(graph: Any, asks: list[str], runs: int, folder: Path) -> float:
+async def through_adapter(graph: Any, asks: list[str], runs: int, folder: Path) -> Timing:
     eval_set = EvalSet.model_validate(
         {
             "eval_set_id": "bench_langgraph",
@@ -117,9 +123,9 @@ async def through_adapter(graph: Any, asks: list[str], runs: int, folder: Path) 
     handle = plan_run(RunInputs.of(eval_set, config), options, agent=agent, output_dir=folder)
     with handle:
         async with ModelClient() as models:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             counts = await run_trials(handle.plan, agent, models)
-            elapsed = time.perf_counter() - start
+            elapsed = time.perf_counter() - start, time.process_time() - cpu
         lines = handle.plan.paths.trials.read_text().splitlines()
     trials = [json.loads(line) for line in lines]
     bad = [t for t in trials if t["error"] or len(t["turns"][0]["tool_calls"]) != 1]
@@ -128,44 +134,69 @@ async def through_adapter(graph: Any, asks: list[str], runs: int, folder: Path) 
     return elapsed
 
 
-async def main(reps: int) -> None:
+def _add(a: Timing, b: Timing) -> Timing:
+    return a[0] + b[0], a[1] + b[1]
+
+
+async def main(reps: int, slices: int) -> None:
     server, url = start_server(LATENCY_S)
     try:
         graph = build_graph(url)
         asks = questions(CASES)
+        parts = [asks[i::slices] for i in range(slices)]
         with tempfile.TemporaryDirectory() as tmp:
             # warm-up: imports, the HTTP client's connections, LangGraph's first compile paths
             await framework_alone(graph, asks[:32], 1)
             await through_adapter(graph, asks[:32], 1, Path(tmp) / "warm")
-            alone: list[float] = []
-            adapted: list[float] = []
+            alone: list[Timing] = []
+            adapted: list[Timing] = []
             for rep in range(reps):
-                order = ("alone", "adapter") if rep % 2 == 0 else ("adapter", "alone")
-                for which in order:
-                    if which == "alone":
-                        alone.append(await framework_alone(graph, asks, RUNS))
-                    else:
-                        adapted.append(
-                            await through_adapter(graph, asks, RUNS, Path(tmp) / str(rep))
-                        )
-                ratio = adapted[-1] / alone[-1]
+                a_total, b_total = (0.0, 0.0), (0.0, 0.0)
+                for index, part in enumerate(parts):
+                    # alternate which goes first, so both see the same drift in the load
+                    first_alone = (rep * slices + index) % 2 == 0
+                    for which in ("alone", "adapter") if first_alone else ("adapter", "alone"):
+                        if which == "alone":
+                            a_total = _add(a_total, await framework_alone(graph, part, RUNS))
+                        else:
+                            folder = Path(tmp) / f"{rep}-{index}"
+                            timing = await through_adapter(graph, part, RUNS, folder)
+                            b_total = _add(b_total, timing)
+                alone.append(a_total)
+                adapted.append(b_total)
+                (a_wall, a_cpu), (b_wall, b_cpu) = a_total, b_total
                 print(
-                    f"rep {rep + 1}: framework alone {alone[-1]:.2f} s, "
-                    f"adapter {adapted[-1]:.2f} s ({ratio:.2f}×)",
+                    f"rep {rep + 1}: framework alone {a_wall:.2f} s (CPU {a_cpu:.2f} s), "
+                    f"adapter {b_wall:.2f} s (CPU {b_cpu:.2f} s): {b_wall / a_wall:.2f}× wall, "
+                    f"{b_cpu / a_cpu:.2f}× CPU",
                     flush=True,
                 )
     finally:
         server.terminate()
         server.wait()
-    a, b = statistics.median(alone), statistics.median(adapted)
+    a_wall, b_wall = (statistics.median(t[0] for t in ts) for ts in (alone, adapted))
+    a_cpu, b_cpu = (statistics.median(t[1] for t in ts) for ts in (alone, adapted))
+    ratio = statistics.median(b[0] / a[0] for a, b in zip(alone, adapted, strict=True))
+    trials = CASES * RUNS
+    sliced = f", in {slices} interleaved slices" if slices > 1 else ""
     print(
-        f"W1 langgraph ({CASES}×{RUNS} trials, {LATENCY_S * 1000:.0f} ms/reply, concurrency "
-        f"{CONCURRENCY}, medians of {reps}): framework alone {a:.2f} s, through the adapter "
-        f"{b:.2f} s — {b / a:.2f}× (target ≤ 1.2×)"
+        f"W1 langgraph ({CASES}×{RUNS} trials{sliced}, {LATENCY_S * 1000:.0f} ms/reply, "
+        f"concurrency {CONCURRENCY}, medians of {reps}): framework alone {a_wall:.2f} s, "
+        f"through the adapter {b_wall:.2f} s — {ratio:.2f}× (median of the reps' ratios; "
+        f"target ≤ 1.2×); CPU per trial {a_cpu / trials * 1000:.1f} vs "
+        f"{b_cpu / trials * 1000:.1f} ms"
     )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=3)
-    asyncio.run(main(parser.parse_args().reps))
+    parser.add_argument(
+        "--slices",
+        type=int,
+        default=1,
+        help="split each side's 1000 trials into this many parts, run alternately "
+        "(steadier on a shared machine)",
+    )
+    args = parser.parse_args()
+    asyncio.run(main(args.reps, args.slices))
