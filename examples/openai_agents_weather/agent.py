@@ -53,7 +53,7 @@ def get_weather(location: str) -> str:
 if OFFLINE:
     # the SDK's tracing exports to OpenAI's platform, which an offline run has no key for
     set_tracing_disabled(True)
-    _client = AsyncOpenAI(base_url=shared_demo_url(), api_key="offline", max_retries=0)
+    _client = AsyncOpenAI(base_url=shared_demo_url(), api_key="offline")
     _name = "agentflow-demo-weather"
     # The demo model is imperfect on purpose, drawing from the request's seed and the
     # conversation. Behind a URL it cannot tell trials apart (the SDK's client does not

@@ -580,3 +580,29 @@ async def test_the_example_runs_the_weather_eval_set(tmp_path: Path) -> None:
         for call in result.trial.turns[0].tool_calls:
             assert json.loads(call.result)["location"] == call.args["location"]
         assert result.trial.turns[0].usage.calls == 2
+
+
+async def test_a_tool_awaiting_human_approval_fails_the_trial_with_a_reason(
+    tmp_path: Path,
+) -> None:
+    @function_tool(needs_approval=True)
+    def get_weather(location: str) -> str:
+        """Get the current weather for a city."""
+        return "sunny"
+
+    with ScriptedOpenAIServer(handler=weather_model) as server:
+        agent = Agent(name="careful_agent", model=sdk_model(server), tools=[get_weather])
+        run = await run_eval(
+            wrap(agent, name="agent"),
+            evalset({"eval_id": "approval", "conversation": [turn("Weather in Paris?")]}),
+            config(response_match_score=0.5),
+            tmp_path,
+            runs=1,
+        )
+    [result] = run.trials
+    error = result.trial.error
+    assert error is not None and error.kind == "exception" and error.type == "ApprovalRequired"
+    assert "approval of get_weather" in error.message
+    [call] = result.trial.turns[0].tool_calls
+    assert call.args == {"location": "Paris"} and call.result is None
+    assert call.error == "not run: awaiting a human's approval"

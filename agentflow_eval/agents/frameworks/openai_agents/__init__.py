@@ -66,7 +66,7 @@ from agentflow_eval.agents.frameworks.openai_agents.trajectory import (
 )
 from agentflow_eval.models.evalset import Message
 
-__all__ = ["ContextFactory", "OpenAIAgentsAgent", "wrap"]
+__all__ = ["ApprovalRequired", "ContextFactory", "OpenAIAgentsAgent", "OpenAIAgentsSession", "wrap"]
 
 ContextFactory = Callable[[SessionContext], Any]
 """Builds a trial's run context (what tools see as ``ctx.context``) from its session."""
@@ -74,6 +74,10 @@ ContextFactory = Callable[[SessionContext], Any]
 _DEFAULT_WORKFLOW = next(
     f.default for f in dataclasses.fields(RunConfig) if f.name == "workflow_name"
 )
+
+
+class ApprovalRequired(RuntimeError):
+    """A run paused for a human to approve a tool call (the SDK's ``interruptions``)."""
 
 
 def wrap(obj: Any, *, name: str) -> AgentUnderTest:
@@ -113,6 +117,7 @@ class OpenAIAgentsAgent:
         self._run_config = run_config if run_config is not None else RunConfig()
         self._max_turns = max_turns
         self._context_factory = context_factory
+        self._models = ModelBook(self._run_config)  # shared: the trials' agents are the same
 
     @property
     def name(self) -> str:
@@ -148,6 +153,7 @@ class OpenAIAgentsAgent:
             context=context,
             run_context=run_context,
             run_config=self._run_config,
+            models=self._models,
             max_turns=self._max_turns,
         )
 
@@ -163,6 +169,7 @@ class OpenAIAgentsSession:
         context: SessionContext,
         run_context: Any,
         run_config: RunConfig,
+        models: ModelBook,
         max_turns: int,
     ) -> None:
         self.conversation_id = f"{context.session_id}~{uuid.uuid4().hex[:12]}"
@@ -173,7 +180,7 @@ class OpenAIAgentsSession:
         self.history: list[Any] = []
         """The conversation so far, as the SDK's input items."""
         self._run_config = _for_trial(run_config, context, self.conversation_id)
-        self._models = ModelBook(self._run_config)
+        self._models = models
         self._limiter = context.models.rate_limiter
         self._max_turns = max_turns
 
@@ -203,6 +210,7 @@ class OpenAIAgentsSession:
             await observer.release()
         items = list(result.new_items)
         last = items[-1] if items else None
+        pending = list(getattr(result, "interruptions", None) or [])
         record_result(
             recorder,
             observer,
@@ -210,7 +218,18 @@ class OpenAIAgentsSession:
             list(result.raw_responses),
             final_message=last if isinstance(last, MessageOutputItem) else None,
             last_agent=result.last_agent,
+            awaiting_approval=frozenset(
+                call_id
+                for p in pending
+                if isinstance(call_id := getattr(p.raw_item, "call_id", None), str)
+            ),
         )
+        if pending:  # a human-in-the-loop pause: no one in an evaluation can approve it
+            names = ", ".join(str(getattr(p, "tool_name", None) or "a tool") for p in pending)
+            raise ApprovalRequired(
+                f"the run stopped for approval of {names}; the evaluation cannot approve "
+                "tool calls (give the agent's tools needs_approval=False to evaluate it)"
+            )
         self.history = result.to_input_list()
         self.current_agent = result.last_agent
         return _answer(result.final_output)

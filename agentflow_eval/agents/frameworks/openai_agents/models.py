@@ -50,8 +50,13 @@ class ModelInfo:
 
 
 class ModelBook:
-    """The models of one run's agents (by agent object: handoffs and ``last_agent`` bring
-    the same objects back), resolved the way the SDK resolves them under ``run_config``."""
+    """The models of an evaluated agent's runs, per SDK agent (every trial meets the same
+    agent objects: the starting one and those its handoffs lead to), resolved the way the
+    SDK resolves them under ``run_config``."""
+
+    _LIMIT = 256
+    """Agents remembered at most (an agent that makes new agents as it runs would
+    otherwise grow the book without end)."""
 
     def __init__(self, run_config: RunConfig) -> None:
         self._run_config = run_config
@@ -63,6 +68,8 @@ class ModelBook:
             return found[1]
         chosen = self._run_config.model if self._run_config.model is not None else agent.model
         info = describe(chosen)
+        if len(self._known) >= self._LIMIT:
+            self._known.clear()
         self._known[id(agent)] = (agent, info)
         return info
 

@@ -65,6 +65,9 @@ _ARGS_ERROR = "An error occurred while parsing tool arguments."
 (or its arguments are not JSON): the only sign of a failed tool call in its run data."""
 
 
+_AWAITING = "not run: awaiting a human's approval"
+
+
 def tool_error(output: Any) -> str | None:
     """The error a tool output reports, when it is the SDK's default failure text."""
     if not isinstance(output, str):
@@ -142,7 +145,7 @@ class RunObserver(RunHooks[Any]):
         input_items: list[Any],
     ) -> None:
         limit_name = self.models.of(agent).limit_name
-        if self.limiter is not None and limit_name is not None:
+        if self.limiter is not None and limit_name and self.limiter.budgets_for(limit_name):
             slot = self.limiter.slot(limit_name)
             await slot.__aenter__()
             self._slots.append(slot)
@@ -311,11 +314,13 @@ def record_result(
     *,
     final_message: MessageOutputItem | None,
     last_agent: Agent[Any],
+    awaiting_approval: frozenset[str] = frozenset(),
 ) -> None:
     """The events of a finished run: ``items`` (its ``new_items``) in order, each model
     call of ``responses`` (its ``raw_responses``) before the first item it produced;
     ``final_message`` (the item whose text is the turn's answer) is left to the trial,
-    which records the answer itself."""
+    which records the answer itself; the calls ``awaiting_approval`` (by call id) did not
+    run."""
     writer = _Writer(recorder, observer)
     produced: dict[int, int] = {}
     by_call_id: dict[str, int] = {}
@@ -367,6 +372,7 @@ def record_result(
                 call_id,
                 agent.name,
                 output_item.output if output_item is not None else None,
+                unfinished=_AWAITING if call_id in awaiting_approval else None,
             )
         elif isinstance(item, ToolCallOutputItem):
             if call_id is None or call_id not in paired:  # its call is not among the items
