@@ -28,7 +28,9 @@ from openai import AsyncOpenAI
 
 from agentflow_eval.demo.server import shared_demo_url
 
-from ..weather import agent as weather
+# the weather example's tool and instructions (``examples/weather/agent.py``), by the name
+# that also works when this file is loaded by its path from another folder
+from agentflow_eval.examples.weather import agent as weather
 
 __all__ = ["agent", "get_weather"]
 
