@@ -120,7 +120,11 @@ def questions(workload: Workload) -> list[str]:
     ]
 
 
-async def _adapter_trials(api_base: str, workload: Workload, folder: Path, runs: int) -> float:
+Timing = tuple[float, float]
+"""Wall seconds, and CPU seconds of this process (every thread) meanwhile."""
+
+
+async def _adapter_trials(api_base: str, workload: Workload, folder: Path, runs: int) -> Timing:
     loaded = load_evalset(workload.evalset)
     config = load_config(workload.config)
     client = new_client(api_base)
@@ -133,16 +137,16 @@ async def _adapter_trials(api_base: str, workload: Workload, folder: Path, runs:
     )
     with handle:
         async with ModelClient(RateLimiter.from_config(handle.plan.config)) as models:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             counts = await run_trials(handle.plan, agent, models)
-            elapsed = time.perf_counter() - started
+            elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     await client.close()
     if counts.errored or counts.written != len(loaded.eval_set.eval_cases) * runs:
         raise RuntimeError(f"adapter run went wrong: {counts}")
-    return elapsed
+    return elapsed, cpu
 
 
-async def _sdk_alone(api_base: str, asked: list[str]) -> float:
+async def _sdk_alone(api_base: str, asked: list[str]) -> Timing:
     client = new_client(api_base)
     agent = sdk_agent(client)
     gate = asyncio.Semaphore(CONCURRENCY)
@@ -152,21 +156,21 @@ async def _sdk_alone(api_base: str, asked: list[str]) -> float:
             result = await Runner.run(agent, question)
         return str(result.final_output)
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     answers = await asyncio.gather(*(one(q) for q in asked))
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     await client.close()
     if not all(answers):
         raise RuntimeError("SDK alone: an empty answer")
-    return elapsed
+    return elapsed, cpu
 
 
-def measure_adapter(api_base: str, workload: Workload, warm_up: Workload, folder: Path) -> float:
+def measure_adapter(api_base: str, workload: Workload, warm_up: Workload, folder: Path) -> Timing:
     asyncio.run(_adapter_trials(api_base, warm_up, folder / "warm", 1))
     return asyncio.run(_adapter_trials(api_base, workload, folder / "timed", workload.runs))
 
 
-def measure_sdk_alone(api_base: str, asked: list[str]) -> float:
+def measure_sdk_alone(api_base: str, asked: list[str]) -> Timing:
     asyncio.run(_sdk_alone(api_base, asked[:WARM_UP]))
     return asyncio.run(_sdk_alone(api_base, asked))
 
@@ -176,8 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
     set_tracing_disabled(True)
-    adapter: list[float] = []
-    alone: list[float] = []
+    adapter: list[Timing] = []
+    alone: list[Timing] = []
     with tempfile.TemporaryDirectory(prefix="oai-w1-") as tmp, model_server() as api_base:
         folder = Path(tmp)
         workload = write_workload(folder / "files", "w1", cases=CASES, runs=RUNS)
@@ -186,16 +190,22 @@ def main(argv: list[str] | None = None) -> int:
         for index in range(args.repeat):
             alone.append(measure_sdk_alone(api_base, asked))
             adapter.append(measure_adapter(api_base, workload, warm_up, folder / f"run{index}"))
+            (a_wall, a_cpu), (b_wall, b_cpu) = adapter[-1], alone[-1]
             print(
-                f"  repetition {index + 1}: adapter {adapter[-1]:.2f} s, "
-                f"SDK alone {alone[-1]:.2f} s ({adapter[-1] / alone[-1]:.2f}×)",
+                f"  repetition {index + 1}: adapter {a_wall:.2f} s (CPU {a_cpu:.2f} s), "
+                f"SDK alone {b_wall:.2f} s (CPU {b_cpu:.2f} s), {a_wall / b_wall:.2f}×; "
+                f"load average {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
-    a, b = statistics.median(adapter), statistics.median(alone)
+    a = statistics.median(t[0] for t in adapter)
+    b = statistics.median(t[0] for t in alone)
+    a_cpu = statistics.median(t[1] for t in adapter)
+    b_cpu = statistics.median(t[1] for t in alone)
     print(
         f"W1 openai-agents ({CASES}×{RUNS} trials, 2 model calls each, {LATENCY_S * 1000:.0f} ms "
         f"latency, concurrency {CONCURRENCY}, medians of {args.repeat}): adapter {a:.2f} s, "
-        f"SDK alone {b:.2f} s, ratio {a / b:.2f}× (target ≤ 1.2×)"
+        f"SDK alone {b:.2f} s, ratio {a / b:.2f}× (target ≤ 1.2×); CPU {a_cpu:.2f} s vs "
+        f"{b_cpu:.2f} s ({a_cpu / b_cpu:.2f}×)"
     )
     return 0
 

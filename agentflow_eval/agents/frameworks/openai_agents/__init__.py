@@ -41,12 +41,11 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+# The OpenAI client imports its resources (~2 s) on its first request, which would stall
+# the run's event loop, and every trial on it, mid-run: they are imported with the adapter.
+import openai.resources  # noqa: F401
 from agents import Agent, MaxTurnsExceeded, MessageOutputItem, RunConfig, Runner
 from agents.run_config import DEFAULT_MAX_TURNS
-
-# The OpenAI client imports its resources (~2 s) on its first request, which would stall
-# the run's event loop, and every trial on it, mid-run: import them with the adapter.
-import openai.resources  # noqa: F401  # isort: skip
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
