@@ -44,7 +44,7 @@ from typing import Any
 # The OpenAI client imports its resources (~2 s) on its first request, which would stall
 # the run's event loop, and every trial on it, mid-run: they are imported with the adapter.
 import openai.resources  # noqa: F401
-from agents import Agent, MaxTurnsExceeded, MessageOutputItem, RunConfig, Runner
+from agents import Agent, MaxTurnsExceeded, MessageOutputItem, RunConfig, Runner, RunResult
 from agents.run_config import DEFAULT_MAX_TURNS
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
@@ -176,12 +176,20 @@ class OpenAIAgentsSession:
         self.run_context = run_context
         self.current_agent = agent
         """The agent the next turn goes to: the one that answered the last."""
-        self.history: list[Any] = []
-        """The conversation so far, as the SDK's input items."""
+        self._last: RunResult | None = None
+        self._history: list[Any] = []
         self._run_config = _for_trial(run_config, context, self.conversation_id)
         self._models = models
         self._limiter = context.models.rate_limiter
         self._max_turns = max_turns
+
+    @property
+    def history(self) -> list[Any]:
+        """The conversation so far, as the SDK's input items (made from the last turn's
+        result when asked for: a trial's last turn never needs them)."""
+        if self._last is not None:
+            self._history, self._last = self._last.to_input_list(), None
+        return self._history
 
     @property
     def state(self) -> dict[str, Any]:
@@ -229,7 +237,7 @@ class OpenAIAgentsSession:
                 f"the run stopped for approval of {names}; the evaluation cannot approve "
                 "tool calls (give the agent's tools needs_approval=False to evaluate it)"
             )
-        self.history = result.to_input_list()
+        self._last = result
         self.current_agent = result.last_agent
         return _answer(result.final_output)
 
