@@ -35,8 +35,8 @@ from opentelemetry.util import types
 
 from agentflow_eval.agents import otel
 
-# mypy does not find the SDK (its namespace package has a stub-only __init__.pyi): its
-# classes are Any here, hence the ignores above and on the classes below.
+# The SDK is an optional extra: where mypy runs without it (the core install), its
+# classes are Any, hence the ignores above and on the classes below.
 
 try:  # how the API's own tracers make start_as_current_span usable as a decorator too
     from opentelemetry.util._decorator import _agnosticcontextmanager
