@@ -266,6 +266,8 @@ _TRACELOOP_LLM_TYPES = frozenset({"chat", "completion"})
 
 # attribute spellings, the GenAI semantic conventions first
 _AGENT_NAME = ("gen_ai.agent.name", "gen_ai.workflow.name", "agent.name", "traceloop.entity.name")
+_ACTING_AGENT = ("gen_ai.agent.name", "agent.name")
+"""Who made a model or tool call, when its span says (else its enclosing agent span)."""
 _TOOL_NAME = ("gen_ai.tool.name", "tool.name", "traceloop.entity.name")
 _TOOL_ARGS = ("gen_ai.tool.call.arguments", "input.value", "traceloop.entity.input")
 _TOOL_RESULT = ("gen_ai.tool.call.result", "output.value", "traceloop.entity.output")
@@ -321,7 +323,7 @@ def events_from_spans(
             continue
         agents = [_agent_name(a) for a in reversed(ancestors) if a.kind == "agent"]
         at_ms = offset_ms + max(0.0, (node.start_ns - start_ns) / 1e6)
-        author = _text(node.attrs, _AGENT_NAME) or (agents[-1] if agents else None)
+        author = _text(node.attrs, _ACTING_AGENT) or (agents[-1] if agents else None)
         if node.kind == "agent":
             name = _agent_name(node)
             events.append(NodeEvent(name=name, path=agents, author=name, at_ms=at_ms))

@@ -669,6 +669,7 @@ def test_openinference_and_openllmetry_spellings_are_read() -> None:
         ["a", "b"],
     )
     assert search.call.error == "ValueError: bad query"
+    assert lookup.author == search.author == "oi_agent"
 
 
 def test_recorded_events_keep_their_order_as_span_events_are_merged_in() -> None:
