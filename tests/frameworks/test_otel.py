@@ -682,13 +682,23 @@ def test_recorded_events_keep_their_order_as_span_events_are_merged_in() -> None
     assert names == ["early", "a", "between", "b", "late"]
 
 
-def test_outside_a_trial_the_installed_provider_records_nothing() -> None:
+def test_outside_a_turn_the_installed_provider_records_nothing() -> None:
+    assert otel.install()  # the global provider: ours, unless something set one before
     provider = trace.get_tracer_provider()
     if not isinstance(provider, TrialTracerProvider) or not provider.only_trials:
         pytest.skip("another test of this process set its own tracer provider first")
     with tracer.start_as_current_span("not in a trial") as span:
         assert not span.is_recording()
         assert not span.get_span_context().is_valid  # as with no provider at all
+    recorder = TrajectoryRecorder()
+    turn = otel.capture_turn(recorder)
+    assert turn is not None
+    with tracer.start_as_current_span(
+        "execute_tool ping", attributes={"gen_ai.operation.name": "execute_tool"}
+    ) as span:
+        assert span.is_recording()
+    turn.finish()
+    assert [call.name for call in recorder.tool_calls] == ["ping"]
 
 
 # -- the example: examples/otel_weather on the weather eval set -------------------------
