@@ -59,6 +59,10 @@ _OTEL_API = "opentelemetry.trace"
 """The module an instrumented framework imports to emit spans: until it is loaded, no span
 can exist, and nothing is set up."""
 
+_SDK_SIDE = "agentflow_eval.agents.otel_sdk"
+"""The module that needs ``opentelemetry-sdk`` (the span processor and where it goes),
+imported only once spans can exist."""
+
 SpanKey = tuple[int, int]
 """A span's ``(trace_id, span_id)``."""
 
@@ -224,7 +228,7 @@ def _install_global() -> bool:
     if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return False
     try:
-        sdk = importlib.import_module("agentflow_eval.agents.otel_sdk")
+        sdk = importlib.import_module(_SDK_SIDE)
     except ImportError as exc:
         _log.debug("OpenTelemetry spans are not read: %s (pip install 'agentflow-eval[otel]')", exc)
         return False
@@ -237,9 +241,8 @@ def install(provider: Any = None) -> bool:
     explicitly rather than the global one), or set up the global one now; returns whether
     spans will be read from it. Needs ``opentelemetry-sdk``."""
     global _setup
-    from agentflow_eval.agents import otel_sdk  # the SDK is needed from here on
-
-    installed = otel_sdk.install_processor(provider)
+    sdk = importlib.import_module(_SDK_SIDE)  # raises ImportError without the SDK
+    installed: bool = sdk.install_processor(provider)
     if provider is None:
         with _setup_lock:
             _setup = "ready" if installed else "off"
