@@ -254,7 +254,7 @@ async def test_a_hung_agent_is_stopped_by_the_trial_timeout_and_keeps_its_spans(
 ) -> None:
     def slow_answer(body: dict[str, Any]) -> Reply:
         if body["messages"][-1]["role"] == "tool":
-            return Reply.text("too late", delay_s=5)
+            return Reply.text("too late", delay_s=30)
         return weather_model(body)
 
     cases = evalset(weather_case("tokyo", "What's the weather in Tokyo?"))
@@ -271,7 +271,8 @@ async def test_a_hung_agent_is_stopped_by_the_trial_timeout_and_keeps_its_spans(
         took = time.perf_counter() - started
     (result,) = run.trials
     assert result.trial.error is not None and result.trial.error.kind == "timeout"
-    assert took < 3
+    assert result.trial.duration_ms < 5000  # stopped at the timeout, not at the reply
+    assert took < 20
     (turn,) = result.trial.turns
     # what happened before the cut: the agent run, its first model call, the tool call
     assert [c.args for c in turn.tool_calls] == [{"location": "Tokyo"}]
