@@ -595,6 +595,7 @@ async def test_a_packages_app_is_found_before_its_root_agent(
 
     agent = load_agent(name)
     assert isinstance(agent, adk.AdkAgent) and isinstance(agent.target, App)
+    assert agent.name == "helper_app"  # ADK's name for it, not the attribute's
     cases = eval_set({"eval_id": "app", "conversation": [{"user_content": "hi"}]})
     result = await run(agent, cases, config(), tmp_path / "run")
     assert only_trial(result).final_response == "hi"
@@ -653,6 +654,7 @@ async def test_the_example_agent_runs_with_the_weather_eval_set(
     monkeypatch.delenv("AGENTFLOW_EXAMPLE_MODEL", raising=False)
     agent = load_agent("examples.adk_weather")
     assert isinstance(agent, adk.AdkAgent) and agent.model == "agentflow-demo/weather"
+    assert agent.name == "weather_agent"
     loaded = load_evalset(REPO / "examples" / "weather" / "weather.evalset.json")
     cfg = load_config(REPO / "examples" / "weather" / "eval_config.json")
     result = await evaluate(
@@ -660,6 +662,7 @@ async def test_the_example_agent_runs_with_the_weather_eval_set(
     )
 
     assert result.simulated and result.agent_model == "agentflow-demo/weather"
+    assert result.agent == "weather_agent"
     assert result.totals.trials == 4 and result.totals.errored == 0
     calls = {t.trial.case_id: [(c.name, c.args) for c in t.trial.tool_calls] for t in result.trials}
     assert calls == {

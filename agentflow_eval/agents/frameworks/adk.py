@@ -72,10 +72,11 @@ DEFAULT_USER_ID = "test_user_id"
 
 
 def wrap(obj: Any, *, name: str) -> AdkAgent:
-    """An ADK ``App``, agent or workflow node as an agent under test. Raises ``TypeError``
-    for any other ADK object (a tool, a model)."""
+    """An ADK ``App``, agent or workflow node as an agent under test, named by ADK's own
+    name for it (the attribute the spec named, ``name``, is most often just
+    ``root_agent``). Raises ``TypeError`` for any other ADK object (a tool, a model)."""
     if isinstance(obj, App | BaseNode):
-        return AdkAgent(obj, name=name)
+        return AdkAgent(obj, name=getattr(obj, "name", None) or name)
     raise TypeError(
         f"a {type(obj).__name__} is not an ADK agent, workflow node or App; point the "
         "agent spec at the root agent (root_agent) or the App (app)"
