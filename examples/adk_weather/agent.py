@@ -15,7 +15,10 @@ import os
 from google.adk.agents import LlmAgent
 from google.adk.models.lite_llm import LiteLlm
 
-from ..weather.agent import SYSTEM_PROMPT, get_weather
+try:
+    from ..weather.agent import SYSTEM_PROMPT, get_weather
+except ImportError:  # loaded as a top-level package (ADK's own loader, a folder spec)
+    from agentflow_eval.examples.weather.agent import SYSTEM_PROMPT, get_weather
 
 __all__ = ["root_agent"]
 
