@@ -18,7 +18,10 @@ from google.adk.models.lite_llm import LiteLlm
 try:
     from ..weather.agent import SYSTEM_PROMPT, get_weather
 except ImportError:  # loaded as a top-level package (ADK's own loader, a folder spec)
-    from agentflow_eval.examples.weather.agent import SYSTEM_PROMPT, get_weather
+    from agentflow_eval.examples.weather.agent import (  # type: ignore[no-redef, unused-ignore]
+        SYSTEM_PROMPT,
+        get_weather,
+    )
 
 __all__ = ["root_agent"]
 

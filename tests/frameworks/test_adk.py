@@ -28,6 +28,7 @@ pytest.importorskip("google.adk")
 from google.adk.agents import LlmAgent, SequentialAgent
 from google.adk.apps import App
 from google.adk.models.lite_llm import LiteLlm
+from google.adk.tools.agent_tool import AgentTool
 from google.adk.tools.tool_context import ToolContext
 from google.adk.workflow import START, Workflow
 
@@ -636,6 +637,9 @@ def test_with_model_switches_every_agent_that_names_a_model(
     assert root.model.model == "openai/scripted"  # the original tree is untouched
     assert root.sub_agents[0].parent_agent is root
 
+    caller = LlmAgent(name="caller", model=model(server), tools=[AgentTool(weather_agent(server))])
+    with pytest.raises(InputError, match="'caller': it calls other agents as tools"):
+        adk.wrap(caller, name="caller").with_model("openai/gpt-4o-mini")
     workflow = Workflow(name="flow", edges=[(START, weather_agent(server))])
     with pytest.raises(InputError, match="cannot switch the model of the ADK workflow 'flow'"):
         adk.wrap(workflow, name="flow").with_model("openai/gpt-4o-mini")

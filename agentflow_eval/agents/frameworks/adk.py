@@ -49,6 +49,7 @@ from google.adk.events import Event
 from google.adk.models.lite_llm import LiteLlm
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
+from google.adk.tools.agent_tool import AgentTool
 from google.adk.workflow import BaseNode
 from google.genai import types
 
@@ -260,7 +261,7 @@ class _TurnEvents:
         return self._answer or ""
 
     def _at_ms(self, event: Event) -> float:
-        return max((event.timestamp - self._started) * 1000, 0.0)
+        return max((float(event.timestamp) - self._started) * 1000, 0.0)
 
     def _visit(self, segments: tuple[str, ...], at_ms: float) -> None:
         if not segments or segments == self._node:
@@ -450,14 +451,11 @@ def _warm_up(root: BaseNode) -> None:
 
 def _with_model(agent: BaseAgent, model: LiteLlm) -> BaseAgent:
     """A clone of ``agent``'s tree whose agents that name a model use ``model``."""
-    if isinstance(agent, LlmAgent):
-        from google.adk.tools.agent_tool import AgentTool
-
-        if any(isinstance(tool, AgentTool) for tool in agent.tools):
-            raise InputError(
-                f"--model cannot switch the models of the ADK agent {agent.name!r}: it "
-                "calls other agents as tools (AgentTool)"
-            )
+    if isinstance(agent, LlmAgent) and any(isinstance(t, AgentTool) for t in agent.tools):
+        raise InputError(
+            f"--model cannot switch the models of the ADK agent {agent.name!r}: it "
+            "calls other agents as tools (AgentTool)"
+        )
     subs = [_with_model(sub, model) for sub in agent.sub_agents]
     update: dict[str, Any] = {"sub_agents": subs}
     if isinstance(agent, LlmAgent) and agent.model:
