@@ -7,10 +7,13 @@ Two sides, at most 16 trials in flight, on the same server, in the same process:
 - **ADK alone**: per trial a ``Runner`` with its own ``InMemorySessionService``, one
   session, one ``run_async`` turn, driven by ``asyncio.gather`` under a
   ``Semaphore(16)``: what the adapter does for a trial, without agentflow-eval;
-- **through agentflow-eval**: the same agent wrapped by the adapter, evaluated by
-  ``pipeline.evaluate`` (``max_concurrency=16``, judged by the two local criteria only);
-  the trial phase is read from ``trials.jsonl`` (first trial start to last trial end),
-  as ``benchmarks/run.py`` reads it, and the whole call is timed too.
+- **through agentflow-eval**: the same agent wrapped by the adapter, the run planned as
+  ``pipeline.evaluate`` plans it (``max_concurrency=16``), and its trial stage
+  (``pipeline.stages.trials_stage``: sessions, trials, their records, ``trials.jsonl``)
+  timed; judging and reports, which are not the adapter's, are left out.
+
+Both sides are timed in wall seconds and in this process's CPU seconds (the server runs
+in its own process), as the machine is shared and wall times swing with its load.
 
 The sides take turns going first, after a warm-up that pays the process's first-call
 costs. Prints each repetition and a one-line summary with the medians and their ratio.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import sys
@@ -42,10 +46,12 @@ from google.genai import types  # noqa: E402
 
 from agentflow_eval.agents.frameworks import adk  # noqa: E402
 from agentflow_eval.files.loading import load_config, load_evalset  # noqa: E402
-from agentflow_eval.pipeline.evaluate import evaluate  # noqa: E402
+from agentflow_eval.llm.client import ModelClient  # noqa: E402
+from agentflow_eval.llm.ratelimit import RateLimiter  # noqa: E402
+from agentflow_eval.pipeline.stages import trials_stage  # noqa: E402
+from agentflow_eval.run.plan import RunInputs, plan_run  # noqa: E402
 from agentflow_eval.run.settings import RunOptions  # noqa: E402
 from benchmarks.bench_model import AGENT_MODEL, CITIES  # noqa: E402
-from benchmarks.measure import trial_times  # noqa: E402
 from benchmarks.run import model_server  # noqa: E402
 from benchmarks.workloads import write_workload  # noqa: E402
 from examples.weather.agent import SYSTEM_PROMPT, get_weather  # noqa: E402
@@ -95,23 +101,27 @@ async def adk_alone(agent: LlmAgent, questions: list[str]) -> tuple[float, float
 
 async def through_agentflow(
     agent: LlmAgent, evalset: Path, config: Path, output: Path
-) -> tuple[float, float, float]:
-    """(trial phase, whole evaluate call, CPU of the whole call) in seconds for the
-    workload through the adapter."""
-    loaded = load_evalset(evalset)
-    start, cpu = time.perf_counter(), time.process_time()
-    result = await evaluate(
-        adk.wrap(agent, name="weather_agent"),
-        loaded.eval_set,
-        load_config(config),
-        options=RunOptions(max_concurrency=CONCURRENCY),
-        output_dir=output,
+) -> tuple[float, float]:
+    """(wall, CPU) seconds of the trial stage for the workload through the adapter: the
+    run planned as ``pipeline.evaluate`` plans it, then only its trials stage timed (its
+    judging, aggregation and reports are not the adapter's)."""
+    wrapped = adk.wrap(agent, name="weather_agent")
+    inputs = RunInputs.of(load_evalset(evalset).eval_set, load_config(config))
+    handle = plan_run(
+        inputs, RunOptions(max_concurrency=CONCURRENCY), agent=wrapped, output_dir=output
     )
-    whole, cpu = time.perf_counter() - start, time.process_time() - cpu
-    if result.totals.passed != result.totals.trials:
-        raise RuntimeError(f"through agentflow-eval: {result.totals}")
+    with handle:
+        plan = handle.plan
+        async with ModelClient(RateLimiter.from_config(plan.config)) as models:
+            start, cpu = time.perf_counter(), time.process_time()
+            counts = await trials_stage(plan, wrapped, models)
+            elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     (trials,) = output.glob("*/*/trials.jsonl")
-    return trial_times(trials.parent).phase_s, whole, cpu
+    records = [json.loads(line) for line in trials.read_text(encoding="utf-8").splitlines()]
+    answered = sum(1 for r in records if r["error"] is None and r["turns"][0]["final_response"])
+    if counts.errored or answered != len(records) or not records:
+        raise RuntimeError(f"through agentflow-eval: {counts}, {answered} answered")
+    return elapsed, cpu
 
 
 async def main(repeats: int, cases: int, runs: int) -> None:
@@ -125,9 +135,8 @@ async def main(repeats: int, cases: int, runs: int) -> None:
         await adk_alone(agent, questions[: CONCURRENCY * 2])  # first-call costs, both sides
         alone: list[float] = []
         alone_cpu: list[float] = []
-        phases: list[float] = []
-        wholes: list[float] = []
-        wholes_cpu: list[float] = []
+        stage: list[float] = []
+        stage_cpu: list[float] = []
         for repeat in range(repeats):
             run_dir = work / f"run{repeat}"
             if repeat % 2:  # every other repetition the other side goes first
@@ -138,24 +147,21 @@ async def main(repeats: int, cases: int, runs: int) -> None:
                 through = await through_agentflow(agent, workload.evalset, workload.config, run_dir)
             alone.append(bare[0])
             alone_cpu.append(bare[1])
-            phases.append(through[0])
-            wholes.append(through[1])
-            wholes_cpu.append(through[2])
+            stage.append(through[0])
+            stage_cpu.append(through[1])
             print(
                 f"repetition {repeat + 1}: ADK alone {bare[0]:.2f} s (CPU {bare[1]:.2f} s); "
-                f"through agentflow-eval trial phase {through[0]:.2f} s "
-                f"({through[0] / bare[0]:.2f}x), whole evaluate {through[1]:.2f} s "
-                f"(CPU {through[2]:.2f} s, {through[2] / bare[1]:.2f}x)",
+                f"through agentflow-eval {through[0]:.2f} s ({through[0] / bare[0]:.2f}x; "
+                f"CPU {through[1]:.2f} s, {through[1] / bare[1]:.2f}x)",
                 flush=True,
             )
-    a, p, w = (statistics.median(xs) for xs in (alone, phases, wholes))
-    ac, wc = statistics.median(alone_cpu), statistics.median(wholes_cpu)
+    a, t = statistics.median(alone), statistics.median(stage)
+    ac, tc = statistics.median(alone_cpu), statistics.median(stage_cpu)
     print(
         f"adk W1 ({cases}x{runs} trials, {CONCURRENCY} in flight, {LATENCY_S * 1000:.0f} ms "
         f"replies, one tool call then an answer; medians of {repeats}): ADK alone {a:.2f} s, "
-        f"through agentflow-eval {p:.2f} s trial phase ({p / a:.2f}x; target <= 1.2x), "
-        f"{w:.2f} s whole evaluate; CPU {ac:.2f} s alone, {wc:.2f} s whole evaluate "
-        f"({wc / ac:.2f}x)"
+        f"through agentflow-eval {t:.2f} s trial stage ({t / a:.2f}x; target <= 1.2x); "
+        f"CPU {ac:.2f} s vs {tc:.2f} s ({tc / ac:.2f}x)"
     )
 
 
