@@ -49,6 +49,7 @@ from google.adk.events import Event
 from google.adk.models.lite_llm import LiteLlm
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
+from google.adk.sessions.base_session_service import GetSessionConfig
 from google.adk.tools.agent_tool import AgentTool
 from google.adk.workflow import BaseNode
 from google.genai import types
@@ -70,6 +71,8 @@ __all__ = ["DEFAULT_USER_ID", "AdkAgent", "AdkSession", "wrap"]
 
 DEFAULT_USER_ID = "test_user_id"
 """The user a session is for when the case names none: ADK's evaluator's default."""
+
+_STATE_ONLY = GetSessionConfig(num_recent_events=0)
 
 
 def wrap(obj: Any, *, name: str) -> AdkAgent:
@@ -199,7 +202,10 @@ class AdkSession:
 
     async def _refresh_state(self) -> None:
         session = await self.runner.session_service.get_session(
-            app_name=self.app_name, user_id=self.user_id, session_id=self.session_id
+            app_name=self.app_name,
+            user_id=self.user_id,
+            session_id=self.session_id,
+            config=_STATE_ONLY,  # the state, without copying every event of the session
         )
         if session is not None:
             self.state = dict(session.state)
