@@ -4,6 +4,7 @@ server, evaluated by the whole pipeline (``pipeline.evaluate``)."""
 from __future__ import annotations
 
 import json
+import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -404,6 +405,21 @@ async def test_rate_limits_that_outlast_the_clients_retries_are_infrastructure_e
     assert len(server.requests) == 4  # each: the first try and the client's one retry
     totals = run.totals
     assert (totals.errored, totals.infrastructure_errors, totals.rated_trials) == (2, 2, 0)
+
+
+async def test_server_errors_and_lost_connections_are_infrastructure_errors(
+    server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    server.handler = lambda body: Reply.error(503, "overloaded")
+    with socket.socket() as sock:  # a port nothing listens on: connections are refused
+        sock.bind(("127.0.0.1", 0))
+        unreachable = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    cases = evalset(case("c", {"user_content": "hi"}))
+    for url, expected in ((server.url, "HTTP 503"), (unreachable, "unreachable")):
+        agent = PydanticAIAgent(Agent(model(url)), name="down")
+        trial = only_trial(await run_eval(agent, cases, config(), tmp_path / expected[:4]))
+        assert trial.error is not None and trial.error.kind == "infrastructure"
+        assert expected in trial.error.message
 
 
 async def test_a_refused_key_stops_the_run(server: ScriptedOpenAIServer, tmp_path: Path) -> None:
