@@ -85,7 +85,7 @@ def case(eval_id: str, *turns: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {"eval_id": eval_id, "conversation": list(turns), **extra}
 
 
-def config(**criteria: dict[str, Any]) -> EvalConfig:
+def config(**criteria: Any) -> EvalConfig:
     return EvalConfig.model_validate({"criteria": criteria or {"response_match_score": 0.5}})
 
 
@@ -465,7 +465,7 @@ async def test_a_delegate_agents_run_is_a_step_under_its_caller(
     router = Agent(model(server.url), name="router")
 
     @router.tool
-    async def research(ctx: RunContext[None], question: str) -> str:
+    async def research(ctx: RunContext[Any], question: str) -> str:
         """Ask the researcher."""
         result = await researcher.run(question, usage=ctx.usage)
         return result.output
