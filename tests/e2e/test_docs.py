@@ -1,6 +1,8 @@
-"""The user documentation runs: every block of docs/agents.md, docs/criteria.md and
-docs/eval-sets.md, in order, in a fresh folder with this checkout's environment —
-files written, commands run, outputs compared (see tests/support/markdown_doc.py)."""
+"""The user documentation runs: every block of docs/agents.md, docs/criteria.md,
+docs/eval-sets.md and each framework's page under docs/frameworks/, in order, in a fresh
+folder with this checkout's environment — files written, commands run, outputs compared
+(see tests/support/markdown_doc.py). A framework's page runs where its extra is
+installed (CI installs them all)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,19 @@ from pathlib import Path
 import pytest
 from support.markdown_doc import DocRun, blocks_of, venv_env
 
+from agentflow_eval.demo.server import shared_demo_url
+
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ["agents.md", "criteria.md", "eval-sets.md"]
+FRAMEWORK_PAGES = {
+    "frameworks/adk.md": "google.adk",
+    "frameworks/langgraph.md": "langgraph",
+    "frameworks/openai_agents.md": "agents",
+    "frameworks/pydantic_ai.md": "pydantic_ai",
+    "frameworks/otel.md": "opentelemetry.sdk",
+}
 
 
 def doc_environment(project: Path) -> dict[str, str]:
@@ -25,9 +36,12 @@ def doc_environment(project: Path) -> dict[str, str]:
     return env
 
 
-@pytest.mark.parametrize("name", DOCS)
+@pytest.mark.parametrize("name", [*DOCS, *FRAMEWORK_PAGES])
 def test_every_block_of_the_page_runs(name: str, tmp_path: Path) -> None:
+    if name in FRAMEWORK_PAGES:
+        pytest.importorskip(FRAMEWORK_PAGES[name])
     blocks = blocks_of((ROOT / "docs" / name).read_text(encoding="utf-8"))
-    run = DocRun(tmp_path, doc_environment(tmp_path), fields={"repo": str(ROOT)})
+    fields = {"repo": str(ROOT), "demo_url": shared_demo_url()}
+    run = DocRun(tmp_path, doc_environment(tmp_path), fields=fields)
     run.run(blocks)
     assert len(run.done) == len(blocks)

@@ -275,6 +275,7 @@ def test_long_lists_of_problems_are_cut_short(tmp_path: Path):
             "duration",
             "expected_final_response",
             "expected_intermediate_responses",
+            "expected_nodes",
             "expected_tool_responses",
             "expected_tool_trajectory",
             "inference_call_count",
