@@ -28,7 +28,6 @@ from langgraph.prebuilt import ToolNode, tools_condition
 
 from agentflow_eval.agents.base import current_session
 from agentflow_eval.demo.server import shared_demo_url
-
 from agentflow_eval.examples.weather.agent import SYSTEM_PROMPT, get_weather
 
 __all__ = ["agent", "graph", "model"]

@@ -36,7 +36,6 @@ from pydantic_ai.settings import ModelSettings
 
 from agentflow_eval.agents.base import SessionContext
 from agentflow_eval.demo.server import shared_demo_url
-
 from agentflow_eval.examples.weather.agent import SYSTEM_PROMPT, get_weather
 
 __all__ = ["agent", "weather_agent"]
