@@ -23,6 +23,14 @@ os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
 # would close pytest's own capture. Configure Prefect's logging first, once.
 import prefect.main  # noqa: F401
 
+# The built-in criteria are found by importing the criteria package's modules on first use.
+# Under pytest those modules are assertion-rewritten (the package is a pytest plugin), and
+# CPython 3.11.7's compiler can fail doing that deep inside a Prefect flow's stack
+# ("AST constructor recursion depth mismatch"). Load them here, at a shallow depth, once.
+from agentflow_eval.criteria.registry import known_criteria
+
+known_criteria()
+
 
 @pytest.fixture(params=["auto", "litellm"])
 def llm_transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
