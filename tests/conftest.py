@@ -1,4 +1,6 @@
-"""Test-wide environment: offline litellm, an isolated Prefect home, no analytics."""
+"""Test-wide environment for every tier (tests/unit, tests/flows, tests/e2e; README's
+Development section): offline litellm, an isolated Prefect home, no analytics; a scripted
+OpenAI-compatible server per module."""
 
 from __future__ import annotations
 
@@ -16,12 +18,6 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="agentflow-eval-prefect-"))
 os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
-
-# Prefect configures logging when it is first imported, closing every handler that exists
-# by then. absl (which rouge-score imports) makes a handler bound to whatever sys.stderr
-# was at its import — under pytest, a capture buffer — so a Prefect import in a later test
-# would close pytest's own capture. Configure Prefect's logging first, once.
-import prefect.main  # noqa: F401
 
 
 @pytest.fixture(params=["auto", "litellm"])
