@@ -1,6 +1,6 @@
 """Test-wide environment for every tier (tests/unit, tests/flows, tests/e2e; README's
-Development section): offline litellm, an isolated Prefect home, no analytics; a scripted
-OpenAI-compatible server per module."""
+Development section): offline litellm, an isolated Prefect home, no analytics, the
+default model transport; a scripted OpenAI-compatible server per module."""
 
 from __future__ import annotations
 
@@ -18,15 +18,9 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="agentflow-eval-prefect-"))
 os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
-
-
-@pytest.fixture(params=["auto", "litellm"])
-def llm_transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run a test once per model transport: ``auto`` sends the tests' unpriced
-    ``openai/...`` models on the scripted server through the direct OpenAI-compatible
-    client, ``litellm`` through the real LiteLLM path."""
-    monkeypatch.setenv("AGENTFLOW_LLM_TRANSPORT", request.param)
-    return str(request.param)
+# Model calls take the default transport (tests/unit/llm/test_transport_contract.py runs
+# the calls judges and agents make over both, and finds them alike).
+os.environ.pop("AGENTFLOW_LLM_TRANSPORT", None)
 
 
 @pytest.fixture(scope="module")
