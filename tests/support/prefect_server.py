@@ -18,7 +18,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-PREFECT = str(Path(sys.executable).with_name("prefect"))
+PREFECT = [sys.executable, "-m", "prefect"]
+"""The prefect CLI on the tests' own interpreter (the ``prefect`` script's first line may
+name another Python: a virtualenv copied from elsewhere keeps the original's)."""
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -78,7 +80,7 @@ def _prefect_server(home: Path, timeout_s: float) -> Iterator[str]:
     api_url = f"http://127.0.0.1:{port}/api"
     log = (home / "server.log").open("wb")
     process = subprocess.Popen(
-        [PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+        [*PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
         env={**prefect_env(home), "PREFECT_UI_API_URL": api_url},  # the UI calls this API
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -135,7 +137,18 @@ def process_worker(
     log_path = home / f"{name}.log"
     log = log_path.open("wb")
     process = subprocess.Popen(
-        [PREFECT, "worker", "start", "--pool", pool, "--type", "process", "--name", name, *options],
+        [
+            *PREFECT,
+            "worker",
+            "start",
+            "--pool",
+            pool,
+            "--type",
+            "process",
+            "--name",
+            name,
+            *options,
+        ],
         env=prefect_env(home, api_url),
         cwd=cwd,
         stdout=log,
@@ -152,7 +165,7 @@ def process_worker(
 def prefect_cli(home: Path, api_url: str, *args: str, cwd: Path, **env: str) -> str:
     """Run the prefect CLI; return its output, raising with it on failure."""
     result = subprocess.run(
-        [PREFECT, "--no-prompt", *args],
+        [*PREFECT, "--no-prompt", *args],
         env={**prefect_env(home, api_url), **env},
         cwd=cwd,
         capture_output=True,
