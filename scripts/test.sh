@@ -10,8 +10,9 @@
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 
 for arg in "$@"; do
-  if [[ "$arg" != -* && -e "${arg%%::*}" ]]; then
-    exec python -m pytest "$@"
+  path=${arg%%::*}
+  if [[ "$arg" != -* && -e "$path" && "$(realpath "$path")/" == "$PWD/tests/"* ]]; then
+    exec python -m pytest "$@"  # a test file or folder named: pytest on it alone
   fi
 done
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import traceback
+from dataclasses import dataclass
 from importlib.abc import MetaPathFinder
 from pathlib import Path
 from typing import Any
@@ -76,12 +77,17 @@ class ProcessGuard:
             )
 
 
-PREFECT_LOADED_BEFORE = "prefect" in sys.modules
-"""Whether Prefect was imported before the core tier's guards were installed: in a
-session over every tier, the flow tier's conftest imports it first, and the Prefect
-guard stands down."""
+@dataclass
+class PrefectGuard:
+    """Whether the Prefect guard is on: in a session of the core tier alone. A session
+    that also runs other tiers imports Prefect by design (their conftests do, at
+    collection), and the guard stands down."""
+
+    on: bool = False
+
 
 PREFECT_WATCH = FirstImport("prefect")
-if not PREFECT_LOADED_BEFORE:
+if "prefect" not in sys.modules:
     sys.meta_path.insert(0, PREFECT_WATCH)
+PREFECT_GUARD = PrefectGuard()
 PROCESS_GUARD = ProcessGuard()
