@@ -344,7 +344,7 @@ async def test_a_judge_verdict_with_its_usage_retries_and_options(
     body = server.requests[-1]
     assert (body["model"], body["seed"], body["temperature"], body["max_tokens"]) == (
         "judge",
-        8,  # the seed moves with the sample
+        8,  # sample 1: its seed is 7 + 1
         0.3,
         99,
     )
