@@ -23,6 +23,19 @@ os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
 os.environ.pop("AGENTFLOW_LLM_TRANSPORT", None)
 
 
+@pytest.fixture(autouse=True)
+def _environment_restored() -> Iterator[None]:
+    """Each test leaves os.environ as it found it. The CLI run in the test's process sets
+    variables for its process (Prefect's console log level, for one); left behind, they
+    would reach every process a later test starts — a Prefect worker that logs warnings
+    only, say."""
+    before = dict(os.environ)
+    yield
+    if os.environ != before:
+        os.environ.clear()
+        os.environ.update(before)
+
+
 @pytest.fixture(scope="module")
 def shared_server() -> Iterator[ScriptedOpenAIServer]:
     """One scripted OpenAI-compatible server per test module (stopping one costs half a

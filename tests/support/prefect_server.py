@@ -149,7 +149,8 @@ def process_worker(
             name,
             *options,
         ],
-        env=prefect_env(home, api_url),
+        # INFO: tests read from its log which flow runs it submitted
+        env={**prefect_env(home, api_url), "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "INFO"},
         cwd=cwd,
         stdout=log,
         stderr=subprocess.STDOUT,
