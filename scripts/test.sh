@@ -2,11 +2,14 @@
 # Quickstart 2: run the test suite, one tier after another, fastest first, stopping at the
 # first tier that fails:
 #   core        tests/unit   the library alone, in parallel (pytest-xdist)
+#   frameworks  tests/frameworks  each framework's adapter on real agents of that framework
 #   flows       tests/flows  flows and tasks against one Prefect test harness
 #   end-to-end  tests/e2e    one real Prefect server with process workers, one SeaweedFS,
 #                            headless Chromium (where available), a fresh pip install
 # Extra arguments go to pytest in every tier (bash scripts/test.sh -x -k judge). Arguments
 # that name test paths run pytest on those alone (bash scripts/test.sh tests/unit/llm -q).
+# The agent frameworks too: their adapters are tested on the real libraries.
+export AGENTFLOW_EXTRAS=${AGENTFLOW_EXTRAS:-test,frameworks}
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 
 for arg in "$@"; do
@@ -35,5 +38,6 @@ tier() {
 }
 
 tier core tests/unit -n auto --dist worksteal "$@"
+tier frameworks tests/frameworks -n auto --dist worksteal "$@"
 tier flows tests/flows "$@"
 tier end-to-end tests/e2e "$@"
