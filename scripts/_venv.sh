@@ -1,5 +1,6 @@
 # Sourced by the quickstart scripts: make .venv (python3 + pip only) and install the
-# project into it, again only when pyproject.toml changed.
+# project into it with the extras in AGENTFLOW_EXTRAS (default: test), again only when
+# pyproject.toml or the extras changed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 VENV=${AGENTFLOW_VENV:-.venv}
@@ -8,9 +9,10 @@ if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"
 fi
 stamp="$VENV/.agentflow-installed"
-want=$(cat pyproject.toml | python3 -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')
+EXTRAS=${AGENTFLOW_EXTRAS:-test}
+want=$( (cat pyproject.toml; echo "extras: $EXTRAS") | python3 -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[test]" 2>&1 \
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[$EXTRAS]" 2>&1 \
     | grep -v -E "^WARNING: Location .* is ignored" >&2 || true
   "$VENV/bin/python" -c "import agentflow_eval, prefect, litellm" >/dev/null
   echo "$want" > "$stamp"

@@ -1,4 +1,6 @@
-"""Test-wide environment: offline litellm, an isolated Prefect home, no analytics."""
+"""Test-wide environment for every tier (tests/unit, tests/flows, tests/e2e; README's
+Development section): offline litellm, an isolated Prefect home, no analytics, the
+default model transport; a scripted OpenAI-compatible server per module."""
 
 from __future__ import annotations
 
@@ -16,21 +18,30 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="agentflow-eval-prefect-"))
 os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
+# Model calls take the default transport (tests/unit/llm/test_transport_contract.py runs
+# the calls judges and agents make over both, and finds them alike).
+os.environ.pop("AGENTFLOW_LLM_TRANSPORT", None)
 
-# Prefect configures logging when it is first imported, closing every handler that exists
-# by then. absl (which rouge-score imports) makes a handler bound to whatever sys.stderr
-# was at its import — under pytest, a capture buffer — so a Prefect import in a later test
-# would close pytest's own capture. Configure Prefect's logging first, once.
-import prefect.main  # noqa: F401
+# The built-in criteria are found by importing the criteria package's modules on first use.
+# Under pytest those modules are assertion-rewritten (the package is a pytest plugin), and
+# CPython 3.11.7's compiler can fail doing that deep inside a Prefect flow's stack
+# ("AST constructor recursion depth mismatch"). Load them here, at a shallow depth, once.
+from agentflow_eval.criteria.registry import known_criteria
+
+known_criteria()
 
 
-@pytest.fixture(params=["auto", "litellm"])
-def llm_transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run a test once per model transport: ``auto`` sends the tests' unpriced
-    ``openai/...`` models on the scripted server through the direct OpenAI-compatible
-    client, ``litellm`` through the real LiteLLM path."""
-    monkeypatch.setenv("AGENTFLOW_LLM_TRANSPORT", request.param)
-    return str(request.param)
+@pytest.fixture(autouse=True)
+def _environment_restored() -> Iterator[None]:
+    """Each test leaves os.environ as it found it. The CLI run in the test's process sets
+    variables for its process (Prefect's console log level, for one); left behind, they
+    would reach every process a later test starts — a Prefect worker that logs warnings
+    only, say."""
+    before = dict(os.environ)
+    yield
+    if os.environ != before:
+        os.environ.clear()
+        os.environ.update(before)
 
 
 @pytest.fixture(scope="module")

@@ -119,6 +119,26 @@ class TrajectoryRecorder:
         self.events.append(event)
         return event
 
+    def merge(self, events: Sequence[TrajectoryEvent]) -> None:
+        """Add events observed after the fact (each stamped with its ``at_ms``, in time
+        order), each before the first recorded event that happened later; the recorded
+        events keep their order. Used for what an agent's own telemetry reports once its
+        turn is over (:mod:`agentflow_eval.agents.otel`)."""
+        if not events:
+            return
+        merged: list[TrajectoryEvent] = []
+        pending = iter(sorted(events, key=lambda event: event.at_ms))
+        nxt = next(pending, None)
+        for recorded in self.events:
+            while nxt is not None and nxt.at_ms <= recorded.at_ms:
+                merged.append(nxt)
+                nxt = next(pending, None)
+            merged.append(recorded)
+        if nxt is not None:
+            merged.append(nxt)
+            merged.extend(pending)
+        self.events[:] = merged  # in place: the trial's turn holds this very list
+
     def tool_call(
         self,
         name: str,

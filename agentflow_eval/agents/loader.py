@@ -7,7 +7,9 @@ Accepted specs:
   in a package under the current directory, so relative imports work);
 - ``package.module`` — the module's ``root_agent``, else its ``agent`` (Google ADK's
   ``agent_module`` convention); a package without either is read through its ``agent``
-  submodule, so ``examples.weather`` and ``examples.weather.agent`` name the same agent;
+  submodule, so ``examples.weather`` and ``examples.weather.agent`` name the same agent.
+  As ADK's own loader does, a module-level ``app`` comes first when it is a framework's
+  object (an ADK ``App``); any other ``app`` (a web application) is left alone;
 - ``path/to/folder`` — the folder's ``agent.py`` (else its ``__init__.py``), by the same
   rule; ``path/to/file.py`` alone works the same way;
 - ``http(s)://...`` — an :class:`HttpAgent` speaking the OpenAI chat-completions shape;
@@ -50,6 +52,9 @@ _SPEC_FORMS = (
 )
 _CONVENTIONAL_NAMES = ("root_agent", "agent")
 """What a module named without ``:attr`` is expected to define, first match wins."""
+_FRAMEWORK_APP = "app"
+"""Checked before those, and taken only when a framework adapter claims it: Google ADK's
+loader looks for a module's ``App`` (its plugins and app-wide settings) first."""
 
 
 class AgentLoadError(InputError):
@@ -144,7 +149,10 @@ def _import_without_attribute(spec: str) -> ModuleType:
 def _conventional_agent(module: ModuleType, spec: str, depth: int = 0) -> AgentUnderTest:
     """ADK's ``agent_module`` convention: ``root_agent``, else ``agent`` (which may be the
     package's ``agent`` submodule, read the same way); a package with neither is read
-    through its ``agent`` submodule."""
+    through its ``agent`` submodule. A framework's ``app`` (ADK's ``App``) comes first."""
+    app = getattr(module, _FRAMEWORK_APP, None)
+    if app is not None and frameworks.adapter_for(app) is not None:
+        return _as_agent(app, spec, _FRAMEWORK_APP)
     for name in _CONVENTIONAL_NAMES:
         if hasattr(module, name):
             obj = getattr(module, name)

@@ -8,6 +8,10 @@ Synchronous functions run in worker threads of the agent's own
 running beside them; the trial's context (``current_session()``, ``trial_workdir()``) is
 visible there too. A call that outlives its trial's timeout is abandoned to its thread,
 which neither holds up later trials nor keeps the process alive at exit.
+
+An agent instrumented with OpenTelemetry (a framework's GenAI spans, or spans of its own)
+needs no recorder calls: each turn's spans are read into its events
+(:mod:`agentflow_eval.agents.otel`), except the kinds of event the agent recorded itself.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
+from agentflow_eval.agents import otel
 from agentflow_eval.agents.base import (
     AgentSession,
     SessionContext,
@@ -218,8 +223,14 @@ class _PythonSession:
         }
         if self.call.takes("workdir"):  # made on first use: most agents never write files
             values["workdir"] = self.context.workdir
-        raw = await self.call(values)
-        response = record_reply(raw, recorder, source=f"agent {self.name!r}")
+        # an agent instrumented with OpenTelemetry: its spans say what it did
+        spans = otel.capture_turn(recorder)
+        try:
+            raw = await self.call(values)
+            response = record_reply(raw, recorder, source=f"agent {self.name!r}")
+        finally:
+            if spans is not None:  # also when it failed or was cut short: what it did stands
+                spans.finish()
         self.history.append({"role": message.role or "user", "content": text})
         self.history.append({"role": "assistant", "content": response})
         return response

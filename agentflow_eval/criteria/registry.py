@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
@@ -344,15 +345,26 @@ def default_applies(name: str, case: EvalCase) -> bool:
 # ------------------------------------------------------------------------------ discovery
 
 _LOADED = False
+_WALKING = False
+_LOAD_LOCK = threading.RLock()
 
 
 def _load_builtins() -> None:
     """Import every module of this package (and its subpackages) once, so that each
-    built-in criterion's declaration runs; no list of them is kept anywhere."""
-    global _LOADED
+    built-in criterion's declaration runs; no list of them is kept anywhere. Another
+    thread asking meanwhile waits for the whole list; a module the walk imports that asks
+    (on this thread) gets what is declared so far; a walk that fails is tried again."""
+    global _LOADED, _WALKING
     if _LOADED:
         return
-    _LOADED = True
-    package = importlib.import_module(__package__ or "agentflow_eval.criteria")
-    for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
-        importlib.import_module(module.name)
+    with _LOAD_LOCK:
+        if _LOADED or _WALKING:
+            return
+        _WALKING = True
+        try:
+            package = importlib.import_module(__package__ or "agentflow_eval.criteria")
+            for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+                importlib.import_module(module.name)
+            _LOADED = True
+        finally:
+            _WALKING = False

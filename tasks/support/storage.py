@@ -9,6 +9,9 @@ hand-off talk to it as publishing talks to a folder or a bucket.
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+from collections.abc import Awaitable
 from typing import Any
 
 from prefect.filesystems import WritableFileSystem
@@ -51,14 +54,29 @@ def is_missing_entry(exc: BaseException) -> bool:
     return code in ("NoSuchKey", "404")
 
 
+def _synchronously(method: Any, *args: Any) -> Any:
+    """Call a block's ``read_path``/``write_path`` and have its result, from a worker
+    thread. Inside an async flow or task run, Prefect's dispatching methods pick their
+    async side even off the event loop (they look at the run, not the thread): ask those
+    for the sync side. A block whose method still hands back a coroutine has it run to
+    the end on this thread's own loop."""
+    # prefect's dispatching methods (async_dispatch, sync_compatible) carry .aio
+    result = method(*args, _sync=True) if hasattr(method, "aio") else method(*args)
+    if inspect.isawaitable(result):
+        return asyncio.run(_awaited(result))
+    return result
+
+
+async def _awaited(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
+
+
 class BlockStore:
     """A Prefect storage block as an object store. Its calls block; callers run them off
-    the event loop (the block's methods then act synchronously)."""
+    the event loop."""
 
     def __init__(self, block: WritableFileSystem) -> None:
-        # called from a worker thread, a block's write_path and read_path act
-        # synchronously (Prefect dispatches on the running loop); typed as the async base
-        self.block: Any = block
+        self.block: Any = block  # typed as the async base; called synchronously
 
     def describe(self) -> str:
         block: Any = self.block
@@ -68,7 +86,7 @@ class BlockStore:
     def put(self, key: str, body: bytes, content_type: str, cache_control: str | None) -> None:
         path = join_key(*key.split("/"))
         try:
-            self.block.write_path(path, body)
+            _synchronously(self.block.write_path, path, body)
         except Exception as exc:
             raise StoreError(
                 f"{self.describe()}: cannot write {path}: {exc}", transient=True
@@ -77,7 +95,7 @@ class BlockStore:
     def get(self, key: str) -> bytes | None:
         path = join_key(*key.split("/"))
         try:
-            return bytes(self.block.read_path(path))
+            return bytes(_synchronously(self.block.read_path, path))
         except Exception as exc:
             if is_missing_entry(exc):
                 return None

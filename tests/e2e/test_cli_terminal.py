@@ -1,8 +1,11 @@
-"""The ``agentflow-eval`` command as a person meets it, in a new process against Prefect's
-temporary server: live progress bars on a terminal (a pseudo-terminal here), plain lines
-through a pipe, the run summary as JSON, errored trials re-run in a new folder, one
-scorecard with --verbose, no telemetry noise, and Ctrl-C that stops cleanly with the
-command that finishes the run."""
+"""The ``agentflow-eval`` command as a person meets it, in a new process: live progress
+bars on a terminal (a pseudo-terminal here), plain lines through a pipe, the run summary
+as JSON, errored trials re-run in a new folder, one scorecard with --verbose, no
+telemetry noise, and Ctrl-C that stops cleanly with the command that finishes the run.
+
+The interrupted run is a user's first: no Prefect API configured (the CLI launches
+Prefect's temporary server and stops it on Ctrl-C) and Prefect's defaults (telemetry on).
+The other runs use the session's Prefect server (tests/e2e/conftest.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +21,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tests.support.prefect_server import PrefectServer
 
 pytestmark = pytest.mark.e2e
 
@@ -65,10 +70,13 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def environment(project: Path, **extra: str) -> dict[str, str]:
+def environment(project: Path, api_url: str | None, **extra: str) -> dict[str, str]:
+    """A user's environment: Prefect's API at ``api_url`` or (None) none configured."""
     env = {**os.environ, "PREFECT_HOME": str(project / "prefect"), **extra}
     for name in ("PREFECT_API_URL", "PREFECT_SERVER_ANALYTICS_ENABLED", "NO_COLOR"):
         env.pop(name, None)  # the defaults a user has: telemetry on, colour on
+    if api_url:
+        env["PREFECT_API_URL"] = api_url
     env.update(extra)
     return env
 
@@ -98,8 +106,17 @@ def run_in_terminal(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[in
     return process.wait(timeout=60), b"".join(chunks).decode("utf-8", errors="replace")
 
 
-def test_a_terminal_shows_live_bars_then_the_scorecard(project: Path) -> None:
-    env = environment(project, NO_COLOR="1", AGENT_DELAY_S="0.2", COLUMNS="120", TERM="xterm")
+def test_a_terminal_shows_live_bars_then_the_scorecard(
+    project: Path, shared_prefect: PrefectServer
+) -> None:
+    env = environment(
+        project,
+        shared_prefect.api_url,
+        NO_COLOR="1",
+        AGENT_DELAY_S="0.2",
+        COLUMNS="120",
+        TERM="xterm",
+    )
     code, output = run_in_terminal(
         [*COMMAND, "agent.py:agent", EVALSET, "--runs", "6", "--max-concurrency", "2"],
         project,
@@ -120,8 +137,10 @@ def test_a_terminal_shows_live_bars_then_the_scorecard(project: Path) -> None:
     assert "━" not in scorecard  # the bars ended before the scorecard
 
 
-def test_a_pipe_gets_plain_lines_json_and_a_rerun_of_errored_trials(project: Path) -> None:
-    env = environment(project)
+def test_a_pipe_gets_plain_lines_json_and_a_rerun_of_errored_trials(
+    project: Path, shared_prefect: PrefectServer
+) -> None:
+    env = environment(project, shared_prefect.api_url)
     first = subprocess.run(
         [*COMMAND, "agent.py:agent", EVALSET, "--runs", "4", "--json"],
         capture_output=True,
@@ -137,7 +156,7 @@ def test_a_pipe_gets_plain_lines_json_and_a_rerun_of_errored_trials(project: Pat
     assert "trials 8/8 · 4 errored" in first.stderr.splitlines()
     assert "judged 8/8 · 4 passed · 0 failed · 4 errored" in first.stderr.splitlines()
     assert "\x1b" not in first.stderr
-    assert "telemetry" not in first.stderr.lower()  # the temporary server sends none
+    assert "telemetry" not in first.stderr.lower()  # (and on the temporary server: below)
     assert "Traceback" not in first.stderr
     source = Path(summary["run_dir"])
     source_trials = (source / "trials.jsonl").read_bytes()
@@ -164,8 +183,10 @@ def test_a_pipe_gets_plain_lines_json_and_a_rerun_of_errored_trials(project: Pat
     assert len((new_dir / "trials.jsonl").read_text().splitlines()) == 8
 
 
-def test_ctrl_c_stops_cleanly_and_says_how_to_finish(project: Path) -> None:
-    env = environment(project, AGENT_DELAY_S="0.5", AGENT_FIXED="1")
+def test_ctrl_c_stops_cleanly_and_says_how_to_finish(
+    project: Path, shared_prefect: PrefectServer
+) -> None:
+    env = environment(project, None, AGENT_DELAY_S="0.5", AGENT_FIXED="1")
     process = subprocess.Popen(
         [*COMMAND, "agent.py:agent", EVALSET, "--runs", "20", "--max-concurrency", "2"],
         stdout=subprocess.PIPE,
@@ -185,6 +206,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_finish(project: Path) -> None:
     err = "".join(seen) + err
     assert process.returncode == 130, err[-3000:]
     assert "Traceback" not in err and "Crash detected" not in err
+    assert "telemetry" not in err.lower()  # the temporary server sends none
     match = re.search(r"interrupted; (\d+) finished trial\(s\) are kept in (\S+)", err)
     assert match, err
     shown = match.group(2)  # relative to the current directory, as typed
@@ -200,7 +222,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_finish(project: Path) -> None:
         capture_output=True,
         text=True,
         cwd=project,
-        env={**env, "AGENT_DELAY_S": "0"},
+        env={**env, "AGENT_DELAY_S": "0", "PREFECT_API_URL": shared_prefect.api_url},
         timeout=300,
     )
     assert resumed.returncode == 0, resumed.stderr[-3000:]

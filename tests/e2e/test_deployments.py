@@ -4,14 +4,15 @@ agent named), the nightly schedule, the events a run emits (and an automation re
 to one), and a deploy refused for a project folder that does not exist.
 
 The project is deployed from a copy of its deployable files, so runs with the default
-output folder write into that copy, not into the repository."""
+output folder write into that copy, not into the repository. The server is the session's
+(tests/e2e/conftest.py): the copy deploys to a work pool of its own, and each test reads
+back its own flow runs and events."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,44 +20,36 @@ from uuid import UUID
 
 import pytest
 from prefect.client.orchestration import PrefectClient
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterDeploymentId
 from prefect.events.filters import EventFilter, EventNameFilter
 
 from tests.support.prefect_server import (
+    PREFECT,
+    PrefectServer,
+    deployable_copy,
     free_port,
     prefect_cli,
     prefect_env,
-    prefect_server,
     process_worker,
 )
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
-POOL = "agentflow-eval"
+POOL = "e2e-deployments"
 WEATHER = "examples/weather"
 
 
-def deployable_copy(target: Path) -> Path:
-    """The files prefect.yaml's deployments need: itself, the entrypoint, the example."""
-    target.mkdir(parents=True)
-    shutil.copy(ROOT / "prefect.yaml", target / "prefect.yaml")
-    shutil.copytree(ROOT / "flows", target / "flows", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(
-        ROOT / "examples", target / "examples", ignore=shutil.ignore_patterns("__pycache__")
-    )
-    return target
-
-
 @pytest.fixture(scope="module")
-def deployed(tmp_path_factory):
+def deployed(tmp_path_factory, shared_prefect: PrefectServer):
     home = tmp_path_factory.mktemp("prefect-home")
-    project = deployable_copy(tmp_path_factory.mktemp("deploy") / "project")
-    with prefect_server(home) as api_url:
-        prefect_cli(home, api_url, "work-pool", "create", POOL, "--type", "process", cwd=project)
-        # no AGENTFLOW_EVAL_PROJECT_DIR: the folder `prefect deploy` runs in is the default
-        os.environ.pop("AGENTFLOW_EVAL_PROJECT_DIR", None)
-        prefect_cli(home, api_url, "deploy", "--all", cwd=project)
-        with process_worker(home, api_url, POOL, project) as worker_log:
-            yield home, api_url, worker_log, project
+    project = deployable_copy(tmp_path_factory.mktemp("deploy") / "project", POOL)
+    api_url = shared_prefect.api_url
+    prefect_cli(home, api_url, "work-pool", "create", POOL, "--type", "process", cwd=project)
+    # no AGENTFLOW_EVAL_PROJECT_DIR: the folder `prefect deploy` runs in is the default
+    os.environ.pop("AGENTFLOW_EVAL_PROJECT_DIR", None)
+    prefect_cli(home, api_url, "deploy", "--all", cwd=project)
+    with process_worker(home, api_url, POOL, project) as worker_log:
+        yield home, api_url, worker_log, project
 
 
 async def _wait_for_runs(
@@ -65,8 +58,9 @@ async def _wait_for_runs(
     """The finished runs of ``deployment`` matching ``where``, once there are ``count``."""
     async with PrefectClient(api=api_url) as client:
         target = await client.read_deployment_by_name(f"evaluate/{deployment}")
+        of_deployment = FlowRunFilter(deployment_id=FlowRunFilterDeploymentId(any_=[target.id]))
         for _ in range(int(timeout_s / 2)):
-            runs = [r for r in await client.read_flow_runs() if r.deployment_id == target.id]
+            runs = await client.read_flow_runs(flow_run_filter=of_deployment)
             finished = [r for r in runs if r.state and r.state.is_final() and where(r)]
             if len(finished) >= count:
                 return sorted(finished, key=lambda r: r.created)
@@ -87,6 +81,11 @@ async def _events(api_url: str, name: str, where=lambda event: True, timeout_s: 
                 return found
             await asyncio.sleep(2)
     raise AssertionError(f"no matching {name} event within {timeout_s}s")
+
+
+def _of_run(event, flow_run_id: UUID) -> bool:
+    """Whether ``event`` is about the flow run ``flow_run_id`` (a related resource)."""
+    return any(r.id == f"prefect.flow-run.{flow_run_id}" for r in event.related)
 
 
 def _results(output_dir: Path) -> dict:
@@ -119,7 +118,9 @@ def test_a_run_started_by_hand_evaluates_and_writes_results(deployed, tmp_path):
         cwd=project,
     )
     (run,) = asyncio.run(
-        _wait_for_runs(api_url, "adhoc", 1, where=lambda r: r.parameters.get("runs") == 2)
+        _wait_for_runs(
+            api_url, "adhoc", 1, where=lambda r: r.parameters.get("output_dir") == str(out)
+        )
     )
     assert run.state.is_completed(), worker_log.read_text()[-3000:]
     results = _results(out)
@@ -157,7 +158,7 @@ def test_a_deploy_event_with_only_the_agent_named_runs_on_the_defaults(deployed,
     )
     (run,) = asyncio.run(
         _wait_for_runs(
-            api_url, "on-agent-deployed", 1, where=lambda r: "v2_agent" in r.parameters["agent"]
+            api_url, "on-agent-deployed", 1, where=lambda r: str(tmp_path) in r.parameters["agent"]
         )
     )
     assert run.state.is_completed(), worker_log.read_text()[-3000:]
@@ -191,7 +192,10 @@ def test_a_deploy_event_sets_runs_identity_and_output(deployed, tmp_path):
     )
     (run,) = asyncio.run(
         _wait_for_runs(
-            api_url, "on-agent-deployed", 1, where=lambda r: r.parameters.get("runs") == 1
+            api_url,
+            "on-agent-deployed",
+            1,
+            where=lambda r: r.parameters.get("output_dir") == str(out),
         )
     )
     assert run.state.is_completed(), worker_log.read_text()[-3000:]
@@ -208,7 +212,7 @@ def test_a_deploy_event_sets_runs_identity_and_output(deployed, tmp_path):
         _events(
             api_url,
             "agentflow.eval.completed",
-            where=lambda e: e.payload.get("agent_version") == "2.4.1",
+            where=lambda e: _of_run(e, run.id) and e.payload.get("agent_version") == "2.4.1",
         )
     )
     assert mine[0].payload["trials"] == 2
@@ -285,12 +289,16 @@ def test_a_failed_publish_is_in_the_summary_and_an_event_an_automation_reacts_to
         AWS_SECRET_ACCESS_KEY="s",
     )
     (run,) = asyncio.run(
-        _wait_for_runs(api_url, "adhoc", 1, 300, where=lambda r: r.parameters.get("publish_to"))
+        _wait_for_runs(
+            api_url, "adhoc", 1, 300, where=lambda r: r.parameters.get("output_dir") == str(out)
+        )
     )
     assert run.state.is_completed(), worker_log.read_text()[-3000:]  # the results exist
     summary = asyncio.run(_summary(api_url, run.id))
     assert "Report not published" in summary and "agentflow-eval publish" in summary
-    (failed,) = asyncio.run(_events(api_url, "agentflow.eval.publish-failed"))
+    (failed,) = asyncio.run(
+        _events(api_url, "agentflow.eval.publish-failed", where=lambda e: _of_run(e, run.id))
+    )
     assert failed.payload["target"] == "s3://reports/nightly"
     assert str(out) in failed.payload["run_dir"]
     assert any(r.id == f"prefect.flow-run.{run.id}" for r in failed.related)
@@ -311,11 +319,14 @@ def test_the_nightly_deployment_is_scheduled(deployed):
         async with PrefectClient(api=api_url) as client:
             deployment = await client.read_deployment_by_name("regression/nightly")
             crons = [s.schedule.cron for s in deployment.schedules]
+            of_deployment = FlowRunFilter(
+                deployment_id=FlowRunFilterDeploymentId(any_=[deployment.id])
+            )
             for _ in range(30):
                 runs = [
                     r
-                    for r in await client.read_flow_runs()
-                    if r.deployment_id == deployment.id and r.state_name == "Scheduled"
+                    for r in await client.read_flow_runs(flow_run_filter=of_deployment)
+                    if r.state_name == "Scheduled"
                 ]
                 if runs:
                     return crons, runs
@@ -331,7 +342,7 @@ def test_deploying_with_a_project_folder_that_does_not_exist_is_refused(deployed
     home, api_url, _, project = deployed
     missing = tmp_path / "not-there"
     result = subprocess.run(
-        [str(Path(sys.executable).with_name("prefect")), "--no-prompt", "deploy", "--all"],
+        [*PREFECT, "--no-prompt", "deploy", "--all"],
         env={**prefect_env(home, api_url), "AGENTFLOW_EVAL_PROJECT_DIR": str(missing)},
         cwd=project,
         capture_output=True,

@@ -7,6 +7,9 @@ that must end on its own:
 - area 5/7: a run in which every trial errored exits 4; hostile ids print escaped;
 - area 7: the temporary Prefect server dies with the CLI, whether the CLI gets SIGKILL
   or SIGTERM (no orphan left).
+
+The runs use the session's Prefect server (tests/e2e/conftest.py), but for the last
+area's, whose subject is the temporary server.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
+from tests.support.prefect_server import PrefectServer
 
 pytestmark = pytest.mark.e2e
 
@@ -88,9 +92,13 @@ def project(tmp_path: Path, cases: list[tuple[str, str]], eval_set_id: str = "fa
     return evalset
 
 
-def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
+def env_for(tmp_path: Path, api_url: str | None, **extra: str) -> dict[str, str]:
+    """The CLI's environment: Prefect's API at ``api_url``, or (None) none, so the CLI
+    launches its temporary server."""
     env = dict(os.environ)
     env.pop("PREFECT_API_URL", None)
+    if api_url:
+        env["PREFECT_API_URL"] = api_url
     env.update(
         PREFECT_HOME=str(tmp_path / "prefect"),
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
@@ -100,15 +108,22 @@ def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def run_cli(tmp_path: Path, *args: str, env: dict[str, str] | None = None, timeout_s: float = 240):
-    return subprocess.run(
-        [AGENTFLOW_EVAL, "run", *args, "--output", str(tmp_path / "out")],
-        cwd=tmp_path,
-        env=env or env_for(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=timeout_s,  # a CLI that does not end on its own fails the test here
-    )
+@pytest.fixture
+def run_cli(tmp_path: Path, shared_prefect: PrefectServer):
+    """``run_cli(*args, env=None)``: ``agentflow-eval run ARGS --output tmp_path/out`` on
+    the session's Prefect server."""
+
+    def run(*args: str, env: dict[str, str] | None = None, timeout_s: float = 240):
+        return subprocess.run(
+            [AGENTFLOW_EVAL, "run", *args, "--output", str(tmp_path / "out")],
+            cwd=tmp_path,
+            env=env or env_for(tmp_path, shared_prefect.api_url),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,  # a CLI that does not end on its own fails the test here
+        )
+
+    return run
 
 
 def results(tmp_path: Path) -> dict:
@@ -125,10 +140,11 @@ def trial_errors(tmp_path: Path) -> list[dict]:
 HANGING = [("hang0", "please hang"), ("hang1", "please hang"), ("ok0", "?"), ("ok1", "?")]
 
 
-def test_a_hung_sync_agent_neither_keeps_the_cli_alive_nor_starves_it(tmp_path: Path) -> None:
+def test_a_hung_sync_agent_neither_keeps_the_cli_alive_nor_starves_it(
+    tmp_path: Path, run_cli
+) -> None:
     evalset = project(tmp_path, HANGING + [(f"ok{i}", "?") for i in range(2, 6)])
     done = run_cli(
-        tmp_path,
         "fault_agents.py:sync_hang",
         str(evalset),
         "--runs",
@@ -144,11 +160,9 @@ def test_a_hung_sync_agent_neither_keeps_the_cli_alive_nor_starves_it(tmp_path: 
     assert {e["kind"] for e in trial_errors(tmp_path)} == {"timeout"}
 
 
-def test_an_async_agent_blocking_the_loop_is_stopped_and_named(tmp_path: Path) -> None:
+def test_an_async_agent_blocking_the_loop_is_stopped_and_named(tmp_path: Path, run_cli) -> None:
     evalset = project(tmp_path, HANGING)
-    done = run_cli(
-        tmp_path, "fault_agents.py:async_block", str(evalset), "--runs", "1", "--timeout", "3"
-    )
+    done = run_cli("fault_agents.py:async_block", str(evalset), "--runs", "1", "--timeout", "3")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Prefect" not in done.stderr
     errors = trial_errors(tmp_path)
@@ -162,13 +176,17 @@ def test_an_async_agent_blocking_the_loop_is_stopped_and_named(tmp_path: Path) -
     assert results(tmp_path)["totals"]["passed"] == 2
 
 
-def test_refused_credentials_stop_the_cli_in_one_line(tmp_path: Path) -> None:
+def test_refused_credentials_stop_the_cli_in_one_line(
+    tmp_path: Path, run_cli, shared_prefect: PrefectServer
+) -> None:
     evalset = project(tmp_path, [(f"c{i}", "?") for i in range(6)])
     with ScriptedOpenAIServer(
         handler=lambda body: Reply.error(401, f"Incorrect API key provided: {PLANTED_KEY}")
     ) as server:
-        env = env_for(tmp_path, SCRIPTED_URL=server.url, OPENAI_API_KEY=PLANTED_KEY)
-        done = run_cli(tmp_path, "fault_agents.py:refused", str(evalset), "--runs", "2", env=env)
+        env = env_for(
+            tmp_path, shared_prefect.api_url, SCRIPTED_URL=server.url, OPENAI_API_KEY=PLANTED_KEY
+        )
+        done = run_cli("fault_agents.py:refused", str(evalset), "--runs", "2", env=env)
         requests = server.request_count
     assert done.returncode == 3, done.stderr[-3000:]
     last = done.stderr.strip().splitlines()[-1]
@@ -182,7 +200,7 @@ def test_refused_credentials_stop_the_cli_in_one_line(tmp_path: Path) -> None:
             assert PLANTED_KEY not in path.read_text(encoding="utf-8", errors="replace")
 
 
-def test_every_trial_errored_exits_4_and_hostile_ids_print_escaped(tmp_path: Path) -> None:
+def test_every_trial_errored_exits_4_and_hostile_ids_print_escaped(tmp_path: Path, run_cli) -> None:
     hostile = [
         ("\x1b[2Jwipe", "?"),
         ("nul\x00byte", "?"),
@@ -190,7 +208,7 @@ def test_every_trial_errored_exits_4_and_hostile_ids_print_escaped(tmp_path: Pat
         ("bidi\u202eevil", "?"),
     ]
     evalset = project(tmp_path, hostile, eval_set_id="set\x1b]0;title\x07")
-    done = run_cli(tmp_path, "fault_agents.py:always_fails", str(evalset), "--runs", "1")
+    done = run_cli("fault_agents.py:always_fails", str(evalset), "--runs", "1")
     assert done.returncode == 4, done.stderr[-3000:]
     assert "every trial errored (4 of 4)" in done.stderr
     printed = done.stdout + done.stderr
@@ -248,18 +266,20 @@ def cli_with_server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], i
             str(tmp_path / "out"),
         ],
         cwd=tmp_path,
-        env=env_for(tmp_path),
+        env=env_for(tmp_path, None),  # no API: the CLI launches its temporary server
         stdout=log,
         stderr=log,
     )
     server: int | None = None
+    up = False  # once it answered: a later health check may time out on a busy machine
     try:
         deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and not (server and serving(server)):
+        while time.monotonic() < deadline and not up:
             assert process.poll() is None, (tmp_path / "cli.log").read_text()[-3000:]
             server = server or next(iter(children_of(process.pid)), None)
+            up = server is not None and serving(server)
             time.sleep(0.1)
-        assert server is not None and serving(server), "the server did not start in time"
+        assert server is not None and up, "the server did not start in time"
         yield process, server
     finally:
         if process.poll() is None:

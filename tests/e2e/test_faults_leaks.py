@@ -3,10 +3,12 @@ agent's exceptions, its tool results, its answers, its log lines and a judge's e
 through a real CLI run against a real Prefect server that publishes to SeaweedFS. Every
 output is then scanned: the run folder, what the CLI printed (verbose, with failure
 reasons), the Prefect server's database (flow run, task runs, logs, artifacts) and every
-published object. Leaks found: 0."""
+published object. Leaks found: 0. The server and the store are the session's
+(tests/e2e/conftest.py); the planted keys are this test's alone."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -15,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prefect.client.orchestration import PrefectClient
+from prefect.events.filters import EventFilter, EventNameFilter, EventResourceFilter
 
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
-from tests.support.prefect_server import prefect_env, prefect_server
-from tests.support.seaweed import SeaweedFS, store_with_bucket
+from tests.support.prefect_server import PrefectServer, prefect_env
+from tests.support.seaweed import SeaweedFS
 
 pytestmark = pytest.mark.e2e
 
@@ -71,16 +75,33 @@ def provider(body: dict[str, Any]) -> Reply:
 
 
 @pytest.fixture(scope="module")
-def seaweed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeaweedFS]:
-    with store_with_bucket(tmp_path_factory.mktemp("seaweed") / "data", BUCKET) as store:
-        yield store
+def seaweed(shared_seaweed: SeaweedFS) -> Iterator[SeaweedFS]:
+    shared_seaweed.client().create_bucket(Bucket=BUCKET)
+    yield shared_seaweed
+
+
+async def _completed_event_stored(api_url: str, eval_set_id: str, timeout_s: float = 60) -> None:
+    """Wait until the server has stored the run's ``agentflow.eval.completed`` event (the
+    server stores events a moment after they arrive): then the database holds it."""
+    events = EventFilter(
+        event=EventNameFilter(name=["agentflow.eval.completed"]),
+        resource=EventResourceFilter(id=[f"agentflow.eval-set.{eval_set_id}"]),
+    )
+    async with PrefectClient(api=api_url) as client:
+        for _ in range(int(timeout_s / 0.5)):
+            if (await client.read_events(events, limit=1)).events:
+                return
+            await asyncio.sleep(0.5)
+    raise AssertionError(f"no agentflow.eval.completed event for {eval_set_id} stored")
 
 
 def leaks_in(blob: bytes) -> list[str]:
     return [secret for secret in SECRETS if secret.encode() in blob]
 
 
-def test_no_planted_key_reaches_any_output(tmp_path: Path, seaweed: SeaweedFS) -> None:
+def test_no_planted_key_reaches_any_output(
+    tmp_path: Path, seaweed: SeaweedFS, shared_prefect: PrefectServer
+) -> None:
     (tmp_path / "leaky_agent.py").write_text(AGENT, encoding="utf-8")
     evalset = tmp_path / "leaks.evalset.json"
     texts = ["ok", "bad request", "down", "raise"]
@@ -101,7 +122,8 @@ def test_no_planted_key_reaches_any_output(tmp_path: Path, seaweed: SeaweedFS) -
     )
     home = tmp_path / "prefect"
     home.mkdir()
-    with ScriptedOpenAIServer(handler=provider) as model, prefect_server(home) as api_url:
+    api_url = shared_prefect.api_url
+    with ScriptedOpenAIServer(handler=provider) as model:
         config = tmp_path / "config.json"
         config.write_text(
             json.dumps(
@@ -157,6 +179,7 @@ def test_no_planted_key_reaches_any_output(tmp_path: Path, seaweed: SeaweedFS) -
             timeout=300,
         )
         assert done.returncode == 0, done.stderr[-4000:]
+    asyncio.run(_completed_event_stored(api_url, "leaks"))
 
     # the run did meet every planted key: the failures are there, redacted
     (run_dir,) = (tmp_path / "out").glob("*/*")
@@ -171,9 +194,8 @@ def test_no_planted_key_reaches_any_output(tmp_path: Path, seaweed: SeaweedFS) -
             found[f"run folder: {path.name}"] = leaks_in(path.read_bytes())
     found["terminal"] = leaks_in((done.stdout + done.stderr).encode())
 
-    database = [path for path in home.glob("prefect.db*") if path.is_file()]
-    assert database, f"no Prefect database in {home}"
-    blob = b"".join(path.read_bytes() for path in database)
+    blob = shared_prefect.database()
+    assert blob, f"no Prefect database in {shared_prefect.home}"
     assert b"calling the model for case-ok with key [REDACTED]" in blob  # logs reached it
     found["prefect database"] = leaks_in(blob)
 

@@ -1,5 +1,6 @@
 """The README's sample output is the real command's: the scorecard the example prints
-and the usage line of ``agentflow-eval run``, regenerated here so they cannot drift."""
+and the usage line of ``agentflow-eval run``, regenerated here so they cannot drift (the
+example runs on the session's Prefect server, tests/e2e/conftest.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from support.markdown_doc import Block, blocks_of, normalise
+
+from tests.support.prefect_server import PrefectServer
 
 pytestmark = pytest.mark.e2e
 
@@ -22,13 +25,15 @@ def sample(name: str) -> Block:
     return block
 
 
-def test_the_sample_scorecard_is_what_the_example_prints(tmp_path: Path) -> None:
+def test_the_sample_scorecard_is_what_the_example_prints(
+    tmp_path: Path, shared_prefect: PrefectServer
+) -> None:
     env = {
         **os.environ,
         "PREFECT_HOME": str(tmp_path / "prefect"),  # a first run: an empty judge cache
+        "PREFECT_API_URL": shared_prefect.api_url,
         "PYTHONPATH": str(ROOT),
     }
-    env.pop("PREFECT_API_URL", None)
     result = subprocess.run(  # what scripts/run-example.sh runs
         [
             str(Path(sys.executable).parent / "agentflow-eval"),

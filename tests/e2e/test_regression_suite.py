@@ -11,7 +11,8 @@ with its own PREFECT_HOME (as two machines would have), deployed from prefect.ya
   automation that deployments/README.md's commands create (from
   deployments/automations/regressed-webhook.yaml) posts to a webhook.
 
-The workers share one local publish folder (no S3 needed for one machine)."""
+The workers share one local publish folder (no S3 needed for one machine). The server is
+the session's (tests/e2e/conftest.py); the workers serve a pool of their own."""
 
 from __future__ import annotations
 
@@ -28,13 +29,21 @@ from typing import ClassVar
 
 import pytest
 from prefect.client.orchestration import PrefectClient
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterDeploymentId
 from prefect.events.filters import EventFilter, EventNameFilter
 
-from tests.e2e.test_deployments import POOL, ROOT, deployable_copy
 from tests.support.markdown_doc import blocks_of, section, venv_env
-from tests.support.prefect_server import prefect_cli, prefect_env, prefect_server, process_worker
+from tests.support.prefect_server import (
+    ROOT,
+    PrefectServer,
+    deployable_copy,
+    prefect_cli,
+    prefect_env,
+    process_worker,
+)
 
 pytestmark = pytest.mark.e2e
+POOL = "e2e-regression-suite"
 
 AGENTS = """
 import os
@@ -115,35 +124,35 @@ def _create_automation_as_documented(home: Path, api_url: str, project: Path, ur
 
 
 @pytest.fixture(scope="module")
-def pool(tmp_path_factory, webhook):
+def pool(tmp_path_factory, webhook, shared_prefect: PrefectServer):
     root = tmp_path_factory.mktemp("regression-suite")
-    home = root / "server-home"
+    home = root / "deploy-home"
     home.mkdir()
-    project = deployable_copy(root / "project")
-    with prefect_server(home) as api_url:
-        prefect_cli(home, api_url, "work-pool", "create", POOL, "--type", "process", cwd=project)
-        prefect_cli(
-            home, api_url, "deploy", "--all", cwd=project, AGENTFLOW_EVAL_PROJECT_DIR=str(project)
-        )
-        _create_automation_as_documented(home, api_url, project, webhook[0])
-        homes = [root / "worker-a-home", root / "worker-b-home"]
-        for worker_home in homes:
-            worker_home.mkdir()
-        with (
-            process_worker(homes[0], api_url, POOL, project, "--limit", "2", name="a") as a,
-            process_worker(
-                homes[1],
-                api_url,
-                POOL,
-                project,
-                "--work-queue",
-                "default",
-                "--limit",
-                "1",
-                name="b",
-            ) as b,
-        ):
-            yield api_url, [a, b]
+    project = deployable_copy(root / "project", POOL)
+    api_url = shared_prefect.api_url
+    prefect_cli(home, api_url, "work-pool", "create", POOL, "--type", "process", cwd=project)
+    prefect_cli(
+        home, api_url, "deploy", "--all", cwd=project, AGENTFLOW_EVAL_PROJECT_DIR=str(project)
+    )
+    _create_automation_as_documented(home, api_url, project, webhook[0])
+    homes = [root / "worker-a-home", root / "worker-b-home"]
+    for worker_home in homes:
+        worker_home.mkdir()
+    with (
+        process_worker(homes[0], api_url, POOL, project, "--limit", "2", name="a") as a,
+        process_worker(
+            homes[1],
+            api_url,
+            POOL,
+            project,
+            "--work-queue",
+            "default",
+            "--limit",
+            "1",
+            name="b",
+        ) as b,
+    ):
+        yield api_url, [a, b]
 
 
 async def _run_suite(api_url: str, parameters: dict, timeout_s: float = 300) -> object:
@@ -159,8 +168,12 @@ async def _run_suite(api_url: str, parameters: dict, timeout_s: float = 300) -> 
 
 
 async def _evaluate_runs(api_url: str, suite_run_id: str) -> list:
+    """The evaluate/adhoc runs the suite run ``suite_run_id`` started (labelled with it)."""
     async with PrefectClient(api=api_url) as client:
-        runs = await client.read_flow_runs()
+        adhoc = await client.read_deployment_by_name("evaluate/adhoc")
+        runs = await client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(deployment_id=FlowRunFilterDeploymentId(any_=[adhoc.id]))
+        )
     label = f"e2e@{suite_run_id}#"
     return [
         r
@@ -181,6 +194,10 @@ async def _events(api_url: str, name: str, where=lambda e: True, timeout_s: floa
                 return found
             await asyncio.sleep(2)
     raise AssertionError(f"no {name} event within {timeout_s}s")
+
+
+def _related(event) -> set[str]:
+    return {r.id for r in event.related}
 
 
 def _wait_for(received: list[dict], timeout_s: float = 60) -> list[dict]:
@@ -258,10 +275,19 @@ def test_the_nightly_suite_spreads_over_workers_and_a_regression_notifies(pool, 
     assert [e["status"] for e in summary["evals"]] == ["regression", "no significant change"]
     assert (summary_path.parent / "summary.html").is_file()
 
-    (regressed,) = asyncio.run(_events(api_url, "agentflow.eval.regressed"))
+    # the events of this night's runs (the server is the session's)
+    tonight = {
+        f"prefect.flow-run.{r.id}" for r in asyncio.run(_evaluate_runs(api_url, str(second.id)))
+    }
+    tonight.add(f"prefect.flow-run.{second.id}")
+    (regressed,) = asyncio.run(
+        _events(api_url, "agentflow.eval.regressed", lambda e: _related(e) & tonight)
+    )
     assert regressed.resource.id == "agentflow.eval-set.paris_weather"
     assert regressed.payload["regressed_cases"][0]["case_id"] == "rain"
-    (suite_regressed,) = asyncio.run(_events(api_url, "agentflow.eval.suite-regressed"))
+    (suite_regressed,) = asyncio.run(
+        _events(api_url, "agentflow.eval.suite-regressed", lambda e: _related(e) & tonight)
+    )
     assert suite_regressed.resource.id == "agentflow.eval-suite.e2e"
     assert any(r.id == f"prefect.flow-run.{second.id}" for r in suite_regressed.related)
 

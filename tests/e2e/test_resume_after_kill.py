@@ -1,5 +1,6 @@
 """A run killed with SIGKILL midway and resumed with ``agentflow-eval run --resume``: no
-finished trial is lost or run again, and the results equal an uninterrupted run's."""
+finished trial is lost or run again, and the results equal an uninterrupted run's. The
+runs use the session's Prefect server (tests/e2e/conftest.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
+from tests.support.prefect_server import PrefectServer
 
 pytestmark = pytest.mark.e2e
 
@@ -73,10 +76,10 @@ def write_inputs(folder: Path) -> tuple[Path, Path, Path]:
     return agent, evalset, config
 
 
-def cli_env(folder: Path, name: str) -> dict[str, str]:
+def cli_env(folder: Path, name: str, api_url: str) -> dict[str, str]:
     env = dict(os.environ)
-    env.pop("PREFECT_API_URL", None)
     env.update(
+        PREFECT_API_URL=api_url,
         PREFECT_HOME=str(folder / f"prefect-{name}"),
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         LITELLM_LOCAL_MODEL_COST_MAP="True",
@@ -139,7 +142,9 @@ def kill_midway(command: list[str], env: dict[str, str], output: Path, timeout_s
             process.wait(timeout=30)
 
 
-def test_a_killed_run_resumes_without_losing_or_repeating_a_trial(tmp_path: Path) -> None:
+def test_a_killed_run_resumes_without_losing_or_repeating_a_trial(
+    tmp_path: Path, shared_prefect: PrefectServer
+) -> None:
     agent, evalset, config = write_inputs(tmp_path)
     spec = f"{agent}:agent"
 
@@ -147,7 +152,7 @@ def test_a_killed_run_resumes_without_losing_or_repeating_a_trial(tmp_path: Path
     baseline = subprocess.run(
         cli(spec, str(evalset), "--config", str(config), "--output", str(tmp_path / "baseline")),
         cwd=ROOT,
-        env=cli_env(tmp_path, "baseline"),
+        env=cli_env(tmp_path, "baseline", shared_prefect.api_url),
         capture_output=True,
         text=True,
         timeout=300,
@@ -157,7 +162,7 @@ def test_a_killed_run_resumes_without_losing_or_repeating_a_trial(tmp_path: Path
 
     # the same run, killed midway
     out = tmp_path / "killed"
-    env = cli_env(tmp_path, "killed")
+    env = cli_env(tmp_path, "killed", shared_prefect.api_url)
     command = cli(spec, str(evalset), "--config", str(config), "--output", str(out))
     kill_midway([*command, "--max-concurrency", "4"], env, out, timeout_s=240)
     (run_dir,) = out.glob("*/*")

@@ -2,7 +2,7 @@
 renders it in headless Chromium: the fields with their titles, the defaults filled in,
 choices as a pick-list, the S3 options in one group. The screenshot it takes is the one
 in docs/prefect-run-form.png: AGENTFLOW_FORM_SCREENSHOT=docs/prefect-run-form.png writes
-it there when the form changes."""
+it there when the form changes. The server is the session's (tests/e2e/conftest.py)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_deployments import POOL, deployable_copy
 from tests.support.cdp import open_page
 from tests.support.chromium import chromium_binary, png_size
-from tests.support.prefect_server import prefect_cli, prefect_server
+from tests.support.prefect_server import PrefectServer, deployable_copy, prefect_cli
 
 pytestmark = pytest.mark.e2e
+POOL = "e2e-run-form"
 
 TITLES = [
     "Agent under test",
@@ -46,29 +46,31 @@ TITLES = [
 ]
 
 
-def test_the_custom_run_form_shows_titled_fields_with_their_defaults(tmp_path):
+def test_the_custom_run_form_shows_titled_fields_with_their_defaults(
+    tmp_path, shared_prefect: PrefectServer
+):
     browser = chromium_binary()
     home = tmp_path / "home"
     home.mkdir()
-    project = deployable_copy(tmp_path / "project")
-    with prefect_server(home) as api_url:
-        prefect_cli(home, api_url, "work-pool", "create", POOL, "--type", "process", cwd=project)
-        prefect_cli(home, api_url, "deploy", "--name", "adhoc", cwd=project)
-        with urllib.request.urlopen(f"{api_url}/deployments/name/evaluate/adhoc") as response:
-            deployment = json.loads(response.read())
-        url = f"{api_url.removesuffix('/api')}/deployments/deployment/{deployment['id']}/run"
-        shot = Path(os.environ.get("AGENTFLOW_FORM_SCREENSHOT", tmp_path / "prefect-run-form.png"))
+    project = deployable_copy(tmp_path / "project", POOL)
+    api_url = shared_prefect.api_url
+    prefect_cli(home, api_url, "work-pool", "create", POOL, "--type", "process", cwd=project)
+    prefect_cli(home, api_url, "deploy", "--name", "adhoc", cwd=project)
+    with urllib.request.urlopen(f"{api_url}/deployments/name/evaluate/adhoc") as response:
+        deployment = json.loads(response.read())
+    url = f"{api_url.removesuffix('/api')}/deployments/deployment/{deployment['id']}/run"
+    shot = Path(os.environ.get("AGENTFLOW_FORM_SCREENSHOT", tmp_path / "prefect-run-form.png"))
 
-        async def look() -> tuple[str, list[str]]:
-            async with open_page(browser, tmp_path / "profile", url) as page:
-                text = await page.wait_for_text(*TITLES, timeout_s=90)
-                values = await page.evaluate(
-                    "Array.from(document.querySelectorAll('input, textarea')).map(e => e.value)"
-                )
-                await page.screenshot(shot)
-                return text, values
+    async def look() -> tuple[str, list[str]]:
+        async with open_page(browser, tmp_path / "profile", url) as page:
+            text = await page.wait_for_text(*TITLES, timeout_s=90)
+            values = await page.evaluate(
+                "Array.from(document.querySelectorAll('input, textarea')).map(e => e.value)"
+            )
+            await page.screenshot(shot)
+            return text, values
 
-        text, values = asyncio.run(look())
+    text, values = asyncio.run(look())
 
     for title in TITLES:
         assert title in text

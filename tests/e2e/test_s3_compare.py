@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from support.sample_results import sample_run, write_run_dir
-from support.seaweed import SeaweedFS, store_with_bucket
+from support.seaweed import SeaweedFS
 
 from agentflow_eval.cli import main
 from agentflow_eval.compare import load_side
@@ -29,9 +28,10 @@ REGRESSED = "weather_lookup_simple"
 
 
 @pytest.fixture(scope="module")
-def seaweed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeaweedFS]:
-    with store_with_bucket(tmp_path_factory.mktemp("seaweed") / "data", BUCKET) as store:
-        yield store
+def seaweed(shared_seaweed: SeaweedFS) -> SeaweedFS:
+    """The session's store (tests/e2e/conftest.py), with this module's bucket."""
+    shared_seaweed.client().create_bucket(Bucket=BUCKET)
+    return shared_seaweed
 
 
 def _night(run: RunResult, run_id: str, day: int) -> RunResult:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from support.sample_results import sample_run, write_run_dir
-from support.seaweed import SeaweedFS, store_with_bucket
+from support.seaweed import SeaweedFS
 
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
@@ -34,9 +33,10 @@ EXPECTED_TYPES = {
 
 
 @pytest.fixture(scope="module")
-def seaweed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeaweedFS]:
-    with store_with_bucket(tmp_path_factory.mktemp("seaweed") / "data", BUCKET) as store:
-        yield store
+def seaweed(shared_seaweed: SeaweedFS) -> SeaweedFS:
+    """The session's store (tests/e2e/conftest.py), with this module's bucket."""
+    shared_seaweed.client().create_bucket(Bucket=BUCKET)
+    return shared_seaweed
 
 
 def credentials(store: SeaweedFS) -> S3Credentials:

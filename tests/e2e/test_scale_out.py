@@ -10,7 +10,9 @@ prefect-aws S3Bucket block:
   no judge call for verdicts the shards paid for.
 
 Each worker takes one flow run at a time (--limit 1), so the parent, waiting on its
-shards, holds one worker and the shards must go to the other two."""
+shards, holds one worker and the shards must go to the other two. The server and the
+store are the session's (tests/e2e/conftest.py): the workers serve a pool of their own,
+the judge cache has a bucket of its own."""
 
 from __future__ import annotations
 
@@ -20,12 +22,18 @@ from pathlib import Path
 
 import pytest
 from prefect.client.orchestration import PrefectClient
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterDeploymentId
 
-from tests.e2e.test_deployments import POOL, deployable_copy
-from tests.support.prefect_server import prefect_cli, prefect_server, process_worker
+from tests.support.prefect_server import (
+    PrefectServer,
+    deployable_copy,
+    prefect_cli,
+    process_worker,
+)
 from tests.support.seaweed import SeaweedFS
 
 pytestmark = pytest.mark.e2e
+POOL = "e2e-scale-out"
 BUCKET = "agentflow-team"
 BLOCK = "s3-bucket/agentflow"
 
@@ -47,32 +55,25 @@ def _save_bucket_block(api_url: str, store: SeaweedFS) -> None:
 
 
 @pytest.fixture(scope="module")
-def pool(tmp_path_factory):
+def pool(tmp_path_factory, shared_prefect: PrefectServer, shared_seaweed: SeaweedFS):
     root = tmp_path_factory.mktemp("scale-out")
-    store = SeaweedFS(root / "seaweed")
-    store.start()
-    try:
-        store.client().create_bucket(Bucket=BUCKET)
-        home = root / "server-home"
-        home.mkdir()
-        project = deployable_copy(root / "project")
-        with prefect_server(home) as api_url:
-            prefect_cli(
-                home, api_url, "work-pool", "create", POOL, "--type", "process", cwd=project
-            )
-            prefect_cli(home, api_url, "deploy", "--name", "adhoc", cwd=project)
-            _save_bucket_block(api_url, store)
-            homes = [root / f"worker-{n}-home" for n in "abc"]
-            for worker_home in homes:
-                worker_home.mkdir()
-            with (
-                process_worker(homes[0], api_url, POOL, project, "--limit", "1", name="a") as a,
-                process_worker(homes[1], api_url, POOL, project, "--limit", "1", name="b") as b,
-                process_worker(homes[2], api_url, POOL, project, "--limit", "1", name="c") as c,
-            ):
-                yield api_url, [a, b, c], home, project
-    finally:
-        store.stop()
+    shared_seaweed.client().create_bucket(Bucket=BUCKET)
+    home = root / "deploy-home"
+    home.mkdir()
+    project = deployable_copy(root / "project", POOL)
+    api_url = shared_prefect.api_url
+    prefect_cli(home, api_url, "work-pool", "create", POOL, "--type", "process", cwd=project)
+    prefect_cli(home, api_url, "deploy", "--name", "adhoc", cwd=project)
+    _save_bucket_block(api_url, shared_seaweed)
+    homes = [root / f"worker-{n}-home" for n in "abc"]
+    for worker_home in homes:
+        worker_home.mkdir()
+    with (
+        process_worker(homes[0], api_url, POOL, project, "--limit", "1", name="a") as a,
+        process_worker(homes[1], api_url, POOL, project, "--limit", "1", name="b") as b,
+        process_worker(homes[2], api_url, POOL, project, "--limit", "1", name="c") as c,
+    ):
+        yield api_url, [a, b, c], home, project
 
 
 async def _run(api_url: str, parameters: dict) -> object:
@@ -87,10 +88,15 @@ async def _run(api_url: str, parameters: dict) -> object:
     raise AssertionError("the run did not finish")
 
 
-async def _shard_runs(api_url: str) -> list:
+async def _shard_runs(api_url: str, output_dir: Path) -> list:
+    """The shard runs of the evaluate/adhoc runs writing under ``output_dir``."""
     async with PrefectClient(api=api_url) as client:
-        runs = await client.read_flow_runs()
-    return [r for r in runs if r.parameters.get("shard")]
+        adhoc = await client.read_deployment_by_name("evaluate/adhoc")
+        runs = await client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(deployment_id=FlowRunFilterDeploymentId(any_=[adhoc.id]))
+        )
+    mine = [r for r in runs if str(r.parameters.get("output_dir", "")).startswith(str(output_dir))]
+    return [r for r in mine if r.parameters.get("shard")]
 
 
 def _results(output_dir: Path) -> dict:
@@ -143,11 +149,21 @@ def test_shards_spread_over_workers_resume_alone_and_merge_like_one_run(pool, tm
     resumed = asyncio.run(_run(api_url, {**sharded, "resume": str(run_dir)}))
     logs = [log.read_text() for log in worker_logs]
     assert resumed.state.is_completed(), resumed.state.message + "\n".join(logs)[-4000:]
-    shards = asyncio.run(_shard_runs(api_url))
+    shards = asyncio.run(_shard_runs(api_url, tmp_path / "sharded"))
     assert sorted(r.parameters["shard"]["index"] for r in shards) == [0, 1, 1]
     finished = [r for r in shards if r.state.is_completed()]
-    ran_on = {n for r in finished for n, log in enumerate(logs) if str(r.id) in log}
-    assert len(finished) == 2 and len(ran_on) == 2, "the shards ran on two workers"
+    # the worker that ran a flow run logs its beginning (another worker may have tried to
+    # submit it too, and logs only its id and the abort)
+    ran_on = {
+        n
+        for r in finished
+        for n, log in enumerate(logs)
+        if f"Flow run '{r.name}' - Beginning" in log
+    }
+    assert len(finished) == 2 and len(ran_on) == 2, (
+        f"the shards ran on two workers: {[(r.name, r.state_name) for r in shards]}\n"
+        + "\n".join(log[-2000:] for log in logs)
+    )
     assert all(r.parent_task_run_id for r in shards)  # shown under their parent runs
     merged = json.loads((run_dir / "results.json").read_text())
     assert merged["totals"]["judge_calls"] > 0  # the shards paid for the verdicts

@@ -3,14 +3,18 @@ model handler that fails a fixed share of its requests the way providers do."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agentflow_eval.models.config import CriterionConfig, EvalConfig
 from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.run.plan import RunInputs
+from agentflow_eval.run.resume import fingerprint
 from agentflow_eval.testing import Reply
 
 ANSWER = "the answer is 42"
@@ -37,6 +41,38 @@ def answer_evalset(
 def answer_config(**fields: Any) -> EvalConfig:
     """Judge the answer with ROUGE-1 only: deterministic, no judge model."""
     return EvalConfig(criteria={"response_match_score": CriterionConfig(threshold=0.8)}, **fields)
+
+
+def unfinished_run_dir(tmp_path: Path, agent: str) -> Path:
+    """The folder of a run of ``agent`` that started and finished no trial (its run.json
+    alone): 3 cases of :func:`answer_evalset`, 2 runs each, under ``tmp_path/out``, its
+    eval set and config written beside it."""
+    evalset = tmp_path / "set.evalset.json"
+    evalset.write_text(answer_evalset(3).model_dump_json(), encoding="utf-8")
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"criteria": {"response_match_score": 0.8}}), encoding="utf-8")
+    run_dir = tmp_path / "out" / "faults" / "20260101T000000Z-abcd1234"
+    run_dir.mkdir(parents=True)
+    params = {
+        "agent": agent,
+        "evalset": str(evalset),
+        "config": str(config),
+        "runs": 2,
+        "output_dir": str(tmp_path / "out"),
+    }
+    inputs = RunInputs.of(EvalSet.model_validate_json(evalset.read_text()), answer_config())
+    (run_dir / "run.json").write_text(
+        json.dumps(
+            {
+                "run_id": "abcd1234",
+                "started_at": "2026-01-01T00:00:00+00:00",
+                "runs_per_case": 2,
+                "params": params,
+                "fingerprint": fingerprint(inputs),
+            }
+        )
+    )
+    return run_dir
 
 
 TRANSIENT_FAULTS: tuple[Callable[[], Reply], ...] = (

@@ -1,8 +1,12 @@
-"""A real Prefect server (SQLite) on 127.0.0.1 for end-to-end tests, and a process worker."""
+"""A real Prefect server (SQLite) on 127.0.0.1 for end-to-end tests, process workers, the
+prefect CLI, and a copy of the project to deploy from."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -11,9 +15,13 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-PREFECT = str(Path(sys.executable).with_name("prefect"))
+PREFECT = [sys.executable, "-m", "prefect"]
+"""The prefect CLI on the tests' own interpreter (the ``prefect`` script's first line may
+name another Python: a virtualenv copied from elsewhere keeps the original's)."""
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:
@@ -46,14 +54,33 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait()
 
 
+class PortTaken(RuntimeError):
+    """Another server answered on the port picked for this one."""
+
+
 @contextmanager
 def prefect_server(home: Path, timeout_s: float = 90) -> Iterator[str]:
-    """Start ``prefect server start``; yield its API URL once /api/health answers."""
+    """Start ``prefect server start`` (its database in ``home``); yield its API URL once
+    /api/health answers and the server answering is this one. A free port can be taken
+    by another process before the server binds it (other test sessions on the machine
+    start servers too): then it starts again on another port."""
+    for attempt in range(3):
+        try:
+            with _prefect_server(home, timeout_s) as api_url:
+                yield api_url
+            return
+        except PortTaken:
+            if attempt == 2:
+                raise
+
+
+@contextmanager
+def _prefect_server(home: Path, timeout_s: float) -> Iterator[str]:
     port = free_port()
     api_url = f"http://127.0.0.1:{port}/api"
     log = (home / "server.log").open("wb")
     process = subprocess.Popen(
-        [PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+        [*PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
         env={**prefect_env(home), "PREFECT_UI_API_URL": api_url},  # the UI calls this API
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -73,10 +100,32 @@ def prefect_server(home: Path, timeout_s: float = 90) -> Iterator[str]:
                     "prefect server did not start:\n" + (home / "server.log").read_text()[-3000:]
                 )
             time.sleep(0.5)
+        if _served_home(api_url) != str(home):
+            raise PortTaken(f"port {port} answered for another Prefect server")
         yield api_url
     finally:
         _stop(process)
         log.close()
+
+
+def _served_home(api_url: str) -> str | None:
+    """The PREFECT_HOME of the server answering at ``api_url`` (its settings say)."""
+    with urllib.request.urlopen(f"{api_url}/admin/settings", timeout=10) as response:
+        return json.loads(response.read()).get("home")
+
+
+@dataclass(frozen=True)
+class PrefectServer:
+    """A running server: its API URL and its PREFECT_HOME (where its database is)."""
+
+    home: Path
+    api_url: str
+
+    def database(self) -> bytes:
+        """The bytes of the server's SQLite database (its write-ahead log included)."""
+        return b"".join(
+            p.read_bytes() for p in sorted(self.home.glob("prefect.db*")) if p.is_file()
+        )
 
 
 @contextmanager
@@ -88,8 +137,20 @@ def process_worker(
     log_path = home / f"{name}.log"
     log = log_path.open("wb")
     process = subprocess.Popen(
-        [PREFECT, "worker", "start", "--pool", pool, "--type", "process", "--name", name, *options],
-        env=prefect_env(home, api_url),
+        [
+            *PREFECT,
+            "worker",
+            "start",
+            "--pool",
+            pool,
+            "--type",
+            "process",
+            "--name",
+            name,
+            *options,
+        ],
+        # INFO: tests read from its log which flow runs it submitted
+        env={**prefect_env(home, api_url), "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "INFO"},
         cwd=cwd,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -105,7 +166,7 @@ def process_worker(
 def prefect_cli(home: Path, api_url: str, *args: str, cwd: Path, **env: str) -> str:
     """Run the prefect CLI; return its output, raising with it on failure."""
     result = subprocess.run(
-        [PREFECT, "--no-prompt", *args],
+        [*PREFECT, "--no-prompt", *args],
         env={**prefect_env(home, api_url), **env},
         cwd=cwd,
         capture_output=True,
@@ -115,3 +176,21 @@ def prefect_cli(home: Path, api_url: str, *args: str, cwd: Path, **env: str) -> 
     if result.returncode != 0:
         raise AssertionError(f"prefect {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
     return result.stdout
+
+
+def deployable_copy(target: Path, pool: str) -> Path:
+    """The files prefect.yaml's deployments need — itself, the entrypoints, the examples —
+    copied to ``target``, their work pool renamed ``pool``: tests that share a server
+    deploy to pools of their own, so no worker takes another test's flow run."""
+    target.mkdir(parents=True)
+    text = (ROOT / "prefect.yaml").read_text(encoding="utf-8")
+    renamed, count = re.subn(
+        r"(?m)^(\s+work_pool:.*\n\s+name: )agentflow-eval$", rf"\g<1>{pool}", text
+    )
+    assert count == 2, "prefect.yaml names its work pool in two places"
+    (target / "prefect.yaml").write_text(renamed, encoding="utf-8")
+    for folder in ("flows", "examples"):
+        shutil.copytree(
+            ROOT / folder, target / folder, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    return target

@@ -16,8 +16,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -175,16 +173,3 @@ class SeaweedFS:
                 **config,
             ),
         )
-
-
-@contextmanager
-def store_with_bucket(folder: Path, bucket: str) -> Iterator[SeaweedFS]:
-    """A started SeaweedFS keeping its data in ``folder``, with ``bucket`` created;
-    stopped when the block ends."""
-    store = SeaweedFS(folder)
-    store.start()
-    try:
-        store.client().create_bucket(Bucket=bucket)
-        yield store
-    finally:
-        store.stop()

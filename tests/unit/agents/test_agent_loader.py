@@ -268,3 +268,48 @@ def test_the_weather_example_by_module_and_by_folder(monkeypatch: pytest.MonkeyP
     for spec in ("examples.weather.agent", "examples/weather", "examples.weather"):
         agent = load_agent(spec)
         assert isinstance(agent, LiteLLMAgent) and agent.name == "weather_agent"
+
+
+FRAMEWORK_ADAPTER = """
+from agentflow_eval.agents.python import PythonAgent
+
+def wrap(obj, *, name):
+    return PythonAgent(lambda message: obj.label, name=f"{name}:{obj.label}")
+"""
+APP_MODULE = """
+from agentflow_eval.agents.python import PythonAgent
+{imports}
+
+app = {app}
+root_agent = PythonAgent(lambda message: "root", name="root")
+"""
+
+
+def test_a_frameworks_app_comes_before_root_agent_and_any_other_app_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ADK's loader takes a module's App before its root_agent; a web app named app is
+    # nobody's agent
+    from agentflow_eval.agents import frameworks
+
+    fw = f"fw_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{fw}.py").write_text(
+        "class App:\n    def __init__(self, label):\n        self.label = label\n"
+    )
+    (tmp_path / f"{fw}_adapter.py").write_text(FRAMEWORK_ADAPTER)
+    framework_app = f"with_app_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{framework_app}.py").write_text(
+        APP_MODULE.format(imports=f"from {fw} import App", app='App("weather_app")')
+    )
+    web_app = f"web_app_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{web_app}.py").write_text(
+        APP_MODULE.format(imports="class WebApp:\n    label = 'web'", app="WebApp()")
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    adapter = frameworks.FrameworkAdapter("fake", (fw,), f"{fw}_adapter", "fake")
+    monkeypatch.setattr(frameworks, "_registered", [adapter])
+
+    assert load_agent(framework_app).name == "app:weather_app"
+    assert load_agent(web_app).name == "root"
+    assert load_agent(f"{framework_app}:root_agent").name == "root"  # named, it is taken

@@ -1,4 +1,6 @@
-"""LiteLLMAgent's tool loop through the real LiteLLM path, against a scripted server."""
+"""LiteLLMAgent's tool loop through the model client, against a scripted server (on the
+default transport; the agent's calls answer and fail alike on both:
+tests/unit/llm/test_transport_contract.py)."""
 
 from __future__ import annotations
 
@@ -18,8 +20,6 @@ from agentflow_eval.agents.base import (
 from agentflow_eval.agents.litellm_agent import LiteLLMAgent
 from agentflow_eval.models.evalset import Message
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
-
-pytestmark = pytest.mark.usefixtures("llm_transport")  # both model transports
 
 MakeContext = Callable[..., SessionContext]
 

@@ -1,29 +1,54 @@
 """Every bad flag value is one line on stderr, exit 2, before anything starts: no usage
-dump, no pydantic dump, no traceback."""
+dump, no pydantic dump, no traceback.
+
+The command runs in this process, as far as its checks of flags and inputs go; a Prefect
+API is named (a closed port), so no server is launched and none is reached before the
+checks pass. The same from a process of its own, as a shell sees it:
+tests/e2e/test_commands.py."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from agentflow_eval.cli import build_parser
+from agentflow_eval.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[3]
 EVALSET = str(ROOT / "examples/weather/weather.evalset.json")
 AGENT = "examples.weather.agent:agent"
 
 
-def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentflow_eval.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """``cli(*args) -> Result``: ``agentflow-eval ARGS`` in this process, from the
+    repository's folder."""
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
+    # what the command sets for its process, undone after the test (as is the folder
+    # it puts on sys.path for the agent's imports)
+    monkeypatch.setenv("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.chdir(ROOT)
+
+    def run(*args: str) -> Result:
+        capsys.readouterr()
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's usage errors
+            code = exc.code if isinstance(exc.code, int) else 1
+        out, err = capsys.readouterr()
+        return Result(code, out, err)
+
+    return run
 
 
 @pytest.mark.parametrize(
@@ -41,7 +66,7 @@ def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
         (["--resume", "a", "--rerun-errored", "b"], "not allowed with argument --resume"),
     ],
 )
-def test_a_bad_flag_value_is_one_line(flags: list[str], message: str) -> None:
+def test_a_bad_flag_value_is_one_line(cli, flags: list[str], message: str) -> None:
     result = cli("run", AGENT, EVALSET, *flags)
     assert result.returncode == 2
     lines = result.stderr.splitlines()
@@ -60,14 +85,14 @@ def test_a_bad_flag_value_is_one_line(flags: list[str], message: str) -> None:
         ("ftp://host/x", "scheme 'ftp' is not supported"),
     ],
 )
-def test_a_bad_publish_target_is_refused_before_the_run(target: str, message: str) -> None:
+def test_a_bad_publish_target_is_refused_before_the_run(cli, target: str, message: str) -> None:
     result = cli("run", AGENT, EVALSET, "--publish-to", target)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and message in result.stderr
     assert result.stderr.startswith("agentflow-eval: error: ")
 
 
-def test_a_case_pattern_that_matches_nothing_names_the_cases(tmp_path: Path) -> None:
+def test_a_case_pattern_that_matches_nothing_names_the_cases(cli, tmp_path: Path) -> None:
     result = cli("run", AGENT, EVALSET, "--case", "hotel_*", "--output", str(tmp_path / "o"))
     assert result.returncode == 2
     assert result.stderr.strip() == (
@@ -77,7 +102,7 @@ def test_a_case_pattern_that_matches_nothing_names_the_cases(tmp_path: Path) -> 
     assert not (tmp_path / "o").exists()
 
 
-def test_a_scenario_without_a_simulator_is_a_load_time_error(tmp_path: Path) -> None:
+def test_a_scenario_without_a_simulator_is_a_load_time_error(cli, tmp_path: Path) -> None:
     evalset = tmp_path / "scenarios.evalset.json"
     evalset.write_text(
         '{"eval_set_id": "s", "eval_cases": [{"eval_id": "refund", "conversation_scenario": '
@@ -92,7 +117,7 @@ def test_a_scenario_without_a_simulator_is_a_load_time_error(tmp_path: Path) -> 
     assert result.stderr.count("\n") == 1 and not (tmp_path / "o").exists()
 
 
-def test_every_subcommand_reports_usage_errors_in_one_line() -> None:
+def test_every_subcommand_reports_usage_errors_in_one_line(cli) -> None:
     for args in (["run", "--bogus"], ["report"], ["publish"], ["frobnicate"]):
         result = cli(*args)
         assert result.returncode == 2

@@ -1,12 +1,11 @@
-"""``agentflow-eval compare`` end to end on two run folders."""
+"""``agentflow-eval compare`` end to end on two run folders, in this process (as an
+installed command in a process of its own: tests/e2e/test_commands.py)."""
 
 from __future__ import annotations
 
 import io
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -140,25 +139,3 @@ def test_colour_on_a_terminal_unless_no_color(
     plain = _Terminal()
     print_comparison(comparison, console_for(plain))
     assert "31m" not in plain.getvalue() and "regression" in plain.getvalue()
-
-
-def test_the_installed_command(runs: tuple[Path, Path]) -> None:
-    baseline, candidate = runs
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "agentflow_eval.cli",
-            "compare",
-            str(baseline),
-            str(candidate),
-            "--json",
-            "--fail-on-regression",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 1, done.stderr
-    assert json.loads(done.stdout)["regressed"] is True

@@ -11,6 +11,7 @@ computed by ADK. Nothing here needs ADK installed.
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,7 @@ def _case(case: EvalCase) -> dict[str, Any]:
 
 @pytest.mark.parametrize("name", EVALSETS)
 def test_an_adk_written_evalset_reads_as_adk_reads_it(name: str):
-    adk = ADK_READS["evalsets"][name]
+    adk = copy.deepcopy(ADK_READS["evalsets"][name])  # the module's copy stays as read
     eval_set = load_evalset(WRITTEN / name).eval_set
     assert eval_set.eval_set_id == adk["eval_set_id"]
     assert eval_set.name == (adk["name"] or "")
@@ -97,7 +98,7 @@ def test_an_adk_written_evalset_reads_as_adk_reads_it(name: str):
 def test_the_legacy_file_reads_as_adks_own_migration_of_it():
     """The legacy test file ADK migrated: the same turns, tool calls and references (ids
     differ: ADK makes random ones, this package stable ones)."""
-    (migrated,) = ADK_READS["evalsets"]["migrated.evalset.json"]["cases"]
+    (migrated,) = copy.deepcopy(ADK_READS["evalsets"]["migrated.evalset.json"]["cases"])
     (case,) = load_evalset(WRITTEN / "legacy_source.test.json").eval_set.eval_cases
     ours = _case(case)
     for turn in [*ours["invocations"], *migrated["invocations"]]:

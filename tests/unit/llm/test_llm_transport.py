@@ -4,12 +4,7 @@ against the scripted server on 127.0.0.1."""
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,7 +20,6 @@ from agentflow_eval.llm.openai_direct import (
 )
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
-ROOT = Path(__file__).resolve().parents[3]
 MESSAGES = [{"role": "user", "content": "hi"}]
 
 
@@ -197,52 +191,3 @@ async def test_calls_of_an_open_model_client_share_one_connection(
         await llm.ModelClient().complete(**call(api_base=server.url))
     unpooled = server.connections - before
     assert (pooled, unpooled) == (1, 4)
-
-
-def test_a_direct_run_never_imports_litellm(tmp_path: Path) -> None:
-    """The weather example evaluated on a self-hosted model end to end (trials, judging,
-    results.json) without LiteLLM in the process: importing it costs seconds."""
-    script = textwrap.dedent(
-        """
-        import asyncio, json, sys
-        from pathlib import Path
-        from agentflow_eval.models.config import EvalConfig
-        from agentflow_eval.models.evalset import EvalSet
-        from agentflow_eval.pipeline.evaluate import evaluate
-        from agentflow_eval.run.plan import RunOptions
-        from agentflow_eval.testing import ScriptedOpenAIServer, Reply
-        from examples.weather.agent import agent
-
-        evalset = EvalSet.model_validate({"eval_set_id": "w", "eval_cases": [{
-            "eval_id": "tokyo",
-            "conversation": [{"user_content": "Weather in Tokyo?",
-                "expected_tool_trajectory": [{"name": "get_weather",
-                                              "args": {"location": "Tokyo"}}],
-                "expected_final_response": "Tokyo is sunny, 75 F."}]}]})
-        config = EvalConfig.model_validate({"criteria": {"tool_trajectory_avg_score": 1.0,
-                                                         "response_match_score": 0.5}})
-        def model(body):
-            if body["messages"][-1]["role"] == "tool":
-                return Reply.text("Tokyo is sunny, 75 F.")
-            return Reply.tools(("get_weather", {"location": "Tokyo"}))
-
-        with ScriptedOpenAIServer(handler=model) as server:
-            run = asyncio.run(evaluate(
-                agent.with_model("openai/local-llama", api_base=server.url),
-                evalset, config, output_dir=Path(sys.argv[1]), options=RunOptions(runs=2)))
-        print(json.dumps({"passed": run.totals.passed,
-                          "litellm": "litellm" in sys.modules}))
-        """
-    )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop(llm.TRANSPORT_ENV, None)
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"passed": 2, "litellm": False}

@@ -1,16 +1,12 @@
-"""The regression flow's parameters: the model and the flow's signature agree, the form
-has titles and no nulls, and each eval set's evaluate run gets its own fields, the
-suite's shared ones and the suite's label."""
+"""The regression flow's parameter model: each eval set's evaluate run gets its own fields,
+the suite's shared ones and the suite's label; bad suites are refused naming the field.
+(The flow's signature and its form: tests/flows/test_regression_flow_params.py.)"""
 
 from __future__ import annotations
 
-import inspect
-
 import pytest
-from prefect.utilities.callables import parameter_schema
 from pydantic import ValidationError
 
-from agentflow_eval.flows.regression import regression
 from agentflow_eval.models.params import EvaluateParams, S3Options
 from agentflow_eval.models.regression import REGRESSION_LABEL, RegressionParams
 
@@ -24,31 +20,6 @@ EVALS = [
         "judge_model": "openai/gpt-4o-mini",
     },
 ]
-
-
-def test_the_flow_takes_exactly_the_models_fields_with_the_same_defaults() -> None:
-    signature = inspect.signature(regression.fn)
-    assert list(signature.parameters) == list(RegressionParams.model_fields)
-    blank = RegressionParams(evals=EVALS, publish_to="s3://reports/agents")
-    for name, parameter in signature.parameters.items():
-        if parameter.default is inspect.Parameter.empty:
-            assert RegressionParams.model_fields[name].is_required(), name
-        else:
-            assert parameter.default == getattr(blank, name), name
-
-
-def test_the_form_has_titles_and_no_nulls() -> None:
-    schema = parameter_schema(regression.fn).model_dump()
-    properties = schema["properties"]
-    assert schema["required"] == ["evals", "publish_to"]
-    assert properties["evals"]["title"] == "Eval sets"
-    assert properties["evaluate_deployment"]["default"] == "evaluate/adhoc"
-    for name, prop in properties.items():
-        assert prop.get("title") or "$ref" in prop, name
-        assert "anyOf" not in prop, f"{name} would render as a type switch"
-        assert prop.get("default", "") is not None, f"{name} has a null default"
-    entry = schema["definitions"]["SuiteEntry"]
-    assert entry["required"] == ["evalset"]  # no agent: an eval set of component cases
 
 
 def test_each_eval_set_is_evaluated_with_its_fields_the_suites_and_its_label() -> None:

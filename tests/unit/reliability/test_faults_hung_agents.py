@@ -33,6 +33,7 @@ RELEASE = threading.Event()  # lets the abandoned threads go when the module is 
 
 @pytest.fixture(autouse=True, scope="module")
 def release_hung_threads():
+    RELEASE.clear()  # hung agents hang while the module's tests run (set up again: again)
     yield
     RELEASE.set()
 

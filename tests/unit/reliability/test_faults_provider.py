@@ -1,7 +1,7 @@
 """Fault matrix, area 2 — provider faults are not agent failures.
 
-Against the scripted server's fault injection, over both transports (``llm_transport``:
-the direct OpenAI-compatible client and LiteLLM):
+Against the scripted server's fault injection (on the default transport; both transports
+meet these faults alike: tests/unit/llm/test_transport_contract.py):
 
 - 20% of agent, simulated-user and judge requests failing with 429, 500, 503 or a 200
   that is not a completion leave the pass rate where it is without faults;
@@ -42,8 +42,6 @@ from agentflow_eval.run.user_turns import FINISHED
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 from tests.support.faults import ANSWER, FaultyModel, answer_config, answer_evalset
 
-both_transports = pytest.mark.usefixtures("llm_transport")  # direct and LiteLLM
-
 FAST = RetryPolicy(max_retries=4, base_delay_s=0.01, max_delay_s=0.05)
 
 
@@ -71,7 +69,6 @@ async def run_with(
     return run, models
 
 
-@both_transports
 async def test_twenty_percent_transient_faults_leave_the_pass_rate_unchanged(
     server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
@@ -91,7 +88,6 @@ async def test_twenty_percent_transient_faults_leave_the_pass_rate_unchanged(
     assert models.stats.retries == faulty.faults_injected
 
 
-@both_transports
 async def test_a_fault_that_outlasts_its_retries_is_an_infrastructure_error(
     server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
@@ -125,7 +121,6 @@ async def test_a_fault_that_outlasts_its_retries_is_an_infrastructure_error(
     assert counted.totals.pass_rate == 6 / 8  # the provider's failures count as failures
 
 
-@both_transports
 async def test_an_agent_that_wraps_the_fault_still_records_infrastructure(
     server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
@@ -150,7 +145,6 @@ async def test_an_agent_that_wraps_the_fault_still_records_infrastructure(
     assert run.totals.infrastructure_errors == 2
 
 
-@both_transports
 async def test_simulated_user_calls_are_retried_too(
     server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
@@ -195,7 +189,6 @@ async def test_simulated_user_calls_are_retried_too(
     assert run.totals.passed == 4 and run.totals.errored == 0
 
 
-@both_transports
 async def test_refused_agent_credentials_stop_the_run(
     server: ScriptedOpenAIServer, tmp_path: Path
 ) -> None:
@@ -209,7 +202,6 @@ async def test_refused_agent_credentials_stop_the_run(
     assert not (run_dir / "judged.jsonl").exists() or not (run_dir / "judged.jsonl").read_text()
 
 
-@both_transports
 async def test_a_judge_401_stops_judging_at_the_first_call(
     server: ScriptedOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

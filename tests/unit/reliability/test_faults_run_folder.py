@@ -1,7 +1,8 @@
 """Fault matrix, area 4 — a run folder has one owner, and a resume is the same run.
 
 - a second process cannot take a folder another holds, and is told who holds it; the lock
-  of a process that died is taken over;
+  of a process that died is taken over (with a second process:
+  tests/e2e/test_run_folder_owners.py);
 - ``--resume`` with another eval set (id, cases added, removed or changed), another
   judging config or other runs per case is refused in one line, the folder untouched;
 - a damaged run.json is named.
@@ -10,12 +11,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import signal
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -28,7 +23,7 @@ from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.folder_lock import LOCK_NAME, RunFolderBusy, RunFolderLock
 from agentflow_eval.run.plan import ResumeMismatch, RunInputs, RunOptions, plan_run
 from agentflow_eval.run.run_json import params_from_run_dir
-from tests.support.faults import ANSWER, answer_config, answer_evalset
+from tests.support.faults import ANSWER, answer_config, answer_evalset, unfinished_run_dir
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -59,45 +54,6 @@ def folder_digest(run_dir: Path) -> str:
         if path.is_file() and path.name != LOCK_NAME:
             digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()
-
-
-def hold_in_subprocess(run_dir: Path) -> subprocess.Popen[str]:
-    """Another process holding ``run_dir``'s lock until killed."""
-    code = textwrap.dedent(
-        f"""
-        import sys, time
-        from agentflow_eval.run.folder_lock import RunFolderLock
-        lock = RunFolderLock.acquire({str(run_dir)!r})
-        print("held", flush=True)
-        time.sleep(600)
-        """
-    )
-    process = subprocess.Popen(
-        [sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True
-    )
-    assert process.stdout is not None and process.stdout.readline().strip() == "held"
-    return process
-
-
-def test_two_owners_of_one_folder_are_refused_naming_the_holder(tmp_path: Path) -> None:
-    holder = hold_in_subprocess(tmp_path)
-    try:
-        with pytest.raises(RunFolderBusy) as busy:
-            RunFolderLock.acquire(tmp_path)
-        message = str(busy.value)
-        assert f"in use by process {holder.pid} on this host (since " in message
-        assert "\n" not in message
-    finally:
-        holder.kill()
-        holder.wait()
-    # the holder died without letting go: its lock is taken over
-    with RunFolderLock.acquire(tmp_path) as lock:
-        assert lock.holder.pid == os.getpid()
-        recorded = json.loads((tmp_path / LOCK_NAME).read_text())
-        assert recorded["pid"] == os.getpid()
-        with pytest.raises(RunFolderBusy, match="in use by this process"):
-            RunFolderLock.acquire(tmp_path)  # one process, two runs: refused too
-    RunFolderLock.acquire(tmp_path).release()  # released: free again
 
 
 async def test_a_plan_holds_its_folder_until_released(tmp_path: Path) -> None:
@@ -217,51 +173,16 @@ def test_a_damaged_run_json_is_named(tmp_path: Path, content: str | bytes, says:
 async def test_the_cli_refuses_a_resume_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The CLI checks before starting anything: other runs per case, a damaged run.json,
-    a folder another process holds — exit 2, one line each."""
+    """The CLI checks before starting anything: other runs per case, a damaged run.json
+    — exit 2, one line each. (A folder another process holds:
+    tests/e2e/test_run_folder_owners.py.)"""
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")  # no server is started
-    evalset = tmp_path / "set.evalset.json"
-    evalset.write_text(answer_evalset(3).model_dump_json(), encoding="utf-8")
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps({"criteria": {"response_match_score": 0.8}}), encoding="utf-8")
-    run_dir = tmp_path / "out" / "faults" / "20260101T000000Z-abcd1234"
-    run_dir.mkdir(parents=True)
-    params = {
-        "agent": "tests.unit.reliability.test_faults_run_folder:agent",
-        "evalset": str(evalset),
-        "config": str(config),
-        "runs": 2,
-        "output_dir": str(tmp_path / "out"),
-    }
-    from agentflow_eval.models.evalset import EvalSet
-    from agentflow_eval.run.resume import fingerprint
-
-    inputs = RunInputs.of(EvalSet.model_validate_json(evalset.read_text()), answer_config())
-    (run_dir / "run.json").write_text(
-        json.dumps(
-            {
-                "run_id": "abcd1234",
-                "started_at": "2026-01-01T00:00:00+00:00",
-                "runs_per_case": 2,
-                "params": params,
-                "fingerprint": fingerprint(inputs),
-            }
-        )
-    )
+    run_dir = unfinished_run_dir(tmp_path, "tests.unit.reliability.test_faults_run_folder:agent")
     monkeypatch.chdir(ROOT)
 
     assert main(["run", "--resume", str(run_dir), "--runs", "3"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "runs each case 2 times, this resume asks for 3" in err
-
-    holder = hold_in_subprocess(run_dir)
-    try:
-        assert main(["run", "--resume", str(run_dir)]) == 2
-        err = capsys.readouterr().err.strip()
-        assert err.count("\n") == 0 and f"in use by process {holder.pid}" in err
-    finally:
-        holder.send_signal(signal.SIGKILL)
-        holder.wait()
 
     (run_dir / "run.json").write_text("{broken", encoding="utf-8")
     assert main(["run", "--resume", str(run_dir)]) == 2

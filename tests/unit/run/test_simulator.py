@@ -1,5 +1,5 @@
-"""The simulated user plays a conversation_scenario case against the agent, through
-litellm to a scripted server, and stops when its plan is done or at the turn limit."""
+"""The simulated user plays a conversation_scenario case against the agent, through the
+model client to a scripted server, and stops when its plan is done or at the turn limit."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.run.user_turns import FINISHED
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
-
-pytestmark = pytest.mark.usefixtures("llm_transport")  # both model transports
 
 
 class EchoAgent:

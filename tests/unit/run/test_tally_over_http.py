@@ -1,5 +1,5 @@
-"""Pass-rate tallies through the real path: the LiteLLM agent, litellm, HTTP to a
-scripted OpenAI-compatible server on 127.0.0.1. A scripted model that runs out of replies
+"""Pass-rate tallies through the real path: the LiteLLM agent, the model client, HTTP to
+a scripted OpenAI-compatible server on 127.0.0.1. A scripted model that runs out of replies
 fails that trial, and the failure counts in the denominator."""
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
-
-pytestmark = pytest.mark.usefixtures("llm_transport")  # both model transports
 
 EVALSET = EvalSet.model_validate(
     {

@@ -53,9 +53,3 @@ def _assert_script_used_up(server: ScriptedOpenAIServer) -> None:
         leftovers += 1
     if leftovers:
         raise AssertionError(f"the test left {leftovers} scripted replies unused")
-
-
-@pytest.fixture(autouse=True)
-def both_transports(llm_transport: str) -> str:
-    """Every judge test runs over the direct client and over LiteLLM."""
-    return llm_transport

@@ -1,4 +1,4 @@
-"""Builders for the judge tests: settings pointing litellm at a scripted server, cases,
+"""Builders for the judge tests: settings pointing the judge at a scripted server, cases,
 trials, a criterion judging one trial, canned judge replies, and a handler that measures
 concurrency."""
 

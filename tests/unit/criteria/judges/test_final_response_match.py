@@ -1,5 +1,5 @@
-"""final_response_match_v2 through real litellm: majority votes per invocation, the
-score over invocations, fenced prompts, and every way it can end up not evaluated."""
+"""final_response_match_v2 against a scripted model server: majority votes per invocation,
+the score over invocations, fenced prompts, and every way it can end up not evaluated."""
 
 from __future__ import annotations
 

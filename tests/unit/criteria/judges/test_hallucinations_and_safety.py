@@ -1,5 +1,5 @@
-"""hallucinations_v1 and safety_v1 through real litellm: per-sentence labels and what
-context the judge is shown; harm verdicts with their category."""
+"""hallucinations_v1 and safety_v1 against a scripted model server: per-sentence labels and
+what context the judge is shown; harm verdicts with their category."""
 
 from __future__ import annotations
 

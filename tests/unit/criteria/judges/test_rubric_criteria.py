@@ -1,5 +1,5 @@
-"""The rubric criteria through real litellm: which rubrics apply, yes/no majorities per
-rubric, the mean score, and replies that miss a rubric being retried."""
+"""The rubric criteria against a scripted model server: which rubrics apply, yes/no
+majorities per rubric, the mean score, and replies that miss a rubric being retried."""
 
 from __future__ import annotations
 

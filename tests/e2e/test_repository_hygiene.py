@@ -20,7 +20,7 @@ def test_no_reference_to_documents_outside_the_repository() -> None:
         for path in tracked
         if path.endswith((".py", ".md", ".j2", ".yaml", ".yml", ".toml", ".txt", ".sh"))
         and not path.startswith("tests/fixtures/")
-        and path != "tests/unit/test_repository_hygiene.py"
+        and path != "tests/e2e/test_repository_hygiene.py"
     ]
     assert len(texts) > 100
     found = [

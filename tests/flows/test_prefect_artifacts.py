@@ -1,18 +1,22 @@
-"""Prefect UI artifacts, created inside real flow runs and read back through the API."""
+"""Prefect UI artifacts, created inside real flow runs and read back through the API (the
+flow tier's Prefect API, shared with the other tests: each reads back what its own flow
+run made)."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from prefect import flow
 from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+from prefect.client.schemas.filters import (
+    ArtifactFilter,
+    ArtifactFilterFlowRunId,
+    ArtifactFilterKey,
+)
 from prefect.context import get_run_context
-from prefect.testing.utilities import prefect_test_harness
 from support.sample_results import sample_run
 
 from agentflow_eval.models.results import RunResult
@@ -28,20 +32,16 @@ KEY = re.compile(r"^[a-z0-9-]+$")
 
 
 @pytest.fixture(scope="module")
-def prefect_api() -> Iterator[None]:
-    with prefect_test_harness(server_startup_timeout=60):
-        yield
-
-
-@pytest.fixture(scope="module")
 def run() -> RunResult:
     return sample_run()[0]
 
 
-async def artifacts_with_key(key: str) -> list[Any]:
+async def artifacts_with_key(key: str, flow_run_id: str | None = None) -> list[Any]:
+    """Every version of the artifact ``key`` (of one flow run's, if given)."""
+    by_run = ArtifactFilterFlowRunId(any_=[flow_run_id]) if flow_run_id else None
     async with get_client() as client:
         return await client.read_artifacts(
-            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key]))
+            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key]), flow_run_id=by_run)
         )
 
 
@@ -85,16 +85,16 @@ async def test_run_artifacts_are_attached_to_the_flow_run(
     flow_run_id, created = await report_flow()
     keys = artifact_keys(run.eval_set_id)
 
-    (table,) = await artifacts_with_key(keys.cases)
+    (table,) = await artifacts_with_key(keys.cases, flow_run_id)
     assert table.id == created.cases and table.type == "table"
     assert str(table.flow_run_id) == flow_run_id
     assert json.loads(table.data) == cases_table(run)
 
-    (summary,) = await artifacts_with_key(keys.summary)
+    (summary,) = await artifacts_with_key(keys.summary, flow_run_id)
     assert summary.type == "markdown" and "**50%** of 30 trials passed" in summary.data
     assert summary.description == "Travel agent — nightly: 50% of 30 trials passed"
 
-    (link,) = await artifacts_with_key(keys.report)
+    (link,) = await artifacts_with_key(keys.report, flow_run_id)
     assert link.id == created.report
     assert "(https://reports.example/r/report.html)" in link.data
 

@@ -1,0 +1,110 @@
+"""What a fresh interpreter imports: the package alone costs nothing heavy, the core runs a
+whole evaluation without Prefect, a run on a self-hosted model without LiteLLM, and the
+ROUGE criteria load without scipy's statistics. Each check needs a process of its own
+(the test session has long imported all of these)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from agentflow_eval.llm import client as llm
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_importing_the_package_imports_nothing_heavy() -> None:
+    script = (
+        "import json, sys, agentflow_eval; "
+        "print(json.dumps(sorted(m for m in sys.modules "
+        "if m.split('.')[0] in ('prefect', 'litellm', 'agentflow_eval'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == ["agentflow_eval", "agentflow_eval.version"]
+
+
+def test_the_core_never_imports_prefect() -> None:
+    """Prefect belongs to agentflow_eval.flows and agentflow_eval.tasks alone: running the
+    whole pipeline from the core (AgentEvaluator's path) loads no Prefect module."""
+    script = """
+import asyncio, json, sys, tempfile
+from agentflow_eval import AgentEvaluator
+from agentflow_eval.cli import build_parser
+build_parser()
+run = asyncio.run(AgentEvaluator("examples.weather.agent:agent").evaluate(
+    "examples/weather/weather.evalset.json", runs=1, output_dir=tempfile.mkdtemp()))
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] == "prefect")))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_rouge_loads_without_scipy_statistics_and_leaves_them_importable() -> None:
+    """nltk would import scipy.stats (a second or more of every run's start) for measures
+    ROUGE never uses; the criteria load without it, and it still imports afterwards."""
+    code = (
+        "import sys\n"
+        "import agentflow_eval.criteria.builtins\n"
+        "from agentflow_eval.criteria.response import rouge1\n"
+        "assert 'scipy.stats' not in sys.modules, 'scipy.stats was imported'\n"
+        "assert rouge1('running fast', 'runs fast').fmeasure == 1.0\n"
+        "import scipy.stats\n"
+        "assert scipy.stats.fisher_exact([[1, 2], [3, 4]])[1] == 1.0\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_direct_run_never_imports_litellm(tmp_path: Path) -> None:
+    """The weather example evaluated on a self-hosted model end to end (trials, judging,
+    results.json) without LiteLLM in the process: importing it costs seconds."""
+    script = textwrap.dedent(
+        """
+        import asyncio, json, sys
+        from pathlib import Path
+        from agentflow_eval.models.config import EvalConfig
+        from agentflow_eval.models.evalset import EvalSet
+        from agentflow_eval.pipeline.evaluate import evaluate
+        from agentflow_eval.run.plan import RunOptions
+        from agentflow_eval.testing import ScriptedOpenAIServer, Reply
+        from examples.weather.agent import agent
+
+        evalset = EvalSet.model_validate({"eval_set_id": "w", "eval_cases": [{
+            "eval_id": "tokyo",
+            "conversation": [{"user_content": "Weather in Tokyo?",
+                "expected_tool_trajectory": [{"name": "get_weather",
+                                              "args": {"location": "Tokyo"}}],
+                "expected_final_response": "Tokyo is sunny, 75 F."}]}]})
+        config = EvalConfig.model_validate({"criteria": {"tool_trajectory_avg_score": 1.0,
+                                                         "response_match_score": 0.5}})
+        def model(body):
+            if body["messages"][-1]["role"] == "tool":
+                return Reply.text("Tokyo is sunny, 75 F.")
+            return Reply.tools(("get_weather", {"location": "Tokyo"}))
+
+        with ScriptedOpenAIServer(handler=model) as server:
+            run = asyncio.run(evaluate(
+                agent.with_model("openai/local-llama", api_base=server.url),
+                evalset, config, output_dir=Path(sys.argv[1]), options=RunOptions(runs=2)))
+        print(json.dumps({"passed": run.totals.passed,
+                          "litellm": "litellm" in sys.modules}))
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop(llm.TRANSPORT_ENV, None)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"passed": 2, "litellm": False}
