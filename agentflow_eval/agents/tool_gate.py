@@ -21,11 +21,13 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentflow_eval.models.matching import json_subset
+from agentflow_eval.models.results import RecordedToolCall
 from agentflow_eval.models.tool_mocks import ToolFault, ToolMock, UnmockedPolicy
 
 __all__ = [
@@ -60,6 +62,20 @@ class MockBypassed(RuntimeError):
             f"tool {name!r} is mocked, but it was called inside recorder.tool(), whose block "
             f"runs the tool's own code: call it as recorder.call_tool({name}, **args) (or "
             "await recorder.acall_tool(...)) so the mock answers instead"
+        )
+
+
+class MockNotReached(RuntimeError):
+    """The agent ran a tool that a mock (or the unmocked policy) should have answered,
+    somewhere no mock can reach: the tool's own code ran."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        shown = ", ".join(repr(name) for name in dict.fromkeys(names))
+        super().__init__(
+            f"tool {shown} ran where no mock could answer it, so the tool itself ran: a "
+            "Python agent calls tools through recorder.call_tool (or acall_tool); a "
+            "LangGraph graph runs them in a ToolNode; ADK and Agents SDK tools are reached "
+            "as they are"
         )
 
 
@@ -132,6 +148,8 @@ class ToolGate:
 
     placed: tuple[_Placed, ...] = ()
     unmocked: UnmockedPolicy = "run"
+    asked: Counter[str] = field(default_factory=Counter, compare=False)
+    """How many calls of each tool the gate was asked about (while active)."""
 
     @property
     def active(self) -> bool:
@@ -145,6 +163,8 @@ class ToolGate:
     def decide(self, name: str, args: dict[str, Any]) -> StandIn | None:
         """What answers this call instead of the tool, or ``None``: run the tool. Each call
         is decided once (it uses up a sequence's place and a fault's draw)."""
+        if self.active:
+            self.asked[name] += 1
         for placed in self.placed:
             mock = placed.mock
             if mock.tool != name or (mock.args is not None and not json_subset(mock.args, args)):
@@ -174,6 +194,18 @@ class ToolGate:
                 ),
             )
         return None
+
+    def unreached(self, calls: Iterable[RecordedToolCall]) -> list[str]:
+        """The tools of ``calls`` (a turn's record) that the gate should have answered but
+        was not asked about as often as they were called."""
+        if not self.active:
+            return []
+        made = Counter(call.name for call in calls)
+        return [
+            name
+            for name, count in made.items()
+            if (self.unmocked == "fail" or self.mocks(name)) and count > self.asked[name]
+        ]
 
     async def run(
         self, name: str, args: dict[str, Any], tool: Callable[[], Awaitable[Any]]

@@ -38,7 +38,7 @@ from agentflow_eval.agents.base import (
     TrajectoryRecorder,
     bind_session,
 )
-from agentflow_eval.agents.tool_gate import TrialTools
+from agentflow_eval.agents.tool_gate import MockNotReached, TrialTools
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.retry import (
     Fault,
@@ -213,6 +213,9 @@ async def _converse(
             turn.final_response = await session.respond(message, recorder)
         finally:
             turn.latency_ms = recorder.elapsed_ms()
+        unreached = recorder.tools.unreached(recorder.tool_calls)
+        if unreached:  # a mocked tool's own code ran: the trial cannot stand as hermetic
+            raise MockNotReached(unreached)
         if turn.final_response is not None:
             recorder.add(MessageEvent(text=turn.final_response, final=True))
 

@@ -714,3 +714,106 @@ async def test_scores_match_adk_213s_own_evaluator_case_by_case(
         for metric, value in metrics.items()
     }
     assert ours == pytest.approx(adks, abs=1e-9)
+
+
+# -- tool mocks ------------------------------------------------------------------------
+
+REAL_CALLS: list[str] = []
+
+
+def book_flight(destination: str) -> dict[str, Any]:
+    """Book a flight (a side effect no nightly run may have).
+
+    Args:
+        destination: Where to fly.
+    """
+    REAL_CALLS.append(destination)
+    return {"booked": destination}
+
+
+async def test_mocked_tools_answer_in_adks_hook_and_the_tool_never_runs(
+    server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    REAL_CALLS.clear()
+    server.push(
+        Reply.tools(("book_flight", {"destination": "Oslo"})),
+        Reply.tools(("book_flight", {"destination": "Rome"})),
+        Reply.tools(("get_weather", {"location": "Rome"})),
+        Reply.text("Booked Oslo; Rome failed."),
+    )
+    agent = LlmAgent(name="travel_agent", model=model(server), tools=[book_flight, get_weather])
+    cases = eval_set(
+        {
+            "eval_id": "book",
+            "conversation": [{"user_content": "Book Oslo and Rome."}],
+            "tool_mocks": [
+                {"tool": "book_flight", "args": {"destination": "Oslo"}, "result": {"ref": "X1"}},
+                {"tool": "book_flight", "error": "no seats left"},
+            ],
+        }
+    )
+    result = await run(agent, cases, config(), tmp_path)
+
+    trial = only_trial(result)
+    assert trial.error is None
+    oslo, rome, weather = trial.turns[0].tool_calls
+    assert (oslo.served_by, oslo.result, oslo.error) == ("mock", {"ref": "X1"}, None)
+    assert (rome.served_by, rome.result, rome.error) == ("mock", None, "no seats left")
+    assert weather.served_by == "tool" and weather.result == get_weather("Rome")
+    assert REAL_CALLS == []  # the mocked tool's own code never ran
+    # what the model was told: the mock's result, then the failure as ADK reports one
+    responses = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+    assert json.loads(responses[0]) == {"ref": "X1"}
+    assert json.loads(responses[1]) == {"error": "no seats left"}
+
+
+async def test_an_injected_fault_and_the_unmocked_policy_reach_adk_tools(
+    server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    REAL_CALLS.clear()
+    server.push(
+        Reply.tools(("get_weather", {"location": "Oslo"})),
+        Reply.tools(("book_flight", {"destination": "Oslo"})),
+        Reply.text("Sorry."),
+    )
+    agent = LlmAgent(name="travel_agent", model=model(server), tools=[book_flight, get_weather])
+    cases = eval_set(
+        {
+            "eval_id": "faults",
+            "conversation": [{"user_content": "Weather in Oslo, then book it."}],
+            "tool_mocks": [
+                {
+                    "tool": "get_weather",
+                    "result": {"condition": "sunny"},
+                    "fault": {"kind": "timeout", "probability": 1.0},
+                }
+            ],
+        }
+    )
+    cfg = config()
+    cfg = cfg.model_copy(update={"unmocked_tools": "fail"})
+    result = await run(agent, cases, cfg, tmp_path)
+
+    weather, booking = only_trial(result).turns[0].tool_calls
+    assert (weather.served_by, weather.error) == ("fault", "get_weather timed out (injected fault)")
+    assert booking.served_by == "policy" and "has no mock" in (booking.error or "")
+    assert REAL_CALLS == []
+
+
+async def test_a_seeded_history_is_refused_for_adk_agents(
+    server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    agent = weather_agent(server)
+    cases = eval_set(
+        {
+            "eval_id": "next",
+            "history": [
+                {"role": "user", "content": "Hi"},
+                {"role": "assistant", "content": "Hello"},
+            ],
+            "conversation": [{"user_content": "Oslo?"}],
+        }
+    )
+    with pytest.raises(InputError, match=r"cannot start from a seeded history"):
+        await run(agent, cases, config(), tmp_path)
+    assert server.request_count == 0

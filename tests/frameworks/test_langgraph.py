@@ -715,3 +715,150 @@ async def test_the_example_agent_runs_the_weather_eval_set(tmp_path: Path) -> No
                 complete.add(trial.case_id)
         assert "tool_trajectory_avg_score" in {c.criterion for c in result.criteria}
     assert complete == set(expected)  # each case's cities were all looked up in some trial
+
+
+# -- tool mocks and seeded history -------------------------------------------------------
+
+
+async def test_mocks_answer_in_the_tool_nodes_hook_and_the_tool_never_runs(
+    weather_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    FAIL["on"] = True  # the real tool would fail: only the mock can give this answer
+    graph = weather_graph(weather_server.url)
+    case = {
+        "eval_id": "mocked",
+        "conversation": [
+            {
+                "user_content": "What's the weather in Tokyo?",
+                "expected_final_response": "Summary: It is snowy in Tokyo.",
+            }
+        ],
+        "tool_mocks": [
+            {
+                "tool": "get_weather",
+                "args": {"location": "Tokyo"},
+                "result": {"location": "Tokyo", "condition": "snowy"},
+            }
+        ],
+    }
+    run = await evaluate(
+        adapter.wrap(graph, name="weather_graph"),
+        evalset(case),
+        config(response_match_score=0.9),
+        options=RunOptions(runs=2),
+        output_dir=tmp_path,
+    )
+    assert [r.status for r in run.trials] == ["passed", "passed"]
+    for result in run.trials:
+        (call,) = result.trial.turns[0].tool_calls
+        assert (call.served_by, call.result, call.error) == (
+            "mock",
+            {"location": "Tokyo", "condition": "snowy"},
+            None,
+        )
+    # the same graph without mocks runs its tool again (the hook only passes calls on)
+    FAIL["on"] = False
+    plain = await evaluate(
+        adapter.wrap(graph, name="weather_graph"),
+        evalset({**case, "tool_mocks": [], "eval_id": "plain"}),
+        config(response_match_score=0.1),
+        options=RunOptions(runs=1),
+        output_dir=tmp_path / "plain",
+    )
+    (call,) = only_trial(plain).turns[0].tool_calls
+    assert call.served_by == "tool" and call.result["condition"] == "sunny"
+
+
+async def test_an_injected_fault_is_the_tool_messages_error(
+    weather_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    weather_server.handler = lambda body: (
+        Reply.text("The weather service is down.")
+        if body["messages"][-1]["role"] == "tool" or "tools" not in body
+        else weather_model(body)
+    )
+    case = {
+        "eval_id": "fault",
+        "conversation": [{"user_content": "Weather in Paris?", "expected_final_response": "x"}],
+        "tool_mocks": [
+            {"tool": "get_weather", "result": {}, "fault": {"kind": "error", "probability": 1.0}}
+        ],
+    }
+    run = await evaluate(
+        adapter.wrap(weather_graph(weather_server.url), name="weather_graph"),
+        evalset(case),
+        config(response_match_score=0.1),
+        options=RunOptions(runs=1),
+        output_dir=tmp_path,
+    )
+    (call,) = only_trial(run).turns[0].tool_calls
+    assert (call.served_by, call.error) == ("fault", "get_weather failed (injected fault)")
+    tool_message = next(m for m in weather_server.requests[-2]["messages"] if m["role"] == "tool")
+    assert tool_message["content"] == "Error: get_weather failed (injected fault)"
+
+
+async def test_a_mocked_tool_called_outside_a_tool_node_fails_the_trial(
+    weather_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """A node that runs the tool in its own code: the mock could not answer, and the
+    trial says so rather than pass on the real tool's result."""
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    def own_tools(state: MessagesState) -> dict[str, Any]:
+        call = {"name": "get_weather", "args": {"location": "Paris"}, "id": "c1"}
+        result = get_weather.invoke(call["args"])
+        return {
+            "messages": [
+                AIMessage("", tool_calls=[call]),
+                ToolMessage(json.dumps(result), tool_call_id="c1", name="get_weather"),
+                AIMessage("Rainy."),
+            ]
+        }
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("own_tools", own_tools)
+    builder.add_edge(START, "own_tools")
+    builder.add_edge("own_tools", END)
+    case = {
+        "eval_id": "bypass",
+        "conversation": [{"user_content": "Paris?", "expected_final_response": "Rainy."}],
+        "tool_mocks": [{"tool": "get_weather", "result": {"condition": "mocked"}}],
+    }
+    run = await evaluate(
+        adapter.wrap(builder.compile(), name="own"),
+        evalset(case),
+        config(response_match_score=0.5),
+        options=RunOptions(runs=1),
+        output_dir=tmp_path,
+    )
+    trial = only_trial(run)
+    assert trial.error is not None and trial.error.type == "MockNotReached"
+    assert "runs them in a ToolNode" in trial.error.message
+
+
+async def test_a_seeded_history_starts_the_thread(
+    weather_server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    case = {
+        "eval_id": "next",
+        "history": [
+            {"role": "user", "content": "Hi, I am planning a trip."},
+            {"role": "assistant", "content": "Where to?"},
+        ],
+        "conversation": [
+            {"user_content": "What's the weather in London?", "expected_final_response": "x"}
+        ],
+    }
+    await evaluate(
+        adapter.wrap(weather_graph(weather_server.url), name="weather_graph"),
+        evalset(case),
+        config(response_match_score=0.1),
+        options=RunOptions(runs=1),
+        output_dir=tmp_path,
+    )
+    first = weather_server.requests[0]["messages"]
+    assert [(m["role"], m["content"]) for m in first] == [
+        ("user", "Hi, I am planning a trip."),
+        ("assistant", "Where to?"),
+        ("user", "What's the weather in London?"),
+    ]

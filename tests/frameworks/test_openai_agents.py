@@ -606,3 +606,123 @@ async def test_a_tool_awaiting_human_approval_fails_the_trial_with_a_reason(
     [call] = result.trial.turns[0].tool_calls
     assert call.args == {"location": "Paris"} and call.result is None
     assert call.error == "not run: awaiting a human's approval"
+
+
+# -- tool mocks and seeded history -------------------------------------------------------
+
+BOOKED: list[str] = []
+
+
+@function_tool
+def book_flight(destination: str) -> str:
+    """Book a flight (a side effect no nightly run may have).
+
+    Args:
+        destination: Where to fly.
+    """
+    BOOKED.append(destination)
+    return f"booked {destination}"
+
+
+def travel_model(body: dict[str, Any]) -> Reply:
+    """The triage agent hands off to the booking agent, which books, then answers with what
+    the tool said."""
+    messages = body["messages"]
+    last = messages[-1]
+    tools = {t["function"]["name"] for t in body.get("tools", [])}
+    handed_off = "booking_agent" in str(last.get("content"))  # the transfer's output
+    if last["role"] == "tool" and not handed_off:
+        return Reply.text(f"Done: {last['content']}")
+    if "transfer_to_booking_agent" in tools:
+        return Reply.tools(("transfer_to_booking_agent", {}))
+    return Reply.tools(("book_flight", {"destination": "Oslo"}))
+
+
+async def test_mocks_answer_the_tools_of_agents_handed_off_to_and_the_tool_never_runs(
+    tmp_path: Path,
+) -> None:
+    BOOKED.clear()
+    with ScriptedOpenAIServer(handler=travel_model) as server:
+        booking = Agent(name="booking_agent", model=sdk_model(server), tools=[book_flight])
+        triage = Agent(name="triage", model=sdk_model(server), handoffs=[booking])
+        case = {
+            "eval_id": "book",
+            "conversation": [
+                turn("Book me a flight to Oslo.", expected_final_response="Done: confirmation X1")
+            ],
+            "tool_mocks": [{"tool": "book_flight", "result": "confirmation X1"}],
+        }
+        run = await run_eval(
+            wrap(triage, name="agent"),
+            evalset(case),
+            config(response_match_score=0.5),
+            tmp_path,
+            runs=2,
+        )
+        failing = {**case, "eval_id": "no_seats"}
+        failing["tool_mocks"] = [{"tool": "book_flight", "error": "no seats left"}]
+        failed = await run_eval(
+            wrap(triage, name="agent"),
+            evalset(failing),
+            config(response_match_score=0.5),
+            tmp_path / "f",
+            runs=1,
+        )
+    assert BOOKED == []  # neither run reached the tool's own code
+    for result in run.trials:
+        (call,) = result.trial.turns[0].tool_calls[-1:]
+        assert (call.name, call.served_by, call.result) == (
+            "book_flight",
+            "mock",
+            "confirmation X1",
+        )
+        assert result.trial.turns[0].final_response == "Done: confirmation X1"
+    (call,) = failed.trials[0].trial.turns[0].tool_calls[-1:]
+    assert (call.served_by, call.result, call.error) == ("mock", None, "no seats left")
+    assert triage.handoffs == [booking] and booking.tools == [book_flight]  # left as they were
+
+
+async def test_a_seeded_history_is_the_conversation_the_sdk_agent_continues(
+    tmp_path: Path,
+) -> None:
+    with ScriptedOpenAIServer(handler=weather_model) as server:
+        case = {
+            "eval_id": "next",
+            "history": [
+                {"role": "user", "content": "What's the weather in Paris?"},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {
+                                "name": "get_weather",
+                                "arguments": '{"location": "Paris"}',
+                            },
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "call_1", "content": json.dumps(WEATHER["Paris"])},
+                {"role": "assistant", "content": "Paris is rainy."},
+            ],
+            "conversation": [turn("And in Tokyo?", expected_final_response="Tokyo is sunny.")],
+        }
+        await run_eval(
+            wrap(weather_agent(server), name="agent"),
+            evalset(case),
+            config(response_match_score=0.5),
+            tmp_path,
+            runs=1,
+        )
+        first = server.requests[0]["messages"]
+    sent = [
+        (m["role"], m.get("content"), m.get("tool_calls")) for m in first if m["role"] != "system"
+    ]
+    assert sent[0] == ("user", "What's the weather in Paris?", None)
+    assert sent[1][0] == "assistant"
+    assert sent[1][2][0]["function"]["name"] == "get_weather"
+    assert sent[2][:2] == ("tool", json.dumps(WEATHER["Paris"]))
+    assert sent[3][:2] == ("assistant", "Paris is rainy.")
+    assert sent[4][:2] == ("user", "And in Tokyo?")

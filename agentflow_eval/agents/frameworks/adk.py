@@ -28,12 +28,21 @@ merged) is the session's :attr:`AdkSession.state`. Exceptions are not caught: a 
 error, LiteLLM's ``RateLimitError`` after its retries and the like leave :meth:`respond`
 as ADK raised them, and the trial records them (a provider's fault as infrastructure).
 
+A case's tool mocks answer in ADK's own before-tool hook: a plugin placed first on the
+trial's runner asks the turn's :class:`~agentflow_eval.agents.tool_gate.ToolGate`, and a
+mocked call's result (a mapping as it is, anything else as ``{"result": value}``, as ADK
+wraps a function's return) or failure (``{"error": message}``, what the model sees of a
+failed tool) is the function response, so the tool itself never runs. A case with seeded
+``history`` is refused (``history_supported``): ADK keeps a conversation as session events,
+and seeding them is not done here.
+
 ADK calls its model itself (``LiteLlm`` calls ``litellm.acompletion``), so those calls do
 not go through the run's model client and its rate limits.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import copy
 import importlib
@@ -47,14 +56,18 @@ from google.adk.agents import BaseAgent, LlmAgent
 from google.adk.apps import App
 from google.adk.events import Event
 from google.adk.models.lite_llm import LiteLlm
+from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.adk.sessions.base_session_service import GetSessionConfig
 from google.adk.tools.agent_tool import AgentTool
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.tool_context import ToolContext
 from google.adk.workflow import BaseNode
 from google.genai import types
 
 from agentflow_eval.agents.base import SessionContext, TrajectoryRecorder
+from agentflow_eval.agents.tool_gate import NO_MOCKS, StandIn, ToolGate
 from agentflow_eval.errors import InputError
 from agentflow_eval.models.evalset import ContentPart, Message
 from agentflow_eval.models.results import (
@@ -93,6 +106,9 @@ class AdkAgent:
 
     ``app_name`` names the ADK app when a case's ``session_input`` does not (default: the
     App's name, else the root agent's name)."""
+
+    tool_mocks_supported = True
+    history_supported = False
 
     def __init__(self, target: App | BaseNode, *, name: str, app_name: str | None = None):
         if not isinstance(target, App | BaseNode):
@@ -148,6 +164,8 @@ class AdkAgent:
             runner = Runner(agent=self._root, app_name=app_name, session_service=sessions)
         else:
             runner = Runner(node=self._root, app_name=app_name, session_service=sessions)
+        mocks = _ToolMocks()
+        runner.plugin_manager.plugins.insert(0, mocks)  # before the app's own plugins
         session = await sessions.create_session(
             app_name=app_name,
             user_id=given.user_id or DEFAULT_USER_ID,
@@ -156,6 +174,7 @@ class AdkAgent:
         )
         return AdkSession(
             runner=runner,
+            mocks=mocks,
             lineage=_Lineage(self._root),
             app_name=app_name,
             user_id=session.user_id,
@@ -170,6 +189,7 @@ class AdkSession:
     after the last turn."""
 
     runner: Runner
+    mocks: _ToolMocks
     lineage: _Lineage
     app_name: str
     user_id: str
@@ -177,7 +197,8 @@ class AdkSession:
     state: dict[str, Any] = field(default_factory=dict)
 
     async def respond(self, message: Message, recorder: TrajectoryRecorder) -> str:
-        turn = _TurnEvents(recorder, self.lineage)
+        self.mocks.gate = recorder.tools
+        turn = _TurnEvents(recorder, self.lineage, self.mocks)
         content = types.Content(role="user", parts=_parts(message.content))
         try:
             # aclosing: a cancelled turn (the trial's timeout) closes the generator, and
@@ -214,9 +235,10 @@ class AdkSession:
 class _TurnEvents:
     """One turn's ADK events turned into the recorder's events, as they arrive."""
 
-    def __init__(self, recorder: TrajectoryRecorder, lineage: _Lineage) -> None:
+    def __init__(self, recorder: TrajectoryRecorder, lineage: _Lineage, mocks: _ToolMocks) -> None:
         self._recorder = recorder
         self._lineage = lineage
+        self._mocks = mocks
         # the wall-clock time the turn started: ADK stamps events with time.time()
         self._started = time.time() - recorder.elapsed_ms() / 1000
         self._node: tuple[str, ...] = ()
@@ -304,6 +326,11 @@ class _TurnEvents:
             return
         recorded, called_at = self._pending.pop(key)
         recorded.result = _jsonable(response.response)
+        stand_in = self._mocks.served.pop(key, None)
+        if stand_in is not None:
+            recorded.served_by = stand_in.served_by
+            if stand_in.error is not None:
+                recorded.result, recorded.error = None, stand_in.error
         recorded.duration_ms = max((event.timestamp - called_at) * 1000, 0.0)
 
     def _error(self, error: str) -> None:
@@ -329,6 +356,33 @@ class _TurnEvents:
         said = "\n".join(part.text for part in parts if part.text and not part.thought)
         if said:
             self._recorder.add(MessageEvent(text=said, at_ms=at_ms, author=author))
+
+
+class _ToolMocks(BasePlugin):
+    """The trial's tool mocks in ADK's before-tool hook (see the module)."""
+
+    def __init__(self) -> None:
+        super().__init__(name="agentflow_eval_tool_mocks")
+        self.gate: ToolGate = NO_MOCKS
+        self.served: dict[str, StandIn] = {}
+        """What answered each call, by its function call id."""
+
+    async def before_tool_callback(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
+    ) -> dict[str, Any] | None:
+        if not self.gate.active:
+            return None
+        stand_in = self.gate.decide(tool.name, dict(tool_args))
+        if stand_in is None:
+            return None
+        self.served[tool_context.function_call_id or tool.name] = stand_in
+        if stand_in.latency_s:
+            await asyncio.sleep(stand_in.latency_s)
+        if stand_in.error is not None:
+            return {"error": stand_in.error}
+        if isinstance(stand_in.result, Mapping):
+            return dict(stand_in.result)
+        return {"result": stand_in.result}
 
 
 class _Lineage:

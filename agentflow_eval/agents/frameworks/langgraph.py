@@ -65,6 +65,11 @@ from langgraph.types import Durability, StreamMode
 from pydantic_core import to_jsonable_python
 
 from agentflow_eval.agents.base import MaxStepsExceeded, SessionContext, TrajectoryRecorder
+from agentflow_eval.agents.frameworks.langgraph_tools import (
+    CONFIG_KEY,
+    TrialMocks,
+    gate_tool_nodes,
+)
 from agentflow_eval.models.evalset import Message
 from agentflow_eval.models.results import (
     MessageEvent,
@@ -109,6 +114,9 @@ class GraphInterrupted(RuntimeError):
 class LangGraphAgent:
     """A compiled graph as a factory of conversations (one thread each)."""
 
+    tool_mocks_supported = True
+    history_supported = True
+
     def __init__(self, graph: Pregel[Any, Any, Any, Any], *, name: str) -> None:
         self.graph = graph
         # a name the graph was given (compile(name=...)) says more than the attribute's
@@ -148,8 +156,10 @@ class LangGraphAgent:
         graph = self.graph
         if self._own_checkpointer:
             graph = graph.copy(update={"checkpointer": InMemorySaver()})
+        mocks = TrialMocks()
         configurable: dict[str, Any] = {
-            "thread_id": f"agentflow-{context.session_id}-{uuid.uuid4().hex[:12]}"
+            "thread_id": f"agentflow-{context.session_id}-{uuid.uuid4().hex[:12]}",
+            CONFIG_KEY: mocks,
         }
         if context.session_input.user_id:
             configurable["user_id"] = context.session_input.user_id
@@ -164,6 +174,8 @@ class LangGraphAgent:
             graph,
             config,
             seed,
+            mocks=mocks,
+            history=context.history,
             durability=durability,
             values_are_state=self._values_are_state,
         )
@@ -179,11 +191,15 @@ class LangGraphSession:
         config: RunnableConfig,
         seed: dict[str, Any],
         *,
+        mocks: TrialMocks | None = None,
+        history: Sequence[dict[str, Any]] = (),
         durability: Durability | None = None,
         values_are_state: bool = False,
     ) -> None:
         self.graph = graph
         self.config = config
+        self.mocks = mocks or TrialMocks()
+        self._history = list(history)
         self.durability = durability
         self._values_are_state = values_are_state
         self._seen = _SeenMessages()
@@ -200,7 +216,10 @@ class LangGraphSession:
             self._first_input(human) if self._seed is not None else {MESSAGES: [human]}
         )
         self._seen.add(human)
-        turn = _Turn(recorder, self._seen)
+        if recorder.tools.active:
+            gate_tool_nodes(self.graph)  # once per graph: later calls find them gated
+        self.mocks.gate = recorder.tools
+        turn = _Turn(recorder, self._seen, self.mocks)
         try:
             # an async generator: closing it on cancellation stops the graph's tasks
             items = cast(
@@ -237,10 +256,12 @@ class LangGraphSession:
         return turn.finish()
 
     def _first_input(self, human: HumanMessage) -> dict[str, Any]:
-        """``session_input.state`` with the first message: earlier messages given there
-        come first, each with an id so that it is not taken for something the graph said."""
+        """``session_input.state`` with the first message: a seeded history, then earlier
+        messages given there, come first, each with an id so that it is not taken for
+        something the graph said."""
         seed, self._seed = self._seed or {}, None
-        earlier = _with_ids(convert_to_messages(seed.get(MESSAGES) or []))
+        given = [*self._history, *(seed.get(MESSAGES) or [])]
+        earlier = _with_ids(convert_to_messages(given))
         for old in earlier:
             self._seen.add(old)
         return {**seed, MESSAGES: [*earlier, human]}
@@ -269,7 +290,10 @@ class LangGraphSession:
 class _Turn:
     """Turns one turn's stream items into trajectory events, in the order they come."""
 
-    def __init__(self, recorder: TrajectoryRecorder, seen: _SeenMessages) -> None:
+    def __init__(
+        self, recorder: TrajectoryRecorder, seen: _SeenMessages, mocks: TrialMocks
+    ) -> None:
+        self.mocks = mocks
         self.recorder = recorder
         self.seen = seen
         self.pending: dict[str, tuple[RecordedToolCall, float]] = {}
@@ -352,10 +376,16 @@ class _Turn:
         if record is None:  # a result no model call of this turn asked for
             record = RecordedToolCall(name=message.name or "(unnamed)", id=message.tool_call_id)
             self.recorder.add(ToolCallEvent(call=record, author=author))
-        if message.status == "error":
+        stand_in = self.mocks.served.pop(message.tool_call_id, None)
+        if stand_in is not None:
+            record.served_by = stand_in.served_by
+            record.error = stand_in.error
+            record.result = None if stand_in.error is not None else stand_in.result
+        elif message.status == "error":
             record.error = str(message.text) or "error"
         else:
             record.result = _tool_result(message.content)
+
         if asked is not None:
             record.duration_ms = (time.perf_counter() - asked) * 1000
 

@@ -104,7 +104,13 @@ class PydanticAIAgent:
     (what :meth:`with_model` sets). Build one in your own module to pass a deps factory::
 
         agent = PydanticAIAgent(my_agent, name="support", deps=lambda ctx: Deps(http=...))
+
+    Tool mocks and a seeded history are not supported yet: a case with either is refused
+    before the run.
     """
+
+    tool_mocks_supported = False
+    history_supported = False
 
     def __init__(
         self,

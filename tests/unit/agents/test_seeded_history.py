@@ -5,15 +5,11 @@ LiteLLM loop's messages start with it (after the system prompt), a Python agent'
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from agentflow_eval.agents.litellm_agent import LiteLLMAgent
 from agentflow_eval.agents.python import PythonAgent
-from agentflow_eval.cli import main
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.settings import RunOptions
@@ -100,26 +96,3 @@ async def test_the_litellm_loop_sends_it_after_the_system_prompt(tmp_path: Path)
         *WIRE,
         {"role": "user", "content": "Book it"},
     ]
-
-
-def test_an_agent_that_cannot_take_a_history_refuses_it_in_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    agent = tmp_path / "stateless_agent.py"
-    agent.write_text(
-        "from agentflow_eval.agents.python import PythonAgent\n"
-        "class Stateless(PythonAgent):\n"
-        "    history_supported = False\n"
-        "agent = Stateless(lambda message: 'hi', name='stateless')\n"
-    )
-    evalset = tmp_path / "seeded.evalset.json"
-    evalset.write_text(json.dumps(seeded_set("Book it").model_dump(mode="json")))
-    out = tmp_path / "out"
-    code = main(["run", f"{agent}:agent", str(evalset), "--output", str(out), "--quiet"])
-    err = capsys.readouterr().err.strip()
-    assert code == 2
-    assert err == (
-        f"agentflow-eval: error: {evalset}: case 'book': history: agent 'stateless' cannot "
-        "start from a seeded history; remove it, or evaluate another kind of agent"
-    )
-    assert not out.exists()  # nothing written

@@ -16,7 +16,6 @@ from agentflow_eval.agents.http import HttpAgent
 from agentflow_eval.agents.litellm_agent import LiteLLMAgent
 from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.agents.tool_gate import MockBypassed, ToolCallFailed, TrialTools
-from agentflow_eval.cli import main
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.matching import json_subset
 from agentflow_eval.models.results import RunResult
@@ -227,6 +226,27 @@ async def test_a_python_agent_through_the_pipeline(tmp_path: Path) -> None:
     assert '"served_by":"mock"' in stored.replace(" ", "")
 
 
+async def test_a_mocked_tool_the_agent_ran_itself_fails_the_trial(tmp_path: Path) -> None:
+    """Reported after the fact (recorder.tool_call): the gate was never asked, so the
+    tool's own code ran; the trial fails naming it rather than pass on a real call."""
+
+    def agent(message: str, recorder: TrajectoryRecorder) -> str:
+        result = get_weather("Tokyo")
+        recorder.tool_call("get_weather", {"location": "Tokyo"}, result=result)
+        return result["condition"]
+
+    eval_set = one_case(
+        [{"user_content": "Weather?"}], tool_mocks=[{"tool": "get_weather", "result": {}}]
+    )
+    result = await evaluate(
+        PythonAgent(agent), eval_set, options=RunOptions(runs=1), output_dir=tmp_path
+    )
+    (judged,) = result.trials
+    error = judged.trial.error
+    assert error is not None and error.type == "MockNotReached"
+    assert error.message.startswith("tool 'get_weather' ran where no mock could answer it")
+
+
 # -------------------------------------------------------------------------- the LiteLLM loop
 
 
@@ -287,34 +307,6 @@ async def test_the_litellm_loop_takes_mocks_faults_and_the_fail_policy(tmp_path:
 
 
 # ------------------------------------------------------------------------------ HTTP agents
-
-
-def test_an_http_agent_refuses_mocks_in_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    evalset = tmp_path / "mocked.evalset.json"
-    evalset.write_text(
-        json.dumps(
-            {
-                "eval_set_id": "mocked",
-                "eval_cases": [
-                    {
-                        "eval_id": "a",
-                        "conversation": [{"user_content": "hi"}],
-                        "tool_mocks": [{"tool": "get_weather", "result": 1}],
-                    },
-                    {"eval_id": "b", "conversation": [{"user_content": "hi"}]},
-                ],
-            }
-        )
-    )
-    out = tmp_path / "out"
-    code = main(["run", "http://127.0.0.1:9/v1", str(evalset), "--output", str(out), "--quiet"])
-    err = capsys.readouterr().err.strip()
-    assert code == 2
-    assert err.count("\n") == 0, err
-    assert f"{evalset}: case 'a': tool_mocks: agent" in err and "no mock can reach" in err
-    assert not out.exists()  # nothing written
 
 
 def test_an_http_agent_says_it_cannot_take_mocks() -> None:

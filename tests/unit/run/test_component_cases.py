@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from agentflow_eval.cli import main
 from agentflow_eval.files.errors import EvalFileError
 from agentflow_eval.models.evalset import EvalCase, EvalSet
 from agentflow_eval.pipeline.evaluate import evaluate
@@ -152,68 +151,6 @@ async def test_a_run_of_component_cases_needs_no_agent(tmp_path: Path) -> None:
     assert {c.criterion for trial in result.trials for c in trial.criteria} == {"output_matches"}
 
 
-def test_a_case_that_needs_an_agent_without_one_is_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    module = tmp_path / "intents.py"
-    module.write_text("def classify(text):\n    return 'other'\n")
-    evalset = tmp_path / "mixed.evalset.json"
-    evalset.write_text(
-        json.dumps(
-            {
-                "eval_set_id": "mixed",
-                "eval_cases": [
-                    {
-                        "eval_id": "fn",
-                        "component": f"{module}:classify",
-                        "input": "x",
-                        "expected_output": "other",
-                    },
-                    {"eval_id": "chat", "conversation": [{"user_content": "hi"}]},
-                ],
-            }
-        )
-    )
-    out = tmp_path / "out"
-    assert main(["run", str(evalset), "--output", str(out), "--quiet"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert err == (
-        f"agentflow-eval: error: {evalset}: case 'chat': this case runs an agent, and none was "
-        "given: name one (agentflow-eval run AGENT EVALSET)"
-    )
-    assert not out.exists()
-
-
-def test_a_bad_target_stops_the_cli_before_anything_is_written(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    evalset = tmp_path / "intents.evalset.json"
-    evalset.write_text(
-        json.dumps(
-            {
-                "eval_set_id": "intents",
-                "eval_cases": [
-                    {
-                        "eval_id": "a",
-                        "component": "intents:classify",
-                        "input": "x",
-                        "expected_output": "y",
-                    }
-                ],
-            }
-        )
-    )
-    out = tmp_path / "out"
-    assert main(["run", str(evalset), "--output", str(out), "--quiet"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1
-    assert err.startswith(
-        f"agentflow-eval: error: {evalset}: case 'a': component: 'intents:classify': importing "
-        "'intents' failed: ModuleNotFoundError"
-    )
-    assert not out.exists()
-
-
 async def test_an_async_component_that_blocks_the_loop_is_stopped(tmp_path: Path) -> None:
     module = tmp_path / "stuck.py"
     module.write_text("import time\n\nasync def stuck(text):\n    time.sleep(3)\n    return text\n")
@@ -237,32 +174,3 @@ async def test_an_async_component_that_blocks_the_loop_is_stopped(tmp_path: Path
     error = result.trials[0].trial.error
     assert error is not None and (error.kind, error.type) == ("timeout", "EventLoopBlocked")
     assert error.message.startswith(f"component '{module}:stuck' blocked the event loop")
-
-
-def test_one_positional_is_an_eval_set_only_when_it_names_one(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    module = tmp_path / "intents.py"
-    module.write_text("def classify(text):\n    return 'other'\n")
-    evalset = tmp_path / "intents.evalset.json"
-    evalset.write_text(
-        json.dumps(
-            {
-                "eval_set_id": "intents",
-                "eval_cases": [
-                    {"eval_id": "a", "component": f"{module}:classify", "input": "x"}
-                    | {"expected_output": "other"}
-                ],
-            }
-        )
-    )
-    out = tmp_path / "out"
-    assert main(["run", str(evalset), "--model", "openai/gpt-4o", "--output", str(out)]) == 2
-    assert capsys.readouterr().err == (
-        "agentflow-eval: error: model 'openai/gpt-4o' is for an agent, and no agent was given\n"
-    )
-    assert main(["run", f"{module}:classify", "--output", str(out)]) == 2
-    assert "run needs AGENT and EVALSET (EVALSET alone when every case is a component case)" in (
-        capsys.readouterr().err
-    )
-    assert not out.exists()

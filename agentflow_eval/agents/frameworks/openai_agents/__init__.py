@@ -57,6 +57,7 @@ from agentflow_eval.agents.base import (
     TrajectoryRecorder,
 )
 from agentflow_eval.agents.frameworks.openai_agents.models import ModelBook, switched
+from agentflow_eval.agents.frameworks.openai_agents.tool_mocks import TrialMocks
 from agentflow_eval.agents.frameworks.openai_agents.trajectory import (
     RunObserver,
     record_result,
@@ -97,6 +98,9 @@ class OpenAIAgentsAgent:
     ``context_factory`` builds each trial's run context from its :class:`SessionContext`
     (default: a deep copy of ``session_input.state``). Build one yourself and name it in
     the agent spec to set these; a spec naming the SDK ``Agent`` gets the defaults."""
+
+    tool_mocks_supported = True
+    history_supported = True
 
     def __init__(
         self,
@@ -177,11 +181,12 @@ class OpenAIAgentsSession:
         self.current_agent = agent
         """The agent the next turn goes to: the one that answered the last."""
         self._last: RunResult | None = None
-        self._history: list[Any] = []
+        self._history: list[Any] = _input_items(context.history)
         self._run_config = _for_trial(run_config, context, self.conversation_id)
         self._models = models
         self._limiter = context.models.rate_limiter
         self._max_turns = max_turns
+        self._mocks = TrialMocks()
 
     @property
     def history(self) -> list[Any]:
@@ -198,6 +203,9 @@ class OpenAIAgentsSession:
 
     async def respond(self, message: Message, recorder: TrajectoryRecorder) -> str:
         observer = RunObserver(recorder, self._models, self._limiter)
+        if recorder.tools.active:  # this turn has tool mocks: run the gated copies
+            self.current_agent = self._mocks.copy_of(self.current_agent)
+        self._mocks.gate, observer.served = recorder.tools, self._mocks.served
         turn_input = [*self.history, {"role": "user", "content": message.text}]
         try:
             result = await Runner.run(
@@ -243,6 +251,31 @@ class OpenAIAgentsSession:
 
     async def aclose(self) -> None:
         return None  # nothing held open: the agent's client belongs to the agent
+
+
+def _input_items(history: tuple[dict[str, Any], ...]) -> list[Any]:
+    """A seeded history (OpenAI chat wire format) as the SDK's input items: messages, an
+    assistant's tool calls as ``function_call`` items, tool messages as their outputs."""
+    items: list[Any] = []
+    for message in history:
+        role, content = message["role"], message.get("content")
+        if role == "tool":
+            call_id = message.get("tool_call_id") or ""
+            items.append({"type": "function_call_output", "call_id": call_id, "output": content})
+            continue
+        if content:
+            items.append({"role": role, "content": content})
+        for call in message.get("tool_calls") or () if role == "assistant" else ():
+            function = call["function"]
+            items.append(
+                {
+                    "type": "function_call",
+                    "call_id": call["id"],
+                    "name": function["name"],
+                    "arguments": function["arguments"],
+                }
+            )
+    return items
 
 
 def _record_quietly(

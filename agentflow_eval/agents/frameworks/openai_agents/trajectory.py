@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -39,6 +40,7 @@ from agents.tool_context import ToolContext
 
 from agentflow_eval.agents.base import TrajectoryRecorder
 from agentflow_eval.agents.frameworks.openai_agents.models import ModelBook
+from agentflow_eval.agents.tool_gate import StandIn
 from agentflow_eval.llm.ratelimit import RateLimiter
 from agentflow_eval.models.results import (
     HandoffEvent,
@@ -59,7 +61,7 @@ __all__ = [
     "unfinished_reason",
 ]
 
-_RUN_ERROR = "An error occurred while running the tool. Please try again. Error: "
+RUN_ERROR = "An error occurred while running the tool. Please try again. Error: "
 _ARGS_ERROR = "An error occurred while parsing tool arguments."
 """What the SDK's default ``failure_error_function`` sends the model when a tool raises
 (or its arguments are not JSON): the only sign of a failed tool call in its run data."""
@@ -72,8 +74,8 @@ def tool_error(output: Any) -> str | None:
     """The error a tool output reports, when it is the SDK's default failure text."""
     if not isinstance(output, str):
         return None
-    if output.startswith(_RUN_ERROR):
-        return output.removeprefix(_RUN_ERROR) or output
+    if output.startswith(RUN_ERROR):
+        return output.removeprefix(RUN_ERROR) or output
     if output.startswith(_ARGS_ERROR):
         return output
     return None
@@ -130,6 +132,8 @@ class RunObserver(RunHooks[Any]):
         self._open: list[_ModelCall] = []
         self._tools: dict[str, _ToolRun] = {}
         self._slots: list[AbstractAsyncContextManager[None]] = []
+        self.served: Mapping[str, StandIn] = {}
+        """What answered a call instead of its tool (tool mocks), by the call's id."""
 
     def _now(self) -> float:
         return self.recorder.elapsed_ms()
@@ -278,6 +282,7 @@ class _Writer:
         """One tool call with its output (an error when the output is the SDK's failure
         text, or ``unfinished`` says why it never ended)."""
         run = self.observer.tool_run(call_id)
+        stand_in = self.observer.served.get(call_id) if call_id else None
         error = unfinished or tool_error(output)
         duration = 0.0
         if run is not None and run.ended_ms is not None:
@@ -289,6 +294,7 @@ class _Writer:
             error=error,
             duration_ms=duration,
             id=call_id,
+            served_by=stand_in.served_by if stand_in is not None else "tool",
         )
         self.add(ToolCallEvent(call=call, author=agent), run.started_ms if run else None)
 
