@@ -145,15 +145,26 @@ def _contents(eval_set: EvalSet) -> str:
     )
     components = len(eval_set.eval_cases) - len(agent_cases)
     if not agent_cases:
-        return f"{components} component cases"
-    said = f"{len(eval_set.eval_cases)} cases, {turns} turns, {calls} expected tool calls"
-    return said + (f", {components} component cases" if components else "")
+        return _counted(components, "component case")
+    said = ", ".join(
+        [
+            _counted(len(eval_set.eval_cases), "case"),
+            _counted(turns, "turn"),
+            _counted(calls, "expected tool call"),
+        ]
+    )
+    return said + (f", {_counted(components, 'component case')}" if components else "")
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _judged_by_default(eval_set: EvalSet, config: EvalConfig) -> str:
     if all(case.component is not None for case in eval_set.eval_cases):
         return "each judged by its expected output (output_matches)"
-    return f"judged by the default criteria ({len(config.criteria)} criteria)"
+    count = len(config.criteria)
+    return f"judged by the default criteria ({count} {'criterion' if count == 1 else 'criteria'})"
 
 
 def validate_files(

@@ -817,3 +817,55 @@ async def test_a_seeded_history_is_refused_for_adk_agents(
     with pytest.raises(InputError, match=r"cannot start from a seeded history"):
         await run(agent, cases, config(), tmp_path)
     assert server.request_count == 0
+
+
+# -- a case from an ADK session, run again --------------------------------------------
+
+
+async def test_a_case_added_from_an_adk_session_passes_against_the_agent_that_made_it(
+    server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """The session file as ADK's session services save it becomes a case (eval-set add),
+    and the same agent, run again on it through the adapter, passes it."""
+    from google.adk.runners import Runner
+    from google.adk.sessions import InMemorySessionService
+    from google.genai import types
+
+    from agentflow_eval.files.authoring import add_case, case_from_conversation, create_evalset
+    from agentflow_eval.files.sessions import read_session
+
+    def weather(body: dict[str, Any]) -> Reply:
+        if body["messages"][-1]["role"] == "tool":
+            return Reply.text("It is sunny in Paris.")
+        return Reply.tools(("get_weather", {"location": "Paris"}))
+
+    server.handler = weather
+    agent = weather_agent(server)
+    sessions = InMemorySessionService()
+    runner = Runner(agent=agent, app_name="weather", session_service=sessions)
+    session = await sessions.create_session(app_name="weather", user_id="u1", state={"units": "F"})
+    message = types.Content(role="user", parts=[types.Part(text="Weather in Paris?")])
+    async for _ in runner.run_async(user_id="u1", session_id=session.id, new_message=message):
+        pass
+    saved = await sessions.get_session(app_name="weather", user_id="u1", session_id=session.id)
+    assert saved is not None
+    session_file = tmp_path / "session.json"
+    session_file.write_text(saved.model_dump_json(by_alias=True), encoding="utf-8")
+
+    evalset_file = tmp_path / "from_sessions.evalset.json"
+    create_evalset(evalset_file)
+    case = case_from_conversation(read_session(str(session_file)), "paris")
+    add_case(evalset_file, case)
+    (added,) = load_evalset(evalset_file).eval_set.eval_cases
+    (turn,) = added.conversation
+    assert [(c.name, c.args) for c in turn.expected_tool_trajectory] == [
+        ("get_weather", {"location": "Paris"})
+    ]
+    assert added.session_input is not None and added.session_input.state == {"units": "F"}
+
+    cfg = config(
+        tool_trajectory_avg_score=CriterionConfig(threshold=1.0),
+        response_match_score=CriterionConfig(threshold=0.9),
+    )
+    result = await run(agent, load_evalset(evalset_file).eval_set, cfg, tmp_path / "run", runs=2)
+    assert [r.status for r in result.trials] == ["passed", "passed"]

@@ -615,3 +615,28 @@ async def test_the_pydantic_ai_weather_example_evaluates_with_the_weather_eval_s
         assert turn.usage.calls == 2 and turn.usage.prompt_tokens > 0
         trajectory = next(c for c in result.criteria if c.criterion == "tool_trajectory_avg_score")
         assert trajectory.score == 1.0
+
+
+async def test_tool_mocks_and_a_seeded_history_are_refused_before_the_run(
+    server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """Pydantic AI agents take neither yet: a case with either is refused in one line,
+    before any model call, rather than run the real tools or drop the history."""
+    agent = PydanticAIAgent(weather_agent(server.url), name="weather")
+    mocked = case(
+        "mocked",
+        {"user_content": "Paris?"},
+        tool_mocks=[{"tool": "get_weather", "result": "sunny"}],
+        expectations=["completes"],
+    )
+    with pytest.raises(InputError, match=r"case 'mocked': tool_mocks: agent 'weather_agent' runs its tools where"):
+        await run_eval(agent, evalset(mocked), config(), tmp_path)
+    seeded = case(
+        "seeded",
+        {"user_content": "Paris?"},
+        history=[{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}],
+        expectations=["completes"],
+    )
+    with pytest.raises(InputError, match=r"cannot start from a seeded history"):
+        await run_eval(agent, evalset(seeded), config(), tmp_path / "seeded")
+    assert server.request_count == 0

@@ -163,7 +163,7 @@ def test_validate_lists_every_problem_of_every_file(
     assert any("match_type" in line for line in lines)
     assert any("no_such_criterion" in line for line in lines)
     assert out.splitlines() == [
-        f"{good}: eval set 'orders', 1 cases, 2 turns, 0 expected tool calls; judged by the "
+        f"{good}: eval set 'orders', 1 case, 2 turns, 0 expected tool calls; judged by the "
         "default criteria (2 criteria)"
     ]
     assert main(["eval-set", "validate", str(good)]) == 0
@@ -229,8 +229,8 @@ def test_single_step_cases_validate_and_convert(
 
     assert main(["eval-set", "validate", str(source)]) == 0
     assert capsys.readouterr().out == (
-        f"{source}: eval set 'steps', 2 cases, 1 turns, 0 expected tool calls, 1 component "
-        "cases; judged by the default criteria (2 criteria)\n"
+        f"{source}: eval set 'steps', 2 cases, 1 turn, 0 expected tool calls, 1 component "
+        "case; judged by the default criteria (2 criteria)\n"
     )
     adk_file = tmp_path / "steps.adk.json"
     assert main(["eval-set", "convert", str(source), "--to", "adk", "-o", str(adk_file)]) == 0
