@@ -789,3 +789,48 @@ def test_a_sub_agent_is_a_node_inside_its_parent_and_authors_its_calls() -> None
 
 def test_a_provider_that_takes_no_span_processor_is_refused() -> None:
     assert not otel.install(trace.NoOpTracerProvider())
+
+
+# -- a case from an OTLP JSON export, run again ----------------------------------------
+
+
+async def test_a_case_added_from_an_otlp_export_passes_against_the_agent_that_made_it(
+    tmp_path: Path,
+) -> None:
+    """The instrumented agent's spans, exported as OTLP JSON by OpenTelemetry's own
+    encoder (what an OTLP/HTTP JSON exporter sends), become a case (eval-set add); the same
+    agent, evaluated on it from its spans, passes it."""
+    encoder = pytest.importorskip("opentelemetry.exporter.otlp.proto.common.trace_encoder")
+    from google.protobuf.json_format import MessageToJson
+
+    from agentflow_eval.files.authoring import add_case, case_from_conversation, create_evalset
+    from agentflow_eval.files.loading import load_evalset
+    from agentflow_eval.files.sessions import read_session
+
+    exported = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exported))
+    with ScriptedOpenAIServer(handler=weather_model) as server:
+        production = pydantic_weather_agent(server.url, tracer_provider=provider)
+        assert await production("What's the weather in Paris?", []) == "Paris is rainy."
+        trace_file = tmp_path / "trace.json"
+        trace_file.write_text(MessageToJson(encoder.encode_spans(exported.get_finished_spans())))
+
+        evalset_file = tmp_path / "from_traces.evalset.json"
+        create_evalset(evalset_file)
+        add_case(evalset_file, case_from_conversation(read_session(str(trace_file)), "paris"))
+        cases = load_evalset(evalset_file).eval_set
+        (turn,) = cases.eval_cases[0].conversation
+        assert turn.user_content.text == "What's the weather in Paris?"
+        assert [(c.name, c.args) for c in turn.expected_tool_trajectory] == [
+            ("get_weather", {"location": "Paris"})
+        ]
+        assert turn.expected_nodes == ["weather_agent"]
+
+        again = PythonAgent(pydantic_weather_agent(server.url), name="weather")
+        config = trajectory_config(nodes=True)
+        config.criteria["response_match_score"] = CriterionConfig(threshold=1.0)
+        run = await evaluate(
+            again, cases, config, options=RunOptions(runs=2), output_dir=tmp_path / "run"
+        )
+    assert [r.status for r in run.trials] == ["passed", "passed"]

@@ -629,7 +629,9 @@ async def test_tool_mocks_and_a_seeded_history_are_refused_before_the_run(
         tool_mocks=[{"tool": "get_weather", "result": "sunny"}],
         expectations=["completes"],
     )
-    with pytest.raises(InputError, match=r"case 'mocked': tool_mocks: agent 'weather_agent' runs its tools where"):
+    with pytest.raises(
+        InputError, match=r"case 'mocked': tool_mocks: agent 'weather_agent' runs its tools where"
+    ):
         await run_eval(agent, evalset(mocked), config(), tmp_path)
     seeded = case(
         "seeded",
