@@ -40,4 +40,4 @@ tier() {
 tier core tests/unit -n auto --dist worksteal "$@"
 tier frameworks tests/frameworks -n auto --dist worksteal "$@"
 tier flows tests/flows "$@"
-tier end-to-end tests/e2e "$@"
+tier end-to-end tests/e2e --durations=15 "$@"

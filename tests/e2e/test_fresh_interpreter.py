@@ -30,7 +30,8 @@ def test_importing_the_package_imports_nothing_heavy() -> None:
 
 def test_the_core_never_imports_prefect() -> None:
     """Prefect belongs to agentflow_eval.flows and agentflow_eval.tasks alone: running the
-    whole pipeline from the core (AgentEvaluator's path) loads no Prefect module."""
+    whole pipeline from the core (AgentEvaluator's path) loads no Prefect module, and, for
+    an agent of no framework, no agent framework either (installed or not)."""
     script = """
 import asyncio, json, sys, tempfile
 from agentflow_eval import AgentEvaluator
@@ -38,8 +39,10 @@ from agentflow_eval.cli import build_parser
 build_parser()
 run = asyncio.run(AgentEvaluator("examples.weather.agent:agent").evaluate(
     "examples/weather/weather.evalset.json", runs=1, output_dir=tempfile.mkdtemp()))
-print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] == "prefect")))
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in FRAMEWORKS)))
 """
+    frameworks = ("prefect", "langgraph", "langchain_core", "google", "agents", "pydantic_ai")
+    script = f"FRAMEWORKS = {frameworks!r}\n" + script
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
@@ -50,7 +53,8 @@ def test_rouge_loads_without_scipy_statistics_and_leaves_them_importable() -> No
     ROUGE never uses; the criteria load without it, and it still imports afterwards."""
     code = (
         "import sys\n"
-        "import agentflow_eval.criteria.builtins\n"
+        "from agentflow_eval.criteria.registry import known_criteria\n"
+        "known_criteria()  # every criterion module, loaded\n"
         "from agentflow_eval.criteria.response import rouge1\n"
         "assert 'scipy.stats' not in sys.modules, 'scipy.stats was imported'\n"
         "assert rouge1('running fast', 'runs fast').fmeasure == 1.0\n"
