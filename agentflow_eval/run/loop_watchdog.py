@@ -6,9 +6,11 @@ trial advances, no timeout fires — a trial's timeout is itself a loop callback
 everything else sharing the loop (progress reports, Prefect's own calls) stalls with it.
 
 A :class:`LoopWatchdog` is a daemon thread that asks the loop for a heartbeat
-(``call_soon_threadsafe``) every fraction of a second. When no heartbeat comes for
-``limit_s``, the loop is blocked; if the task running then is a trial inside its agent's
-code (a :meth:`LoopWatchdog.guard` region), the watchdog
+(``call_soon_threadsafe``) every fraction of a second. When no heartbeat comes while the
+loop thread does ``limit_s`` of its own work — CPU time it uses, or time it waits in a
+blocking call; not time it stands ready while the machine's load keeps it off the CPU
+(:mod:`agentflow_eval.run.thread_clock`) — the loop is blocked; if the task running then
+is a trial inside its agent's code (a :meth:`LoopWatchdog.guard` region), the watchdog
 
 1. records the block (how long, and where: the agent's frame and the innermost one);
 2. interrupts the blocking call when the loop runs in the main thread: a signal
@@ -31,10 +33,12 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
+
+from agentflow_eval.run.thread_clock import ThreadClock
 
 __all__ = [
     "DEFAULT_LIMIT_S",
@@ -90,11 +94,14 @@ class LoopWatchdog:
     limit_s: float = DEFAULT_LIMIT_S
     interval_s: float = 0.25
     blocks: list[LoopBlock] = field(default_factory=list)
+    clock_of: Callable[[], ThreadClock] = ThreadClock.of_current_thread
+    """Makes the loop thread's own-work clock (called in that thread)."""
     _guards: dict[asyncio.Task[Any], _Guard] = field(default_factory=dict, init=False)
     _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False)
     _loop_thread: int | None = field(default=None, init=False)
     _stop: threading.Event = field(default_factory=threading.Event, init=False)
     _signal_ready: bool = field(default=False, init=False)
+    _clock: ThreadClock = field(init=False)
 
     def __post_init__(self) -> None:
         if self.limit_s <= 0:
@@ -106,6 +113,7 @@ class LoopWatchdog:
         """Watch the running loop for the block (call it from a coroutine)."""
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
+        self._clock = self.clock_of()
         self._stop.clear()
         previous = self._install_signal()
         thread = threading.Thread(target=self._watch, name="agentflow loop watchdog", daemon=True)
@@ -140,6 +148,7 @@ class LoopWatchdog:
 
     def _watch(self) -> None:
         assert self._loop is not None
+        clock = self._clock
         beat = threading.Event()
         while not self._stop.is_set():
             beat.clear()
@@ -147,17 +156,27 @@ class LoopWatchdog:
                 self._loop.call_soon_threadsafe(beat.set)
             except RuntimeError:  # the loop closed
                 return
-            if beat.wait(self.limit_s):
+            asked = time.monotonic()
+            clock.restart()
+            own = 0.0  # the loop thread's own work while the beat is awaited
+            while not beat.wait(self.interval_s) and own < self.limit_s:
+                own += clock.advance()
+                if self._stop.is_set():
+                    return
+            if beat.is_set():
                 self._stop.wait(self.interval_s)
                 continue
-            if not self._through_stall(beat, time.monotonic() - self.limit_s):
+            if not self._through_stall(beat, asked, own):
                 return
 
-    def _through_stall(self, beat: threading.Event, stalled_since: float) -> bool:
+    def _through_stall(self, beat: threading.Event, stalled_since: float, own: float) -> bool:
         """Watch a stalled loop until it turns again (False if told to stop first). One
         stall may hold several blocks: when an interrupted agent's task lets go, the loop
         may run another task that blocks before it gets to the heartbeat, so whichever
-        task is running is timed from the moment it started to."""
+        task is running is timed from the moment it started to. A task is stopped when
+        its own work (``own`` so far: see :mod:`agentflow_eval.run.thread_clock`), not the
+        wall time, reaches the limit: a loop that stands still because the machine gives
+        it no CPU is not blocked by its agent."""
         assert self._loop is not None
         running: asyncio.Task[Any] | None = None
         since = stalled_since
@@ -166,13 +185,15 @@ class LoopWatchdog:
             task = asyncio.current_task(self._loop)
             now = time.monotonic()
             if task is not running:
-                running, since = task, (now if running is not None else since)
+                if running is not None:
+                    since, own = now, 0.0
+                running = task
             guard = self._guards.get(task) if task is not None else None
             if (
                 guard is not None
                 and guard.active
                 and guard.block is None
-                and now - since >= self.limit_s
+                and own >= self.limit_s
                 and not self._importing(guard)
             ):
                 guard.block = LoopBlock(seconds=now - since, where=self._blocked_at(guard))
@@ -182,6 +203,7 @@ class LoopWatchdog:
             if self._stop.is_set():
                 return False
             beat.wait(self.interval_s)
+            own += self._clock.advance()
         ended = time.monotonic()
         for guard, started in caught:
             assert guard.block is not None

@@ -25,6 +25,7 @@ from agentflow_eval.agents.threads import AgentThreads
 from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.loop_watchdog import EventLoopBlocked, LoopWatchdog
 from agentflow_eval.run.plan import RunOptions
+from agentflow_eval.run.thread_clock import ThreadClock
 from tests.support.faults import ANSWER, answer_config, answer_evalset
 
 CASES, HUNG = 20, 6
@@ -180,3 +181,59 @@ async def test_the_interrupt_lands_only_inside_the_blocked_agent() -> None:
         await asyncio.create_task(trial())
         await asyncio.sleep(0.3)  # the watchdog's cancel, if any, finds the guard closed
     assert len(caught) == 1 and "trial (test_faults_hung_agents.py:" in caught[0]
+
+
+# ------------------------------------------------------- the machine's load is not a block
+
+
+class StarvedClock(ThreadClock):
+    """A loop thread that stands ready without a CPU: no CPU time used, never waiting in
+    the kernel (what a thread's clock reads while other processes hold every core)."""
+
+    def __init__(self) -> None:
+        super().__init__(cpu_clock=None, stat=None)
+
+    def advance(self) -> float:
+        return 0.0
+
+
+async def test_a_loop_starved_of_cpu_is_not_taken_for_a_blocking_agent() -> None:
+    """The same stall as a blocking agent's, but the loop thread did none of it: the
+    watchdog charges only the thread's own work, so the agent is not stopped."""
+    watchdog = LoopWatchdog(limit_s=0.2, clock_of=StarvedClock)
+    finished: list[bool] = []
+
+    async def trial() -> None:
+        with watchdog.guard() as guard:
+            time.sleep(0.8)  # stands for the load: the loop does not turn meanwhile
+            finished.append(guard.block is None)
+
+    with watchdog.watching():
+        await asyncio.create_task(trial())
+        await asyncio.sleep(0.1)
+    assert finished == [True] and watchdog.blocks == []
+
+
+def test_the_threads_own_work_is_its_cpu_time_or_its_waiting() -> None:
+    clock = ThreadClock.of_current_thread()
+    if clock.cpu_clock is None or clock.stat is None:
+        pytest.skip("the thread's CPU clock or /proc state cannot be read here")
+    deadline = time.monotonic() + 0.3
+    while time.monotonic() < deadline:  # running: its CPU time is its own work
+        pass
+    busy = clock.advance()
+    assert 0.15 < busy <= 0.35
+    assert clock.waiting() is False  # the calling thread is running now
+    waiter = threading.Event()
+    seen: list[bool | None] = []
+
+    def watch(target: ThreadClock) -> None:
+        time.sleep(0.1)
+        seen.append(target.waiting())
+        waiter.set()
+
+    watcher = threading.Thread(target=watch, args=(clock,))
+    watcher.start()
+    time.sleep(0.3)  # asleep in the kernel: waiting counts in full
+    watcher.join()
+    assert seen == [True]
