@@ -138,6 +138,12 @@ def read_document(path: str | Path) -> Any:
         raise EvalFileError(path, too_deep) from None
     if data is None:
         raise EvalFileError(path, "file holds no data (only comments or an empty document)")
+    if _expanded_size(data) > MAX_VALUES:
+        raise EvalFileError(
+            path,
+            f"its aliases expand to more than {MAX_VALUES:,} values (an alias that repeats "
+            "an alias, as in a 'billion laughs' file); write the values out instead",
+        )
     if _nesting_depth(data) > MAX_NESTING_DEPTH:
         raise EvalFileError(path, too_deep)
     return data
@@ -165,6 +171,38 @@ def _special_file_kind(path: Path) -> str | None:
         if test(mode):
             return kind
     return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+MAX_VALUES = 1_000_000
+"""How many values (lists, mappings and scalars) a YAML file may hold once its aliases are
+expanded. Each alias is a reference to a value written once, and reading the file gives
+an object graph of that size; but everything after reading walks it as a tree, and a few
+lines of aliases of aliases make that tree astronomically large."""
+
+
+def _expanded_size(data: Any) -> int:
+    """How many values ``data`` holds counted as a tree (a shared value once per place it
+    is used), in time proportional to its distinct values; stops counting past
+    :data:`MAX_VALUES`."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(data, False)]
+    while stack:
+        value, children_done = stack.pop()
+        if isinstance(value, dict):
+            children: list[Any] = list(value.values())
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if id(value) in sizes:
+            continue
+        if not children_done:
+            stack.append((value, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+            continue
+        total = 1 + sum(sizes.get(id(child), 1) for child in children)
+        sizes[id(value)] = min(total, MAX_VALUES + 1)
+    return sizes.get(id(data), 1)
 
 
 def _nesting_depth(data: Any) -> int:

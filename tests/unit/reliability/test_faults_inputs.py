@@ -181,6 +181,36 @@ def test_ordinary_nesting_is_fine(tmp_path: Path) -> None:
     assert read_document(write(tmp_path / "ok.json", {"deep": nested}))["deep"]["k"]
 
 
+LAUGHS = "eval_set_id: bomb\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]\n" for n in range(1, 10)
+)
+"""Nine levels of nine aliases: 387 million values once expanded, in ten lines."""
+
+
+def test_a_yaml_alias_bomb_is_one_line_at_once(tmp_path: Path, cli) -> None:
+    path = write(tmp_path / "laughs.evalset.yaml", LAUGHS)
+    failure = in_thread(lambda: read_document(path), timeout_s=10.0)
+    assert isinstance(failure, EvalFileError)
+    assert "aliases expand to more than 1,000,000 values" in str(failure)
+    code, err = cli(path)
+    assert code == 2 and err.count("\n") == 0 and str(path) in err
+
+
+def test_yaml_aliases_used_as_anchors_for_shared_values_still_load(tmp_path: Path) -> None:
+    text = (
+        "eval_set_id: shared\n"
+        "x-trajectory: &weather [{name: get_weather, args: {location: Tokyo}}]\n"
+        "eval_cases:\n"
+        + "".join(
+            f"  - eval_id: c{n}\n    conversation:\n      - user_content: Tokyo?\n"
+            "        expected_tool_trajectory: *weather\n"
+            for n in range(50)
+        )
+    )
+    data = read_document(write(tmp_path / "shared.evalset.yaml", text))
+    assert len(data["eval_cases"]) == 50
+
+
 def in_thread(call: Callable[[], object], timeout_s: float = 20.0) -> BaseException | None:
     """Run ``call`` in a thread; the exception it raised (a hang fails the test)."""
     outcome: list[BaseException | None] = []
