@@ -6,6 +6,7 @@ from __future__ import annotations
 __all__ = [
     "JUDGE_STAGE_CONCURRENCY",
     "MAX_CONCURRENCY",
+    "MAX_TRIALS",
     "OUTPUT_DIR",
     "RUNS",
     "TRIAL_TIMEOUT_S",
@@ -27,3 +28,7 @@ OUTPUT_DIR = "eval-results"
 JUDGE_STAGE_CONCURRENCY = 64
 """Trials being judged at once. LLM judge calls have their own, lower limit
 (``judge.max_concurrency``); this only bounds the trials held in memory meanwhile."""
+
+MAX_TRIALS = 1_000_000
+"""The most trials one run may hold (cases × runs): ten thousand cases five times over is
+well inside it; a mistyped ``runs`` (``1000000000000``) is not."""

@@ -48,7 +48,12 @@ from agentflow_eval.run.paths import RunPaths, new_run_id
 from agentflow_eval.run.resume import ResumeMismatch, check_resume, fingerprint
 from agentflow_eval.run.run_json import RunRecord, write_run_json
 from agentflow_eval.run.selection import describe_selection, select_cases, shard_of
-from agentflow_eval.run.settings import RunOptions, RunSettings, resolve_settings
+from agentflow_eval.run.settings import (
+    RunOptions,
+    RunSettings,
+    check_trial_count,
+    resolve_settings,
+)
 from agentflow_eval.run.trial import TrialSettings
 
 __all__ = [
@@ -161,6 +166,7 @@ def plan_run(
     """
     settings = resolve_settings(options, inputs.config)
     selected, subset_note = _selected(inputs, options)
+    check_trial_count(settings.runs, len(selected.eval_set.eval_cases))
     check_agent_needed(agent, selected)
     if agent is not None:
         check_agent_reach(agent, selected)

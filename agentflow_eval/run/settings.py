@@ -7,12 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentflow_eval.errors import InputError
 from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.params import EvaluateParams
 from agentflow_eval.run.trial import TrialSettings
 
-__all__ = ["RunOptions", "RunSettings", "resolve_settings"]
+__all__ = ["RunOptions", "RunSettings", "check_trial_count", "resolve_settings"]
 
 
 @dataclass(frozen=True)
@@ -93,3 +94,14 @@ def resolve_settings(options: RunOptions, config: EvalConfig) -> RunSettings:
         workroot=options.workroot,
         keep_workdirs=options.keep_workdirs,
     )
+
+
+def check_trial_count(runs: int, cases: int) -> None:
+    """Refuse, in one line and before anything starts, a run of more than
+    :data:`~agentflow_eval.models.defaults.MAX_TRIALS` trials."""
+    trials = runs * cases
+    if trials > defaults.MAX_TRIALS:
+        raise InputError(
+            f"runs {runs:,} × {cases:,} case(s) is {trials:,} trials, more than one run may "
+            f"hold ({defaults.MAX_TRIALS:,}): lower runs, or split the eval set"
+        )
