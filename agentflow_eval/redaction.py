@@ -124,6 +124,12 @@ KEY_PATTERNS: tuple[re.Pattern[str], ...] = (
 )
 """Shapes of credentials, recognised wherever they appear."""
 
+_URL_PASSWORD = re.compile(
+    r"(?P<head>\b[a-z][a-z0-9+.\-]*://[^\s:/@?#]*:)(?P<value>[^\s@/?#]+)(?=@)",
+    re.IGNORECASE,
+)
+"""The password of credentials in a URL: ``postgres://user:PASSWORD@host``."""
+
 _CREDENTIAL_VALUE = re.compile(
     r"(?P<label>(?-i:\bBearer)\s+|\b(?:authorization|x-api-key|api[-_]?key|access[-_]?token"
     r"|secret[-_]?access[-_]?key|client[-_]?secret|password)[\"']?\s*[:=]\s*[\"']?"
@@ -197,6 +203,8 @@ class _Compiled:
             return True
         if any(prefix in text for prefix in _KEY_PREFIXES):
             return True
+        if "://" in text and "@" in text:
+            return True
         lowered = text.lower()
         return any(stem in lowered for stem in _LABEL_STEMS)
 
@@ -235,6 +243,9 @@ class Redactor:
                 stripped = value.strip()
                 if len(stripped) >= MIN_SECRET_LENGTH:
                     values.add(stripped)
+        for value in _url_credentials(self._environ):
+            if len(value) >= MIN_SECRET_LENGTH:
+                values.add(value)
         return frozenset(values)
 
     def _patterns(self) -> _Compiled:
@@ -286,7 +297,15 @@ def _scrub(text: str, literal: re.Pattern[str] | None) -> str:
         text = literal.sub(REDACTED, text)
     for pattern in KEY_PATTERNS:
         text = pattern.sub(REDACTED, text)
+    text = _URL_PASSWORD.sub(lambda match: match.group("head") + REDACTED, text)
     return _CREDENTIAL_VALUE.sub(_keep_label, text)
+
+
+def url_passwords(value: str) -> list[str]:
+    """The passwords of the URLs in ``value`` (``scheme://user:password@host``)."""
+    if "://" not in value or "@" not in value:
+        return []
+    return [match.group("value") for match in _URL_PASSWORD.finditer(value)]
 
 
 def _environ_secrets() -> list[tuple[str, str]]:
@@ -311,6 +330,26 @@ def _environ_secrets() -> list[tuple[str, str]]:
     _LAST_READ[:] = [dict(raw), found]
     return found
 
+
+def _url_credentials(environ: Mapping[str, str] | None) -> list[str]:
+    """The passwords inside URLs of any environment variable (``DATABASE_URL``,
+    ``REDIS_URL``…), whatever its name: such a password may turn up alone, in an error
+    message or a server's reply. Read once per change of the environment."""
+    if environ is not None:
+        return [p for value in environ.values() for p in url_passwords(value)]
+    raw = getattr(os.environ, "_data", None)
+    current: Mapping[Any, Any] = raw if isinstance(raw, dict) else os.environ
+    if _URLS_READ[0] != current:  # unchanged: one comparison in C, item by item
+        found = []
+        for value in current.values():
+            text = value if isinstance(value, str) else os.fsdecode(value)
+            found.extend(url_passwords(text))
+        _URLS_READ[:] = [dict(current), found]
+    return list(_URLS_READ[1])
+
+
+_URLS_READ: list[Any] = [None, []]
+"""The environment as last read for URL credentials, and the passwords found."""
 
 _LAST_READ: list[Any] = [None, []]
 """The environment as last read, and the secrets found in it."""

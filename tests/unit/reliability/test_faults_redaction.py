@@ -104,6 +104,35 @@ def test_configured_variables_count_and_short_values_do_not(
     assert redact(text) == f"{REDACTED} abc {REDACTED} gpt-4o-mini-2024"
 
 
+def test_a_password_in_a_connection_url_is_removed_there_and_wherever_it_appears(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """*_URL variables are not secrets by name, but the password inside one is: removed
+    by the URL's shape, and, being in the environment, also where it turns up alone."""
+    monkeypatch.setenv("DATABASE_URL", "postgres://admin:Db-PLANTED-pw-77@db.internal:5432/app")
+    text = (
+        "could not connect to postgres://admin:Db-PLANTED-pw-77@db.internal:5432/app; "
+        "server said: password 'Db-PLANTED-pw-77' rejected"
+    )
+    cleaned = redact(text)
+    assert "Db-PLANTED-pw-77" not in cleaned
+    assert cleaned.startswith(f"could not connect to postgres://admin:{REDACTED}@db.internal")
+    # by shape alone, in a URL no variable holds
+    assert redact("amqp://guest:rabbit-PLANTED@mq:5672/") == f"amqp://guest:{REDACTED}@mq:5672/"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mail bob@example.com about https://example.com/users/@bob",
+        "https://user@host.example/path",  # a user, no password
+        "ssh://git@github.com:org/repo.git",
+    ],
+)
+def test_urls_without_a_password_are_left_alone(text: str) -> None:
+    assert redact(text) == text
+
+
 def test_nested_data_is_redacted_keys_and_values() -> None:
     data = {"result": [ENV_KEY, {"token": 5, REGISTERED: True}], "ok": 1.5}
     assert redact_data(data) == {"result": [REDACTED, {"token": 5, REDACTED: True}], "ok": 1.5}
