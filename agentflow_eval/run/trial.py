@@ -55,6 +55,7 @@ from agentflow_eval.models.results import MessageEvent, Trial, TrialError, Turn
 from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
 from agentflow_eval.redaction import might_contain_secret, redact_data
 from agentflow_eval.run.loop_watchdog import EventLoopBlocked, LoopBlock, LoopWatchdog
+from agentflow_eval.run.sigint import SigintSeen
 from agentflow_eval.run.user_turns import UserTurnSource
 
 __all__ = ["TrialSettings", "run_trial"]
@@ -91,11 +92,14 @@ async def run_trial(
     models: ModelClient,
     *,
     watchdog: LoopWatchdog | None = None,
+    sigint: SigintSeen | None = None,
 ) -> Trial:
     """Run ``case`` once against a fresh session of ``agent``, taking user turns from
     ``turn_source`` and giving the session ``models`` for its model calls; return what
     happened. ``watchdog`` (running for the whole trial stage) stops an agent that blocks
-    the event loop.
+    the event loop. A ``KeyboardInterrupt`` or ``SystemExit`` the agent's code raises is
+    the trial's error; a ``KeyboardInterrupt`` from a Ctrl-C ``sigint`` saw stops the run
+    (without ``sigint`` every one does).
 
     Raises :class:`~agentflow_eval.llm.retry.ProviderAuthError` when a model call's
     credentials were refused (the run cannot go on); nothing else."""
@@ -144,6 +148,12 @@ async def run_trial(
         )
     except MaxStepsExceeded as exc:
         error = TrialError(kind="max_steps", type=type(exc).__name__, message=str(exc))
+    except KeyboardInterrupt as exc:
+        if sigint is None or sigint.received:
+            raise  # the user's Ctrl-C: the run stops
+        error = _exception_error(exc)  # the agent's own: its trial failed
+    except SystemExit as exc:  # a library calling sys.exit: the trial failed, not the run
+        error = _exception_error(exc)
     except Exception as exc:
         refused = auth_error_in(exc)
         if refused is not None:

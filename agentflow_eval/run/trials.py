@@ -24,6 +24,7 @@ from agentflow_eval.run.component_trial import run_component_trial
 from agentflow_eval.run.loop_watchdog import DEFAULT_LIMIT_S, LoopWatchdog
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.resumable import StageCounts, completed_keys, run_pool
+from agentflow_eval.run.sigint import SigintSeen
 from agentflow_eval.run.trial import run_trial
 from agentflow_eval.run.user_turns import turn_sources
 
@@ -60,9 +61,14 @@ async def run_trials(
     source_for = turn_sources(plan.config)
     settings = plan.trial_settings
     watchdog = LoopWatchdog(limit_s=min(DEFAULT_LIMIT_S, settings.timeout_s))
+    sigint = SigintSeen()
     refused: list[ProviderAuthError] = []
 
-    with JsonlWriter[Trial](plan.paths.trials) as writer, watchdog.watching():
+    with (
+        JsonlWriter[Trial](plan.paths.trials) as writer,
+        watchdog.watching(),
+        sigint.watching(),
+    ):
 
         async def run_one(item: tuple[EvalCase, int]) -> None:
             if refused:  # the run is stopping: start nothing more
@@ -90,6 +96,7 @@ async def run_trials(
                         source_for(case, trial_models),
                         trial_models,
                         watchdog=watchdog,
+                        sigint=sigint,
                     )
             except ProviderAuthError as exc:
                 refused.append(exc)

@@ -1,0 +1,74 @@
+"""An agent that raises KeyboardInterrupt or SystemExit (a library calling sys.exit is
+enough) fails its own trial; the run goes on and finishes. A real Ctrl-C still stops
+the run."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentflow_eval.agents.python import PythonAgent
+from agentflow_eval.pipeline.evaluate import evaluate
+from agentflow_eval.run.plan import RunOptions
+from tests.support.faults import ANSWER, answer_config, answer_evalset
+
+
+def failing_c01(kind: str):  # type: ignore[no-untyped-def]
+    """An agent (sync, or ``async ...``) whose case c01 ends in ``sys.exit(3)`` (``exit``)
+    or a ``KeyboardInterrupt`` (``interrupt``); the other cases get the answer."""
+
+    def answer(case_id: str) -> str:
+        if case_id == "c01":
+            if kind.endswith("exit"):
+                sys.exit(3)
+            raise KeyboardInterrupt
+        return ANSWER
+
+    def sync_agent(session) -> str:  # type: ignore[no-untyped-def]
+        return answer(session.case_id)
+
+    async def async_agent(session) -> str:  # type: ignore[no-untyped-def]
+        await asyncio.sleep(0)
+        return answer(session.case_id)
+
+    return async_agent if kind.startswith("async") else sync_agent
+
+
+@pytest.mark.parametrize("kind", ["exit", "interrupt", "async exit", "async interrupt"])
+async def test_an_agents_own_exit_or_interrupt_fails_only_its_trials(
+    tmp_path: Path, kind: str
+) -> None:
+    run = await evaluate(
+        PythonAgent(failing_c01(kind), name="misbehaving"),
+        answer_evalset(3),
+        answer_config(),
+        options=RunOptions(runs=2),
+        output_dir=tmp_path,
+    )
+    errored = [r.trial for r in run.trials if r.trial.error is not None]
+    assert sorted(t.case_id for t in errored) == ["c01", "c01"]
+    expected = "SystemExit" if kind.endswith("exit") else "KeyboardInterrupt"
+    assert {t.error.type for t in errored if t.error} == {expected}
+    assert run.totals.passed == 4  # the run finished, every other trial judged
+
+
+async def test_a_real_ctrl_c_still_stops_the_run(tmp_path: Path) -> None:
+    async def patient(session) -> str:  # type: ignore[no-untyped-def]
+        if session.case_id == "c00":
+            os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C mid-run
+        await asyncio.sleep(0.05)
+        return ANSWER
+
+    with pytest.raises(KeyboardInterrupt):
+        await evaluate(
+            PythonAgent(patient),
+            answer_evalset(3),
+            answer_config(),
+            options=RunOptions(runs=1),
+            output_dir=tmp_path,
+        )
