@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from agentflow_eval.cli import compare, evalset, publish, report, run, schema
 from agentflow_eval.cli.common import EXIT_OK, OneLineErrorParser
+from agentflow_eval.version import __version__
 
 __all__ = ["build_parser", "console", "main"]
 
@@ -46,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="agentflow-eval",
         description="Evaluate LLM agents: repeated trials, deterministic and LLM-judged "
         "criteria, pass rates. Runs as a Prefect flow.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
     )
     sub = parser.add_subparsers(dest="command", required=True)
     for module in COMMANDS.values():

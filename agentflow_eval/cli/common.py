@@ -59,6 +59,9 @@ def one_line(exc: BaseException, *, field: bool = True) -> str:
             message = str(first.get("msg", "")).removeprefix("Value error, ")
             where = ".".join(str(part) for part in first.get("loc", ()))
             return f"{where}: {message}" if where and field else message
+    if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:
+        # "[Errno 2] No such file or directory: 'x'" as this tool says things: "x: no such ..."
+        return f"{exc.filename}: {exc.strerror[:1].lower()}{exc.strerror[1:]}"
     return " ".join(str(exc).split())
 
 

@@ -27,6 +27,11 @@ def add_parser(sub: Any) -> None:
 
 
 def _results_path(given: Path) -> Path:
+    if not given.exists():
+        raise FileNotFoundError(
+            f"{given}: no such run folder or results.json (a run prints its folder as "
+            "'results in ...')"
+        )
     if not given.is_dir():
         return given
     results = given / "results.json"

@@ -193,7 +193,13 @@ def plan_run(
         paths = RunPaths.new(
             Path(output_dir).resolve(), selected.eval_set.eval_set_id, run_id, started
         )
-        paths.run_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            paths.run_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file in the way, a read-only or virtual file system
+            raise InputError(
+                f"output folder {output_dir}: cannot create the run folder there "
+                f"({(exc.strerror or str(exc)).lower()})"
+            ) from None
         lock = RunFolderLock.acquire(paths.run_dir)
     who = identity if identity is not None else RunIdentity()
     agent_model: str | None = getattr(agent, "model", None)

@@ -133,3 +133,20 @@ def test_the_parser_offers_every_flag_the_docs_name() -> None:
         "--fail-under", "--publish-to", "--verbose",
     ):  # fmt: skip
         assert flag in flags
+
+
+def test_version_prints_the_packages_version(capsys) -> None:
+    from agentflow_eval.cli import main
+    from agentflow_eval.version import __version__
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out == f"agentflow-eval {__version__}\n"
+
+
+def test_an_os_error_is_said_as_the_tool_says_things() -> None:
+    from agentflow_eval.cli.common import one_line
+
+    error = FileNotFoundError(2, "No such file or directory", "/data/x.json")
+    assert one_line(error) == "/data/x.json: no such file or directory"

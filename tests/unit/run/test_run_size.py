@@ -53,3 +53,20 @@ def test_a_large_run_within_the_limit_is_planned(tmp_path: Path) -> None:
         output_dir=tmp_path / "out",
     ) as handle:
         assert handle.plan.settings.runs == 333_333
+
+
+@pytest.mark.parametrize("where", ["a file", "under a file"])
+def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path: Path, where: str) -> None:
+    blocker = tmp_path / "taken"
+    blocker.write_text("a file, not a folder")
+    output = blocker if where == "a file" else blocker / "deeper"
+    with pytest.raises(InputError) as refused:
+        plan_run(
+            RunInputs.of(EVAL_SET, EvalConfig()),
+            RunOptions(runs=1),
+            agent=PythonAgent(lambda message: "hi"),
+            output_dir=output,
+        )
+    assert str(refused.value) == (
+        f"output folder {output}: cannot create the run folder there (not a directory)"
+    )
