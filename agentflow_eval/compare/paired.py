@@ -15,7 +15,9 @@ the two runs are paired by case:
   the differences between cases, and pairing removes the case difficulty both runs
   share;
 - the interval is ``mean ± t(1 - α/2, m - 1) × SE``, Student's t with ``m - 1`` degrees
-  of freedom (Miller's 1.96 is its large-``m`` limit; a few dozen cases is not large).
+  of freedom (Miller's 1.96 is its large-``m`` limit; a few dozen cases is not large),
+  cut to ±1: with two cases ``t`` is 12.7 and the interval would otherwise claim changes
+  of several hundred points.
 
 One guard: the variance of each ``d_i`` is the spread of the cases' true changes plus
 its trial-sampling variance, so ``sd(d_i)`` estimates something at least as large as the
@@ -119,8 +121,10 @@ def paired_change(pairs: Sequence[CasePair], alpha: float) -> PairedChange:
         clustered_se=clustered_se,
         trial_se=trial_se,
         standard_error=se,
-        ci_low=change - critical * se,
-        ci_high=change + critical * se,
+        # a change of pass rates lies within ±1 (±100 pts): with few cases the t interval
+        # reaches far past that, and is cut to what is possible
+        ci_low=max(change - critical * se, -1.0),
+        ci_high=min(change + critical * se, 1.0),
         p_value=p_value,
         alpha=alpha,
     )

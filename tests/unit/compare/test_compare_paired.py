@@ -82,3 +82,14 @@ def test_bad_input() -> None:
         paired_change([], alpha=0.05)
     with pytest.raises(ValueError, match="alpha"):
         paired_change([CasePair(1, 2, 1, 2)], alpha=1.5)
+
+
+def test_the_interval_never_leaves_what_a_change_of_pass_rates_can_be() -> None:
+    """Two cases: t(0.975, 1) = 12.7 would give ±420 pts; the interval is cut to ±100."""
+    pairs = [CasePair(3, 3, 0, 3), CasePair(0, 3, 3, 3)]  # one case lost, one gained
+    change = paired_change(pairs, 0.05)
+    assert change.change == 0.0
+    assert (change.ci_low, change.ci_high) == (-1.0, 1.0)
+    assert change.p_value == pytest.approx(1.0)
+    narrow = paired_change([CasePair(5, 5, 4, 5)] * 30, 0.05)
+    assert -1.0 < narrow.ci_low < narrow.change < narrow.ci_high < 1.0  # untouched
