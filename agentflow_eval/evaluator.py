@@ -33,7 +33,7 @@ from agentflow_eval.compare.brief import comparison_lines
 from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.criteria.config_files import config_from_data, load_config
 from agentflow_eval.criteria.judges.cache import InMemoryJudgeCache, JudgeCache
-from agentflow_eval.demo import install as install_demo
+from agentflow_eval.demo import install_for as install_demo_for
 from agentflow_eval.evaluator_session import FinishedRun, announce, current_settings
 from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
@@ -44,6 +44,7 @@ from agentflow_eval.pipeline.evaluate import evaluate_outcome, with_trials
 from agentflow_eval.pipeline.stages import BaselineOptions
 from agentflow_eval.report.scorecard import format_failures
 from agentflow_eval.run.identity import RunIdentity
+from agentflow_eval.run.meta import models_named
 from agentflow_eval.run.plan import RunInputs, RunOptions, load_inputs
 from agentflow_eval.storage.targets import target_of
 
@@ -151,7 +152,8 @@ class AgentEvaluator:
         if baseline is not None and baseline.strip().rstrip("/") == "latest" and not publish_to:
             raise ValueError("baseline='latest' is the last run published to publish_to: give both")
         root = session.output_dir or Path(output_dir if output_dir is not None else self.output_dir)
-        install_demo()  # agentflow-demo/* models answer offline, whoever calls them
+        # agentflow-demo/* models answer offline, whoever calls them (when the run needs them)
+        install_demo_for(models_named(inputs.config, getattr(self.agent, "model", None)))
         outcome = await evaluate_outcome(
             self.agent,
             inputs,

@@ -24,7 +24,7 @@ from pydantic.json_schema import SkipJsonSchema
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.compare.brief import comparison_lines
 from agentflow_eval.compare.models import RunComparison
-from agentflow_eval.demo import install as install_demo
+from agentflow_eval.demo import install_for as install_demo_for
 from agentflow_eval.errors import RunStopped
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models import defaults
@@ -61,6 +61,7 @@ from agentflow_eval.pipeline.outcome import RunOutcome
 from agentflow_eval.pipeline.runner import RunServices, conclude, measure
 from agentflow_eval.pipeline.stages import BaselineOptions
 from agentflow_eval.redaction import install_log_redaction
+from agentflow_eval.run.meta import models_named
 from agentflow_eval.run.plan import RunHandle, RunPlan
 from agentflow_eval.tasks.load_evalset import load_evalset_task
 from agentflow_eval.tasks.publish import credentials_from_secret, publish_target
@@ -145,7 +146,6 @@ async def evaluate(
     """
     params = EvaluateParams.from_flow_parameters(locals())
     logger = get_run_logger()
-    install_demo()  # agentflow-demo/* models answer offline, whoever calls them
     async with load_secrets(params.secrets) as loaded:
         if loaded:
             logger.info("provider keys from Prefect Secrets: %s", ", ".join(loaded))
@@ -153,6 +153,8 @@ async def evaluate(
             handle, agent_under_test = load_evalset_task(params)
         else:
             handle, agent_under_test = planned.handle, planned.agent
+        # agentflow-demo/* models answer offline, whoever calls them (when the run needs them)
+        install_demo_for(models_named(handle.plan.config, handle.plan.meta.agent_model))
         with handle:  # the run folder is free for a resume once the run is over
             outcome = await _evaluate_planned(params, handle.plan, agent_under_test)
     if params.shard is not None:  # the parent publishes and reports the whole run

@@ -318,11 +318,10 @@ def _run(args: argparse.Namespace) -> int:
     api = TemporaryPrefectAPI.launch()
     sys.path.insert(0, os.getcwd())  # agents named as package.module:attr from the project
 
-    from agentflow_eval.demo import install as install_demo
+    from agentflow_eval.demo import install_for as install_demo_for
     from agentflow_eval.errors import InputError
+    from agentflow_eval.run.meta import models_named
     from agentflow_eval.run.plan import plan_from_params
-
-    install_demo()  # agentflow-demo/* models answer offline, whoever calls them
     from agentflow_eval.run.run_json import RunRecord
 
     if args.baseline and args.baseline.strip().rstrip("/") == "latest" and not args.publish_to:
@@ -346,6 +345,8 @@ def _run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     except (FileNotFoundError, ValueError) as exc:  # pydantic's ValidationError included
         return fail(one_line(exc))
+    # agentflow-demo/* models answer offline, whoever calls them (when the run needs them)
+    install_demo_for(models_named(handle.plan.config, handle.plan.meta.agent_model))
     with handle:
         return _run_planned(args, api, params, handle, agent, rerun_dir)
 

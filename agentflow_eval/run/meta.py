@@ -12,7 +12,7 @@ from agentflow_eval.criteria.registry import judge_model, known_llm_criteria
 from agentflow_eval.demo.names import is_demo_model
 from agentflow_eval.models.config import EvalConfig
 
-__all__ = ["RunMeta", "is_simulated", "judge_model_of"]
+__all__ = ["RunMeta", "is_simulated", "judge_model_of", "models_named"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,23 @@ def judge_model_of(config: EvalConfig) -> str | None:
         return None
     own = {judge_model(name, config.criteria[name]) for name in judged} - {None}
     return own.pop() if len(own) == 1 else config.judge.model
+
+
+def models_named(config: EvalConfig, agent_model: str | None = None) -> list[str | None]:
+    """Every model a run with ``config`` names: the agent's, the run-wide judge's, each
+    LLM-judge criterion's own, and the simulated user's."""
+    judges = [
+        judge_model(name, options)
+        for name, options in config.criteria.items()
+        if name in known_llm_criteria()
+    ]
+    simulator = config.user_simulator_config
+    return [
+        agent_model,
+        config.judge.model,
+        *judges,
+        simulator.model if simulator is not None else None,
+    ]
 
 
 def is_simulated(agent_model: str | None, judge_model: str | None) -> bool:

@@ -112,3 +112,58 @@ def test_a_direct_run_never_imports_litellm(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {"passed": 2, "litellm": False}
+
+
+def test_a_cli_run_that_names_no_demo_model_never_imports_litellm(tmp_path: Path) -> None:
+    """The demo plugin is installed only for runs that name a demo model (or whose agent
+    has loaded LiteLLM itself): a plain agent function judged without an LLM runs, through
+    the CLI, in a process that never imports LiteLLM."""
+    seen = tmp_path / "seen.json"
+    agent = tmp_path / "probe_agent.py"
+    agent.write_text(
+        "import json, sys\n"
+        f"SEEN = {str(seen)!r}\n"
+        "def agent(message: str) -> str:\n"
+        "    with open(SEEN, 'w') as out:\n"
+        "        json.dump({'litellm': 'litellm' in sys.modules}, out)\n"
+        "    return 'hello'\n"
+    )
+    evalset = tmp_path / "probe.evalset.json"
+    evalset.write_text(
+        json.dumps(
+            {
+                "eval_set_id": "probe",
+                "eval_cases": [
+                    {
+                        "eval_id": "hi",
+                        "conversation": [{"user_content": "hi"}],
+                        "expectations": [{"final_contains": "hello"}],
+                    }
+                ],
+            }
+        )
+    )
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / ".prefect")}
+    env.pop("PREFECT_API_URL", None)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agentflow_eval.cli",
+            "run",
+            f"{agent}:agent",
+            str(evalset),
+            "--runs",
+            "1",
+            "--quiet",
+            "--output",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(seen.read_text()) == {"litellm": False}
