@@ -5,8 +5,10 @@
 - ``agentflow.eval.publish-failed``: the report could not be published; the payload says
   where it was going, why it failed and where the run folder is kept.
 - ``agentflow.eval.regressed``: the run's comparison with its baseline found a
-  significant regression (overall or in some case); the payload names the regressed
-  cases with their counts, changes and p-values, the baseline run and the report.
+  significant regression (overall or in some case); the payload's ``verdict`` is
+  ``regression``, ``overall_verdict`` says whether the overall change alone was
+  significant, and it names the regressed cases with their counts, changes and p-values,
+  the baseline run and the report.
 - ``agentflow.eval.baseline-unavailable``: the run was to be compared with a baseline and
   was not; ``payload.kind`` is ``no-earlier-run`` (the first run of a schedule) or
   ``unavailable`` (the baseline could not be read: nobody can say whether it regressed).
@@ -163,7 +165,10 @@ def regressed_payload(
         **_run_identity(run),
         "baseline": record.baseline,
         "baseline_run_id": comparison.baseline.run_id,
-        "verdict": overall.verdict,
+        # the event's verdict is the run's (it regressed, overall or in a case); the
+        # overall change may alone be too small to tell from noise
+        "verdict": "regression",
+        "overall_verdict": overall.verdict,
         "pass_rate_before": overall.baseline_pass_rate,
         "pass_rate_after": overall.candidate_pass_rate,
         "change": overall.change,

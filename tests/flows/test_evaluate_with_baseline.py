@@ -146,6 +146,8 @@ async def test_the_flow_compares_states_a_missing_baseline_and_fails_its_gate(
     events = {e.event: e for e in asserting_events_worker._client.events}
     regressed = events["agentflow.eval.regressed"]
     assert regressed.payload["baseline_run_id"] == outcome.run.run_id
+    assert regressed.payload["verdict"] == "regression"
+    assert regressed.payload["overall_verdict"] == record.comparison.overall.verdict
     assert regressed.payload["regressed_cases"] == [
         {
             "case_id": CASE,
