@@ -48,16 +48,18 @@ class ComparisonError(InputError):
 
 
 def _counts(case: CaseResult, side: str) -> CaseCounts:
-    countable = case.runs - case.infrastructure_errors
+    countable = case.runs - case.infrastructure_errors - case.not_evaluated
     if countable < 0 or not 0 <= case.passed <= countable:
         raise ComparisonError(
             f"{side}: case {case.case_id!r}: inconsistent counts (runs {case.runs}, passed "
-            f"{case.passed}, infrastructure_errors {case.infrastructure_errors})"
+            f"{case.passed}, infrastructure_errors {case.infrastructure_errors}, "
+            f"not_evaluated {case.not_evaluated})"
         )
     return CaseCounts(
         passed=case.passed,
         runs=countable,
         infrastructure_errors=case.infrastructure_errors,
+        not_evaluated=case.not_evaluated,
         pass_rate=case.passed / countable if countable else None,
     )
 

@@ -29,7 +29,9 @@ __all__ = [
     "Verdict",
 ]
 
-COMPARISON_VERSION = "1.0"
+COMPARISON_VERSION = "1.1"
+"""1.1: a case's counts leave out its trials without a verdict (``not_evaluated``), as they
+leave out those the provider failed."""
 
 ChangeVerdict = Literal["regression", "improvement", "no significant change"]
 Verdict = Literal["regression", "improvement", "no significant change", "added", "removed"]
@@ -61,11 +63,14 @@ class RunInfo(_Model):
 class CaseCounts(_Model):
     """A case's trials on one side. ``runs`` counts only what the agent answered for:
     trials that failed for infrastructure reasons (a provider fault after retries) are
-    left out of ``runs`` and ``passed`` and counted in ``infrastructure_errors``."""
+    left out of ``runs`` and ``passed`` and counted in ``infrastructure_errors``; trials
+    no criterion gave a verdict on (a judge that never answered) likewise, counted in
+    ``not_evaluated``."""
 
     passed: int
     runs: int
     infrastructure_errors: int = 0
+    not_evaluated: int = 0
     pass_rate: float | None = Field(description="passed / runs; None with no countable trial")
 
 

@@ -420,8 +420,9 @@ class CaseResult(Record):
     not_evaluated: int
     """Trials without a verdict (never counted as passed)."""
     rated_runs: int | None = None
-    """The trials the pass rate is over: ``runs`` less the provider-failed ones, unless the
-    run counts those (read as ``runs`` from files written before it existed)."""
+    """The trials the pass rate is over: ``runs`` less the not-evaluated ones and the
+    provider-failed ones, unless the run counts those (read as ``runs`` from files
+    written before it existed)."""
     pass_rate: float
     """passed / rated_runs."""
     ci_low: float

@@ -85,13 +85,21 @@ def _pct(value: float) -> str:
 
 def overall_line(run: RunResult) -> str:
     """``overall: P/T  (R%, 95% CI L%–H%)``: the run's pass rate over the trials it is
-    rated on (those the model provider failed are left out unless the run counts them)."""
+    rated on (those the model provider failed are left out unless the run counts them, and
+    so are those no criterion gave a verdict on)."""
     totals = run.totals
-    left_out = (totals.trials - totals.rated_trials) if totals.rated_trials is not None else 0
+    rated = totals.rated_trials if totals.rated_trials is not None else totals.trials
+    unjudged = min(totals.not_evaluated, totals.trials - rated)
+    provider = totals.trials - rated - unjudged
+    left_out = [
+        f"{provider} trials the model provider failed" if provider else "",
+        f"{unjudged} trials without a verdict" if unjudged else "",
+    ]
+    said = " and ".join(part for part in left_out if part)
     return (
-        f"overall: {totals.passed}/{totals.rated_trials}"
+        f"overall: {totals.passed}/{rated}"
         f"  ({_pct(totals.pass_rate)}, 95% CI {_pct(totals.ci_low)}–{_pct(totals.ci_high)})"
-        + (f"  + {left_out} trials the model provider failed, left out" if left_out else "")
+        + (f"  + {said}, left out" if said else "")
     )
 
 

@@ -116,9 +116,11 @@ class _CaseTally:
         return self.statuses.get(status, 0)
 
     def counted_runs(self, count_infrastructure_errors: bool) -> int:
-        """The trials a pass rate is over: all of them, less those the provider failed
-        (unless the run counts those too)."""
-        runs = sum(self.statuses.values())
+        """The trials a pass rate is over: those with a verdict on the agent. Left out:
+        the trials the provider failed (unless the run counts those too), and those no
+        criterion could give a verdict on (a judge that never answered, every criterion
+        skipped) — neither says anything about the agent."""
+        runs = sum(self.statuses.values()) - self.count("not_evaluated")
         return runs if count_infrastructure_errors else runs - self.infrastructure_errors
 
 

@@ -191,7 +191,7 @@ def test_json_field_names() -> None:
     baseline = run_with_counts([Counts("a", 10, 10), Counts("b", 5, 10)])
     candidate = run_with_counts([Counts("a", 0, 10), Counts("c", 5, 10)], run_id="c")
     document = json.loads(compare_runs(baseline, candidate).model_dump_json())
-    assert document["comparison_version"] == "1.0"
+    assert document["comparison_version"] == "1.1"
     assert document["overall"]["verdict"] == "regression"
     assert [(c["case_id"], c["verdict"]) for c in document["cases"]] == [
         ("a", "regression"),
@@ -218,3 +218,26 @@ def test_power_line_wording() -> None:
     assert low_power is not None
     assert "is not flagged even if it drops to 0%" in format_power(low_power)
     assert "A 20-pt drop from 10.0% is not possible." in format_power(low_power)
+
+
+def test_trials_without_a_verdict_are_left_out_of_both_sides_counts() -> None:
+    """A judge that never answered leaves trials without a verdict: they are not the
+    agent's failures, so a broken judge does not read as a regression."""
+    from agentflow_eval.compare.comparison import _counts
+    from agentflow_eval.models.results import CaseResult
+
+    case = CaseResult(
+        case_id="c",
+        label="x",
+        runs=6,
+        passed=2,
+        failed=0,
+        errored=0,
+        not_evaluated=4,
+        rated_runs=2,
+        pass_rate=1.0,
+        ci_low=0.0,
+        ci_high=1.0,
+    )
+    counts = _counts(case, "candidate")
+    assert (counts.passed, counts.runs, counts.not_evaluated, counts.pass_rate) == (2, 2, 4, 1.0)

@@ -246,3 +246,17 @@ def test_failures_show_expected_against_actual_tool_calls_compactly() -> None:
         line.strip().startswith('reference  "Guests praise the rooftop view."') for line in lines
     )
     assert "  … 1 more trials fell short" in lines
+
+
+def test_not_evaluated_trials_are_left_out_of_the_pass_rate() -> None:
+    """A trial nothing could judge (here every criterion skipped; likewise a judge that
+    never answered) says nothing about the agent: it is neither a pass nor a failure, and
+    the pass rate is over the trials that have a verdict."""
+    run = _scenario_run(with_trajectory_case=True)
+    scenario = next(c for c in run.cases if c.case_id == "refund_scenario")
+    lookup = next(c for c in run.cases if c.case_id != "refund_scenario")
+    assert (scenario.runs, scenario.rated_runs) == (2, 0)
+    assert (lookup.runs, lookup.rated_runs) == (2, 2)
+    assert (run.totals.trials, run.totals.rated_trials) == (4, 2)
+    overall = next(line for line in format_scorecard(run).splitlines() if "overall:" in line)
+    assert overall == "overall: 0/2  (0%, 95% CI 0%–66%)  + 2 trials without a verdict, left out"
