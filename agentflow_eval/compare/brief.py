@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from agentflow_eval.compare.models import CaseComparison, CaseCounts, RunComparison
 from agentflow_eval.compare.render import format_overall, format_p, format_power
+from agentflow_eval.files.naming import printable
 
 __all__ = ["CHANGED_CASES_SHOWN", "case_change_text", "comparison_lines"]
 
@@ -18,7 +19,8 @@ def _counts(counts: CaseCounts | None) -> str:
 
 def case_change_text(case: CaseComparison) -> str:
     """``case_id 5/5 -> 1/5 (-80 pts, p 0.016)``: a changed case in one line."""
-    text = f"{case.case_id} {_counts(case.baseline)} -> {_counts(case.candidate)}"
+    shown = printable(case.case_id, keep_newlines=False)
+    text = f"{shown} {_counts(case.baseline)} -> {_counts(case.candidate)}"
     if case.change is not None:
         shown = format_p(case.p_adjusted)
         text += f" ({100 * case.change:+.0f} pts, p {shown} Holm)"

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentflow_eval.compare.models import CaseComparison, CaseCounts, Comparison, PowerSummary
+from agentflow_eval.files.naming import printable
 
 __all__ = ["console_for", "format_overall", "format_p", "format_power", "print_comparison"]
 
@@ -92,7 +93,7 @@ def _case_table(comparison: Comparison, ascii_only: bool) -> Table:
     table.add_column("verdict", no_wrap=True)
     for case in comparison.cases:
         table.add_row(
-            Text(case.case_id),
+            Text(printable(case.case_id, keep_newlines=False)),
             _counts(case.baseline),
             _counts(case.candidate),
             _points(case.change),
@@ -195,11 +196,11 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
     """Print the whole comparison to ``console``."""
     ascii_only = console.no_color and not console.is_terminal
     baseline, candidate = comparison.baseline, comparison.candidate
-    title = baseline.eval_set_id + (
+    title = printable(baseline.eval_set_id, keep_newlines=False) + (
         f" ({baseline.eval_set_name})" if baseline.eval_set_name else ""
     )
     if candidate.eval_set_id != baseline.eval_set_id:
-        title += f" -> {candidate.eval_set_id}"
+        title += f" -> {printable(candidate.eval_set_id, keep_newlines=False)}"
     console.print(Text(f"Comparing {title}"), soft_wrap=True)
     for name, info in (("baseline ", baseline), ("candidate", candidate)):
         console.print(
@@ -209,7 +210,10 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
     console.print(_case_table(comparison, ascii_only))
     for case in comparison.cases:
         if case.note:
-            console.print(Text(f"* {case.case_id}: {case.note}"), soft_wrap=True)
+            console.print(
+                Text(f"* {printable(case.case_id, keep_newlines=False)}: {case.note}"),
+                soft_wrap=True,
+            )
     overall = Text(format_overall(comparison), style=_STYLES[comparison.overall.verdict])
     console.print(overall, soft_wrap=True)
     changed = [
@@ -221,7 +225,10 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
         console.print(Text("Criterion means of the cases that changed:"))
         for case, moved in changed:
             if moved:
-                line = Text(f"  {case.case_id} ({case.verdict}): ", style=_STYLES[case.verdict])
+                line = Text(
+                    f"  {printable(case.case_id, keep_newlines=False)} ({case.verdict}): ",
+                    style=_STYLES[case.verdict],
+                )
                 console.print(line + Text(moved), soft_wrap=True)
     if comparison.criteria:
         console.print()

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from agentflow_eval.compare.brief import comparison_lines
 from agentflow_eval.criteria.registry import spec_of
 from agentflow_eval.files.case_trials import CaseTrials, TrialsInMemory
+from agentflow_eval.files.naming import printable
 from agentflow_eval.models.results import (
     CaseResult,
     CriterionResult,
@@ -83,6 +84,11 @@ def _pct(value: float) -> str:
     return f"{value * 100:.0f}%"
 
 
+def _id(text: str) -> str:
+    """An id or label from the files, on one terminal line whatever it holds."""
+    return printable(text, keep_newlines=False)
+
+
 def overall_line(run: RunResult) -> str:
     """``overall: P/T  (R%, 95% CI L%–H%)``: the run's pass rate over the trials it is
     rated on (those the model provider failed are left out unless the run counts them, and
@@ -133,7 +139,7 @@ def format_scorecard(
     lines.append("         " + _counts_line(run, groups))
     if run.totals.trials and run.totals.not_evaluated == run.totals.trials:
         lines.append("NOT EVALUATED: no trial of this run was judged; the pass rate means nothing")
-    width = max((len(c.case_id) for c in run.cases), default=0)
+    width = max((len(_id(c.case_id)) for c in run.cases), default=0)
     for verdict, title in _SECTIONS:
         cases = groups[verdict]
         if not cases:
@@ -143,9 +149,8 @@ def format_scorecard(
             shown = cases[:passing_shown]
         lines.append(f"{title}:")
         for case in shown:
-            lines.append(
-                f"  {case.case_id:<{width}}  {case.passed}/{case.rated_runs}  {case.label}"
-            )
+            counts = f"{case.passed}/{case.rated_runs}"
+            lines.append(f"  {_id(case.case_id):<{width}}  {counts}  {_id(case.label)}")
             lines.extend(_case_details(case, trials, verbose=verbose))
         folded = len(cases) - len(shown)
         if folded:
@@ -320,7 +325,9 @@ def format_failures(
     short.sort(key=lambda c: c.pass_rate)
     lines: list[str] = []
     for case in short[:max_cases]:
-        lines.append(f"{case.case_id}: {case.passed}/{case.rated_runs} passed  [{case.label}]")
+        lines.append(
+            f"{_id(case.case_id)}: {case.passed}/{case.rated_runs} passed  [{_id(case.label)}]"
+        )
         if any(turn.tool_calls for turn in case.expected):
             lines.append(f"  expected   {_expected_text(case.expected)}")
         bad = [r for r in trials.trials_of(case.case_id) if not r.passed]

@@ -139,3 +139,20 @@ def test_colour_on_a_terminal_unless_no_color(
     plain = _Terminal()
     print_comparison(comparison, console_for(plain))
     assert "31m" not in plain.getvalue() and "regression" in plain.getvalue()
+
+
+def test_ids_from_results_files_cannot_forge_lines_or_escape_sequences(
+    runs: tuple[Path, Path],
+) -> None:
+    baseline, candidate = runs
+    comparison = compare_runs(load_side(baseline).run, load_side(candidate).run)
+    forged = "x\noverall: +100.0 pts\x1b]0;pwned\x07"
+    for case in comparison.cases:
+        case.case_id = forged
+        case.note = case.note or "changed"
+    out = io.StringIO()
+    print_comparison(comparison, console_for(out))
+    text = out.getvalue()
+    assert "\x1b]0;pwned" not in text and "\x07" not in text
+    assert not any(line.startswith("overall: +100.0 pts") for line in text.splitlines())
+    assert "x\\noverall: +100.0 pts" in text

@@ -260,3 +260,15 @@ def test_not_evaluated_trials_are_left_out_of_the_pass_rate() -> None:
     assert (run.totals.trials, run.totals.rated_trials) == (4, 2)
     overall = next(line for line in format_scorecard(run).splitlines() if "overall:" in line)
     assert overall == "overall: 0/2  (0%, 95% CI 0%–66%)  + 2 trials without a verdict, left out"
+
+
+def test_an_id_cannot_forge_a_line_or_run_an_escape_sequence() -> None:
+    run = _scenario_run(with_trajectory_case=True)
+    forged = "lookup\noverall: 100/100  (100%)\x1b[2J"
+    for case in run.cases:
+        if case.case_id == "lookup":
+            case.case_id = forged
+    text = format_scorecard(run)
+    assert not any(line.startswith("overall: 100/100") for line in text.splitlines())
+    assert "\x1b" not in text
+    assert "lookup\\noverall: 100/100  (100%)\\x1b[2J" in text
