@@ -262,12 +262,13 @@ def _upload(
     # that is incomplete or failed its regression gate never becomes "latest"
     notes = [note] if note else []
     if not entry.completed:
-        why = (
-            "it failed its regression gate"
-            if entry.gate_failed
-            else f"it lacks trials ({run.totals.trials} of "
-            f"{len(run.cases) * run.runs_per_case} planned)"
-        )
+        if entry.gate_failed:
+            why = "it failed its regression gate"
+        elif not entry.complete:
+            planned = len(run.cases) * run.runs_per_case
+            why = f"it lacks trials ({run.totals.trials} of {planned} planned)"
+        else:
+            why = "it measured nothing (no trial passed or failed: each errored or had no verdict)"
         notes.append(f"Not made the eval set's latest run: {why}.")
     newest = manifest.latest_completed()
     latest_key = join_key(base, "latest.json")

@@ -6,9 +6,11 @@ Entries are keyed by their folder, so publishing a run again (a retry, a later
 
 Every run goes into the history, but ``latest`` (the baseline ``--baseline latest``
 compares with) only moves to a *completed* run: one that has every planned trial
-(``complete``) and did not fail its regression gate (``gate_failed``: it regressed, or
-could not be compared, under ``fail_on_regression``). A run that failed its gate must
-not become the baseline its own retry is compared with.
+(``complete``), measured something (``measured``: not every trial errored or went
+without a verdict) and did not fail its regression gate (``gate_failed``: it regressed,
+or could not be compared, under ``fail_on_regression``). A run that failed its gate must
+not become the baseline its own retry is compared with, nor a run that measured nothing
+the baseline of the next night.
 
 Each entry keeps its cases' pass counts (``case_counts``), so the index can show each
 case's recent trend, and a digest of its comparison with its baseline, if it had one.
@@ -90,6 +92,9 @@ class RunEntry(BaseModel):
     """Every planned trial (cases × runs per case) is in the results."""
     gate_failed: bool = False
     """The run failed its regression gate (``fail_on_regression``)."""
+    measured: bool = True
+    """Some trial has a verdict on the agent (passed or failed): a run whose every trial
+    errored, or had no verdict, measured nothing."""
     case_counts: dict[str, tuple[int, int]] = Field(default_factory=dict)
     """Per case: trials passed, and trials counted (infrastructure errors left out)."""
     comparison: ComparisonDigest | None = None
@@ -99,8 +104,9 @@ class RunEntry(BaseModel):
 
     @property
     def completed(self) -> bool:
-        """Whether the run may be ``latest``: complete, and not failed by its gate."""
-        return self.complete and not self.gate_failed
+        """Whether the run may be ``latest``: complete, measured, and not failed by its
+        gate."""
+        return self.complete and self.measured and not self.gate_failed
 
 
 class RunsManifest(BaseModel):
@@ -207,6 +213,7 @@ def run_entry(
         labels=dict(run.labels),
         complete=bool(run.cases) and all(case.runs >= run.runs_per_case for case in run.cases),
         gate_failed=gate_failed,
+        measured=totals.passed + totals.failed > 0,
         case_counts={
             case.case_id: (case.passed, max(case.runs - case.infrastructure_errors, 0))
             for case in run.cases

@@ -220,3 +220,21 @@ def test_an_unreadable_manifest_is_set_aside_not_overwritten(tmp_path: Path) -> 
     assert outcome.published and "was not a runs manifest" in outcome.message
     kept = list((tmp_path / "site" / "travel_agent_nightly").glob("runs.unreadable-*.json"))
     assert len(kept) == 1 and kept[0].read_bytes() == b'{"oops": true}'
+
+
+def test_a_run_that_measured_nothing_is_published_but_never_becomes_latest(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "site"
+    good = _run("good", 0)
+    assert publish_run(_run_dir(tmp_path, good), site, sleep=no_sleep).published
+    broken = _run("broken", 24)
+    totals = broken.totals
+    totals.errored, totals.passed, totals.failed = totals.trials, 0, 0
+    outcome = publish_run(_run_dir(tmp_path, broken), site, sleep=no_sleep)
+    assert outcome.published
+    assert "measured nothing" in outcome.message
+    base = site / "travel_agent_nightly"
+    manifest = json.loads((base / "runs.json").read_text())
+    assert [r["run_id"] for r in manifest["runs"]] == ["broken", "good"]  # in the history
+    assert json.loads((base / "latest.json").read_text())["run_id"] == "good"
