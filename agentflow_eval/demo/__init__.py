@@ -4,9 +4,9 @@ plugin the front doors install (:func:`install`), not something the model client
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 
+from agentflow_eval.demo.after_import import after_import
 from agentflow_eval.demo.names import is_demo_model
 
 __all__ = ["install", "install_for"]
@@ -20,13 +20,13 @@ def install() -> None:
     install_model()
 
 
-def install_for(models: Iterable[str | None]) -> bool:
-    """:func:`install` when a run needs it: one of ``models`` (those the run names for its
-    agent, judges and simulated user) is a demo model, or LiteLLM is already loaded (an
-    agent's framework imported it and may call a demo model itself). Otherwise nothing is
-    imported: a run on other models through the direct transport never loads LiteLLM.
-    Whether it installed."""
-    if "litellm" in sys.modules or any(is_demo_model(model) for model in models):
+def install_for(models: Iterable[str | None]) -> None:
+    """:func:`install` when a run needs it, and only then pay for LiteLLM's import: now,
+    when one of ``models`` (those the run names for its agent, judges and simulated user)
+    is a demo model; otherwise as soon as anything loads LiteLLM (the model client's
+    LiteLLM transport, an agent or framework calling it), which may be now. A run that
+    never loads LiteLLM (other models, through the direct transport) never imports it."""
+    if any(is_demo_model(model) for model in models):
         install()
-        return True
-    return False
+    else:
+        after_import("litellm", install)
