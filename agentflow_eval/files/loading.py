@@ -81,13 +81,20 @@ _LEGACY_CASES = CaseLayout(container=None, id_keys=("name",), case_type=adk.Lega
 # ----------------------------------------------------------------------- reading a file
 
 
-def read_document(path: str | Path) -> Any:
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""The largest eval-set or config file read (64 MiB): checked before the file is read,
+since parsing takes many times a file's size in memory. Ten thousand rich cases fit in a
+tenth of it."""
+
+
+def read_document(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
     """The parsed content of a JSON (``.json``) or YAML (``.yaml``/``.yml``) file.
 
     Raises :class:`EvalFileError` for a missing file, something that is not a regular
-    file (a FIFO would block the read forever, a device never end it), another
-    extension, text that is not UTF-8, an empty file, a syntax error (with its line and
-    column), or data nested deeper than :data:`MAX_NESTING_DEPTH`.
+    file (a FIFO would block the read forever, a device never end it), one larger than
+    ``max_bytes``, another extension, text that is not UTF-8, an empty file, a syntax
+    error (with its line and column), data nested deeper than :data:`MAX_NESTING_DEPTH`,
+    or YAML aliases that expand past :data:`MAX_VALUES`.
     """
     path = Path(path)
     if not path.exists():
@@ -97,6 +104,13 @@ def read_document(path: str | Path) -> Any:
     kind = _special_file_kind(path)
     if kind is not None:
         raise EvalFileError(path, f"is {kind}, not a regular file")
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise EvalFileError(
+            path,
+            f"is {size / 2**20:,.1f} MiB, more than the {max_bytes / 2**20:,.0f} MiB an "
+            "eval set or config may be; split it into several files in a folder",
+        )
     suffix = path.suffix.lower()
     if suffix not in _DATA_SUFFIXES:
         raise EvalFileError(

@@ -251,3 +251,16 @@ def test_a_device_behind_a_link_is_refused(tmp_path: Path) -> None:
     link.symlink_to("/dev/zero")
     error = in_thread(lambda: read_document(link))
     assert isinstance(error, EvalFileError) and "is a character device" in str(error)
+
+
+def test_a_file_past_the_size_limit_is_refused_before_it_is_read(tmp_path: Path, cli) -> None:
+    path = tmp_path / "huge.evalset.json"
+    with path.open("wb") as out:  # sparse: the size is checked, nothing is read
+        out.truncate(200 * 1024 * 1024)
+    with pytest.raises(EvalFileError, match=r"is 200\.0 MiB, more than the 64 MiB"):
+        read_document(path)
+    small = write(tmp_path / "small.evalset.json", {"eval_set_id": "s", "eval_cases": []})
+    with pytest.raises(EvalFileError, match="more than the 0 MiB"):
+        read_document(small, max_bytes=10)
+    code, err = cli(path)
+    assert code == 2 and err.count("\n") == 0 and "split it into several files" in err
