@@ -54,6 +54,7 @@ def test_every_built_in_criterion_is_found_without_a_list():
         "rubric_based_tool_use_quality_v1",
         "safety_v1",
         "tool_trajectory_avg_score",
+        "within_budget",
     } == BUILT_IN
     assert set(known_criteria()) >= BUILT_IN
     assert not (PACKAGE / "criteria" / "builtins.py").exists()
