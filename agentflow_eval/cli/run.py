@@ -334,6 +334,9 @@ def _run(args: argparse.Namespace) -> int:
                 return EXIT_OK
         earlier_dir = rerun_dir or args.resume
         earlier = RunRecord.read(earlier_dir) if earlier_dir else None
+        if earlier is not None and earlier.started_in is not None:
+            # agents named as package.module:attr from the project the run started in
+            sys.path.append(str(earlier.started_in))
         params = _params(args, earlier)
         s3 = params.s3
         _check_publish_target(params.publish_to, s3.endpoint_url, s3.region, s3.path_style)

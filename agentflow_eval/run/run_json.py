@@ -90,7 +90,15 @@ class RunRecord:
             raise EvalFileError(
                 self.path, f"its 'params' are not valid: {first[1] if len(first) > 1 else exc}"
             ) from None
-        return params.model_copy(update={"resume": str(self.run_dir)})
+        return _from_started_dir(params, self.started_in).model_copy(
+            update={"resume": str(self.run_dir)}
+        )
+
+    @property
+    def started_in(self) -> Path | None:
+        """The working directory the run was started in (``None`` in older folders)."""
+        found = self.document.get("cwd")
+        return Path(found) if isinstance(found, str) and found else None
 
     def runs_per_case(self, default: int) -> int:
         try:
@@ -107,6 +115,33 @@ class RunRecord:
     @property
     def started_at(self) -> datetime:
         return datetime.fromisoformat(self.document["started_at"])
+
+
+def _from_started_dir(params: EvaluateParams, started_in: Path | None) -> EvaluateParams:
+    """``params`` with each relative file path (eval set, config, an agent named by its
+    file, the output folder) that does not exist from here, but does from the directory
+    the run was started in, made absolute there."""
+    if started_in is None:
+        return params
+
+    def anchored(value: str | None, *, must_exist: bool = True) -> str | None:
+        if not value or Path(value).is_absolute() or "://" in value:
+            return value
+        here, there = Path(value), started_in / value
+        if here.exists() or (must_exist and not there.exists()):
+            return value
+        return str(there)
+
+    update: dict[str, str | None] = {
+        "evalset": anchored(params.evalset),
+        "config": anchored(params.config),
+        "output_dir": anchored(params.output_dir, must_exist=False),
+    }
+    agent = params.agent or ""
+    file_part, colon, attr = agent.rpartition(":") if ":" in agent else (agent, "", "")
+    if file_part.endswith(".py") or "/" in file_part:
+        update["agent"] = f"{anchored(file_part)}{colon}{attr}"
+    return params.model_copy(update=update)
 
 
 def params_from_run_dir(run_dir: str | Path) -> EvaluateParams:
@@ -132,6 +167,9 @@ def write_run_json(
         "agent": meta.agent,
         "count_infrastructure_errors": meta.count_infrastructure_errors,
         "fingerprint": before.get("fingerprint") or dict(fingerprint),
+        # where relative paths in params are relative to: a resume from elsewhere finds
+        # the files there
+        "cwd": before.get("cwd") or str(Path.cwd()),
     }
     if params is not None:
         # the folder is its own resume point, so ``resume`` is left out: run.json says how
