@@ -195,6 +195,12 @@ class ToolGate:
             )
         return None
 
+    def passes(self, name: str) -> None:
+        """A framework's own control call (an ADK transfer to a sub-agent), which is not a
+        user's tool: no mock or policy applies to it, and it counts as seen."""
+        if self.active:
+            self.asked[name] += 1
+
     def unreached(self, calls: Iterable[RecordedToolCall]) -> list[str]:
         """The tools of ``calls`` (a turn's record) that the gate should have answered but
         was not asked about as often as they were called."""

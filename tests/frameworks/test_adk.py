@@ -869,3 +869,41 @@ async def test_a_case_added_from_an_adk_session_passes_against_the_agent_that_ma
     )
     result = await run(agent, load_evalset(evalset_file).eval_set, cfg, tmp_path / "run", runs=2)
     assert [r.status for r in result.trials] == ["passed", "passed"]
+
+
+async def test_a_transfer_is_not_a_tool_the_fail_policy_stops(
+    server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    """With unmocked tools failing, ADK's routing to a sub-agent still happens (it is not
+    a user's tool), and the sub-agent's mocked tool answers."""
+    server.push(
+        Reply.tools(("transfer_to_agent", {"agent_name": "weather_agent"})),
+        Reply.tools(("get_weather", {"location": "Sydney"})),
+        Reply.text("Sydney is calm."),
+    )
+    root = LlmAgent(
+        name="root_agent",
+        model=model(server),
+        instruction="Route weather questions.",
+        sub_agents=[weather_agent(server)],
+    )
+    cases = eval_set(
+        {
+            "eval_id": "routed",
+            "conversation": [{"user_content": "Weather in Sydney?", "expected_nodes": []}],
+            "expectations": ["completes"],
+            "tool_mocks": [{"tool": "get_weather", "result": {"condition": "calm"}}],
+        }
+    )
+    cfg = config().model_copy(update={"unmocked_tools": "fail"})
+    result = await run(root, cases, cfg, tmp_path)
+    (judged,) = result.trials
+    assert judged.trial.error is None
+    transfer, weather = judged.trial.turns[0].tool_calls
+    assert (transfer.name, transfer.served_by, transfer.error) == (
+        "transfer_to_agent",
+        "tool",
+        None,
+    )
+    assert (weather.served_by, weather.result) == ("mock", {"condition": "calm"})
+    assert judged.trial.turns[0].final_response == "Sydney is calm."

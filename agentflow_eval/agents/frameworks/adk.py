@@ -358,6 +358,10 @@ class _TurnEvents:
             self._recorder.add(MessageEvent(text=said, at_ms=at_ms, author=author))
 
 
+_TRANSFER = "transfer_to_agent"
+"""The tool ADK gives an agent with sub-agents to hand the conversation over."""
+
+
 class _ToolMocks(BasePlugin):
     """The trial's tool mocks in ADK's before-tool hook (see the module)."""
 
@@ -371,6 +375,9 @@ class _ToolMocks(BasePlugin):
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
         if not self.gate.active:
+            return None
+        if tool.name == _TRANSFER:  # ADK's routing between agents, not a user's tool
+            self.gate.passes(tool.name)
             return None
         stand_in = self.gate.decide(tool.name, dict(tool_args))
         if stand_in is None:
