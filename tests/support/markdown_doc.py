@@ -10,7 +10,8 @@ Each fenced block is one of:
 - an **output**: a block after ``<!-- doctest: output -->``, compared with what the
   previous command printed on stdout (run folder stamps and trailing spaces aside);
 - a **fragment**: a block after ``<!-- doctest: check config -->`` (or ``evalset``,
-  ``json``), validated as what it claims to be.
+  ``case``, ``json``, ``judge <criterion>``: read by that judge's own reply parser),
+  validated as what it claims to be.
 
 More directives, in HTML comments just before a block (invisible on the rendered page):
 ``<!-- doctest: exit 2 -->`` (the command's exit code), ``<!-- doctest: replace OLD =>
@@ -252,9 +253,31 @@ class DocRun:
             from agentflow_eval.models.evalset import EvalCase
 
             EvalCase.model_validate(json.loads(text))
+        elif kind is not None and kind.startswith("judge "):
+            _check_judge_reply(kind.split()[1], text)
         else:
             raise AssertionError(f"{block.where}: unknown check {kind!r}")
         self.done.append(f"checked {block.where} as {kind}")
+
+
+def _check_judge_reply(criterion: str, text: str) -> None:
+    """``text`` read by the judge's own parser, as a reply of the judge of ``criterion``."""
+    from agentflow_eval.criteria.judges.final_response import parse_match_verdict
+    from agentflow_eval.criteria.judges.hallucinations import sentence_parser
+    from agentflow_eval.criteria.judges.rubrics import rubric_parser
+    from agentflow_eval.criteria.judges.safety import parse_safety_verdict
+
+    data = json.loads(text)
+    if criterion == "final_response_match_v2":
+        parse_match_verdict(text)
+    elif criterion.startswith("rubric_based_"):
+        rubric_parser([v["rubric_id"] for v in data["verdicts"]])(text)
+    elif criterion == "hallucinations_v1":
+        sentence_parser(len(data["sentences"]))(text)
+    elif criterion == "safety_v1":
+        parse_safety_verdict(text)
+    else:
+        raise AssertionError(f"no judge to check a reply of {criterion!r} with")
 
 
 def venv_env(venv: Path, base: Mapping[str, str] | None = None) -> dict[str, str]:
