@@ -65,7 +65,9 @@ def add_parser(sub: Any) -> None:
         help="compare runs of different eval sets (cases are paired by id)",
     )
     parser.add_argument("--s3-endpoint-url", help="S3-compatible endpoint, e.g. http://host:8333")
-    parser.add_argument("--s3-region")
+    parser.add_argument(
+        "--s3-region", help="the S3 region (default: what boto3's configuration says)"
+    )
     parser.add_argument("--s3-path-style", action="store_true", help="path-style S3 addressing")
 
 

@@ -31,7 +31,9 @@ def add_parser(sub: Any) -> None:
         "case from a conversation that happened, check files for every problem, convert "
         "between the native format and Google ADK's.",
     )
-    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions = parser.add_subparsers(
+        dest="action", required=True, metavar="ACTION", help="create, add, validate or convert"
+    )
 
     create = actions.add_parser("create", help="a new, empty eval set")
     create.add_argument("file", metavar="FILE", help="the eval set file to make (.json or .yaml)")

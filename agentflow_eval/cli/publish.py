@@ -13,7 +13,11 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(sub: Any) -> None:
     parser = sub.add_parser(
-        "publish", help="upload a run folder that could not be published (or any run folder)"
+        "publish",
+        help="upload a run folder that could not be published (or any run folder)",
+        description="Publish a finished run folder to a folder or S3-compatible storage, "
+        "with the eval set's history (runs.json, index.html, latest.json): a run whose "
+        "publish failed is kept marked for this.",
     )
     parser.add_argument("run_dir", help="the run folder (holds results.json, report.html)")
     parser.add_argument(
@@ -21,9 +25,11 @@ def add_parser(sub: Any) -> None:
         dest="target",
         help="s3://bucket/prefix or a folder (default: where the failed publish was going)",
     )
-    parser.add_argument("--s3-endpoint-url")
-    parser.add_argument("--s3-region")
-    parser.add_argument("--s3-path-style", action="store_true")
+    parser.add_argument("--s3-endpoint-url", help="S3-compatible endpoint, e.g. http://host:8333")
+    parser.add_argument(
+        "--s3-region", help="the S3 region (default: what boto3's configuration says)"
+    )
+    parser.add_argument("--s3-path-style", action="store_true", help="path-style S3 addressing")
 
 
 def run(args: argparse.Namespace) -> int:

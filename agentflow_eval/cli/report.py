@@ -13,7 +13,12 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> None:
-    parser = sub.add_parser("report", help="re-render the HTML report of an earlier run")
+    parser = sub.add_parser(
+        "report",
+        help="re-render the HTML report of an earlier run",
+        description="Write report.html again from a run folder's results.json (or a "
+        "results.json given directly), e.g. after an upgrade.",
+    )
     parser.add_argument("results", help="a run folder, or the results.json of an earlier run")
     parser.add_argument(
         "-o",

@@ -134,7 +134,11 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--s3-endpoint-url", metavar="URL", help="S3-compatible endpoint, e.g. http://host:8333"
     )
-    parser.add_argument("--s3-region", metavar="REGION")
+    parser.add_argument(
+        "--s3-region",
+        metavar="REGION",
+        help="the S3 region (default: what boto3's configuration says)",
+    )
     parser.add_argument("--s3-path-style", action="store_true", help="path-style S3 addressing")
     parser.add_argument(
         "--s3-links",
@@ -143,7 +147,13 @@ def add_parser(sub: Any) -> None:
         "--s3-public-url; the default when it is given), endpoint (public-read bucket)",
     )
     parser.add_argument("--s3-public-url", help="base URL readers open published reports at")
-    parser.add_argument("--s3-link-expiry-hours", type=int, default=168, metavar="HOURS")
+    parser.add_argument(
+        "--s3-link-expiry-hours",
+        type=int,
+        default=168,
+        metavar="HOURS",
+        help="how long presigned report links work (default 168, a week)",
+    )
     parser.add_argument(
         "--fail-under", type=_rate, metavar="RATE", help="exit 1 if the pass rate is below RATE"
     )

@@ -12,7 +12,12 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> None:
-    parser = sub.add_parser("schema", help="write JSON Schemas of eval-set and config files")
+    parser = sub.add_parser(
+        "schema",
+        help="write JSON Schemas of eval-set and config files",
+        description="Write the JSON Schemas of eval-set and config files, for an editor "
+        "to check and complete them.",
+    )
     parser.add_argument("-o", "--output", default=".", help="folder to write into")
 
 

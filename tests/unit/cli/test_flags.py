@@ -150,3 +150,26 @@ def test_an_os_error_is_said_as_the_tool_says_things() -> None:
 
     error = FileNotFoundError(2, "No such file or directory", "/data/x.json")
     assert one_line(error) == "/data/x.json: no such file or directory"
+
+
+def test_every_subcommand_has_a_description_and_every_flag_its_help() -> None:
+    import argparse
+
+    from agentflow_eval.cli import build_parser
+
+    def parsers(parser: argparse.ArgumentParser, path: str):  # type: ignore[no-untyped-def]
+        yield path, parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    yield from parsers(child, f"{path} {name}")
+
+    missing = []
+    for path, parser in parsers(build_parser(), "agentflow-eval"):
+        # a command needs a description (an action's help line describes it)
+        if path.count(" ") == 1 and not (parser.description or "").strip():
+            missing.append(f"{path}: no description")
+        for action in parser._actions:
+            if not action.help and not isinstance(action, argparse._HelpAction):
+                missing.append(f"{path}: {'/'.join(action.option_strings) or action.dest}")
+    assert missing == []
