@@ -229,9 +229,10 @@ class Redactor:
     def secret_values(self) -> frozenset[str]:
         """Every literal value currently treated as a secret."""
         if self._environ is None:
-            candidates = _environ_secrets()
+            candidates, url_secrets = _environ_secrets()
         else:
             candidates = [(name, value) for name, value in self._environ.items()]
+            url_secrets = [p for value in self._environ.values() for p in url_passwords(value)]
         environ = self._environ if self._environ is not None else os.environ
         extra = environ.get(REDACT_ENV, "")
         named = {name.strip() for name in extra.split(",") if name.strip()} if extra else set()
@@ -243,7 +244,7 @@ class Redactor:
                 stripped = value.strip()
                 if len(stripped) >= MIN_SECRET_LENGTH:
                     values.add(stripped)
-        for value in _url_credentials(self._environ):
+        for value in url_secrets:
             if len(value) >= MIN_SECRET_LENGTH:
                 values.add(value)
         return frozenset(values)
@@ -308,51 +309,39 @@ def url_passwords(value: str) -> list[str]:
     return [match.group("value") for match in _URL_PASSWORD.finditer(value)]
 
 
-def _environ_secrets() -> list[tuple[str, str]]:
-    """The variables of the process environment named like secrets. Read from the
-    environment's own byte mapping when there is one, each name judged once: decoding
-    and judging every variable on every call would cost more than the redaction."""
+def _environ_secrets() -> tuple[list[tuple[str, str]], list[str]]:
+    """The variables of the process environment named like secrets, and the passwords
+    inside URLs of any variable (``DATABASE_URL``: such a password may turn up alone, in
+    an error message or a server's reply). Read from the environment's own byte mapping
+    when there is one, each name judged once, and only again when the environment
+    changed: decoding and judging every variable on every call would cost more than the
+    redaction."""
     raw = getattr(os.environ, "_data", None)
     if not isinstance(raw, dict):
-        return [(name, value) for name, value in os.environ.items() if _named_secret(name)]
-    snapshot, found_before = _LAST_READ
+        items = list(os.environ.items())
+        named = [(name, value) for name, value in items if _named_secret(name)]
+        return named, [p for _, value in items for p in url_passwords(value)]
+    snapshot, found_before, urls_before = _LAST_READ
     if snapshot == raw:  # unchanged: one comparison in C, by identity item by item
-        return list(found_before)
+        return list(found_before), list(urls_before)
     judged = _SECRET_NAMES
     found = []
+    urls: list[str] = []
     for key, value in raw.items():
         name = judged.get(key, _UNJUDGED)
         if name is _UNJUDGED:
             decoded = key if isinstance(key, str) else os.fsdecode(key)
             name = judged[key] = decoded if _named_secret(decoded) else None
+        text = value if isinstance(value, str) else os.fsdecode(value)
         if name is not None:
-            found.append((name, value if isinstance(value, str) else os.fsdecode(value)))
-    _LAST_READ[:] = [dict(raw), found]
-    return found
+            found.append((name, text))
+        urls.extend(url_passwords(text))
+    _LAST_READ[:] = [dict(raw), found, urls]
+    return found, urls
 
 
-def _url_credentials(environ: Mapping[str, str] | None) -> list[str]:
-    """The passwords inside URLs of any environment variable (``DATABASE_URL``,
-    ``REDIS_URL``…), whatever its name: such a password may turn up alone, in an error
-    message or a server's reply. Read once per change of the environment."""
-    if environ is not None:
-        return [p for value in environ.values() for p in url_passwords(value)]
-    raw = getattr(os.environ, "_data", None)
-    current: Mapping[Any, Any] = raw if isinstance(raw, dict) else os.environ
-    if _URLS_READ[0] != current:  # unchanged: one comparison in C, item by item
-        found = []
-        for value in current.values():
-            text = value if isinstance(value, str) else os.fsdecode(value)
-            found.extend(url_passwords(text))
-        _URLS_READ[:] = [dict(current), found]
-    return list(_URLS_READ[1])
-
-
-_URLS_READ: list[Any] = [None, []]
-"""The environment as last read for URL credentials, and the passwords found."""
-
-_LAST_READ: list[Any] = [None, []]
-"""The environment as last read, and the secrets found in it."""
+_LAST_READ: list[Any] = [None, [], []]
+"""The environment as last read, the secrets found in it and its URLs' passwords."""
 _UNJUDGED: Any = object()
 _SECRET_NAMES: dict[Any, str | None] = {}
 """Raw environment keys → the variable's name when it is a secret's, else ``None``."""

@@ -199,6 +199,7 @@ class LangGraphSession:
         self.graph = graph
         self.config = config
         self.mocks = mocks or TrialMocks()
+        self._gated = False
         self._history = list(history)
         self.durability = durability
         self._values_are_state = values_are_state
@@ -216,8 +217,9 @@ class LangGraphSession:
             self._first_input(human) if self._seed is not None else {MESSAGES: [human]}
         )
         self._seen.add(human)
-        if recorder.tools.active:
-            gate_tool_nodes(self.graph)  # once per graph: later calls find them gated
+        if recorder.tools.active and not self._gated:
+            gate_tool_nodes(self.graph)  # the graph's ToolNodes, once per graph
+            self._gated = True
         self.mocks.gate = recorder.tools
         turn = _Turn(recorder, self._seen, self.mocks)
         try:
