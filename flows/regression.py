@@ -16,6 +16,7 @@ with ``regression(**params.flow_parameters())``.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from uuid import UUID, uuid4
 
@@ -42,7 +43,9 @@ from agentflow_eval.models.params import (
 )
 from agentflow_eval.models.regression import (
     DEFAULT_EVALUATE_DEPLOYMENT,
+    CrashRetries,
     Evals,
+    EvalTimeout,
     EvaluateDeployment,
     RegressionParams,
     Suite,
@@ -74,6 +77,8 @@ async def regression(
     baseline: SuiteBaseline = "latest",
     fail_on_regression: FailOnRegression = False,
     evaluate_deployment: EvaluateDeployment = DEFAULT_EVALUATE_DEPLOYMENT,
+    eval_timeout_minutes: EvalTimeout = defaults.SUITE_EVAL_TIMEOUT_MINUTES,
+    crash_retries: CrashRetries = defaults.SUITE_CRASH_RETRIES,
     s3: S3 = _NO_S3,
     output_dir: OutputDir = defaults.OUTPUT_DIR,
     agent_version: AgentVersion = None,
@@ -91,6 +96,10 @@ async def regression(
     `suite-publish-failed`) say how it went. With `fail_on_regression`, the run fails
     after all that when an eval set regressed, failed, or could not be compared with its
     baseline (a first run, with nothing to compare with yet, passes).
+
+    The suite always ends: an evaluate run still going after `eval_timeout_minutes` is
+    cancelled and its eval set reported incomplete, and one that crashed (its worker
+    lost) is started again up to `crash_retries` times.
     """
     params = RegressionParams.from_flow_parameters(locals())
     logger = get_run_logger()
@@ -107,6 +116,7 @@ async def regression(
     ]
     children = [params.evaluate_params(index, tag) for index, tag in enumerate(tags)]
 
+    limits = _ChildLimits(params.eval_timeout_minutes, params.crash_retries)
     deployment = await _deployment_id(params.evaluate_deployment)
     if deployment is not None:
         logger.info(
@@ -116,7 +126,7 @@ async def regression(
         )
         ends = await asyncio.gather(
             *(
-                _run_deployed(deployment, child, name)
+                _run_deployed(deployment, child, name, limits)
                 for child, name in zip(children, names, strict=True)
             )
         )
@@ -131,7 +141,7 @@ async def regression(
         async with load_secrets(params.secrets):
             ends = await asyncio.gather(
                 *(
-                    _run_in_process(child.model_copy(update={"secrets": {}}), name)
+                    _run_in_process(child.model_copy(update={"secrets": {}}), name, limits)
                     for child, name in zip(children, names, strict=True)
                 )
             )
@@ -188,36 +198,106 @@ async def _deployment_id(name: str) -> UUID | None:
             return None
 
 
-async def _run_deployed(deployment: UUID, params: EvaluateParams, name: str) -> FlowRunEnd:
-    """A flow run of the evaluate deployment, shown under this flow run; waits for it."""
+@dataclass(frozen=True)
+class _ChildLimits:
+    """How long the suite waits for an eval set's run, and how often a crashed one is
+    started again."""
+
+    timeout_minutes: float
+    crash_retries: int
+
+    @property
+    def timeout_s(self) -> float:
+        return self.timeout_minutes * 60
+
+    def overdue(self) -> str:
+        return f"did not finish within {self.timeout_minutes:g} min (eval_timeout_minutes)"
+
+
+def _after_crashes(message: str | None, crashes: list[str]) -> str | None:
+    """``message``, preceded by the crashed attempts before it, if any."""
+    if not crashes:
+        return message
+    before = f"after {len(crashes)} crashed attempt(s) ({'; '.join(crashes)})"
+    return f"{before}: {message}" if message else before
+
+
+async def _run_deployed(
+    deployment: UUID, params: EvaluateParams, name: str, limits: _ChildLimits
+) -> FlowRunEnd:
+    """A flow run of the evaluate deployment, shown under this flow run. Waits for it at
+    most ``limits.timeout_minutes``, then cancels it; starts it again when it crashed (its
+    worker lost), up to ``limits.crash_retries`` times."""
     from prefect.deployments import arun_deployment
 
-    try:
-        child = await arun_deployment(
-            deployment,
-            # nulls left out: the server refuses a null for a typed parameter with a default
-            parameters=params.model_dump(mode="json", exclude_none=True),
-            flow_run_name=name,
-            as_subflow=True,
-            timeout=None,
-            poll_interval=EVALUATE_POLL_S,
+    crashes: list[str] = []
+    while True:
+        run_name = name if not crashes else f"{name}-retry-{len(crashes)}"[-100:]
+        try:
+            child = await arun_deployment(
+                deployment,
+                # nulls left out: the server refuses a null for a typed parameter with a
+                # default
+                parameters=params.model_dump(mode="json", exclude_none=True),
+                flow_run_name=run_name,
+                as_subflow=True,
+                timeout=limits.timeout_s,
+                poll_interval=EVALUATE_POLL_S,
+            )
+        except Exception as exc:  # the API refused the run: the eval set has no run, stated
+            why = f"could not be started: {exc}"
+            return FlowRunEnd(name=run_name, state=None, message=_after_crashes(why, crashes))
+        state = child.state
+        if state is None or not state.is_final():
+            await _cancel(child.id, limits.overdue())
+            return FlowRunEnd(
+                name=child.name,
+                state=state.name if state else None,
+                message=_after_crashes(f"{limits.overdue()}; cancelled", crashes),
+            )
+        if state.is_crashed() and len(crashes) < limits.crash_retries:
+            crashes.append(f"{child.name}: {state.message or state.name}")
+            get_run_logger().warning(
+                "evaluate run %s crashed (%s): starting it again, retry %d of %d",
+                child.name,
+                state.message or "no message",
+                len(crashes),
+                limits.crash_retries,
+            )
+            continue
+        return FlowRunEnd(
+            name=child.name,
+            state=state.name,
+            message=_after_crashes(state.message, crashes),
+            completed=state.is_completed(),
         )
-    except Exception as exc:  # the API refused the run: the eval set has no run, stated
-        return FlowRunEnd(name=name, state=None, message=f"could not be started: {exc}")
-    state = child.state
-    return FlowRunEnd(
-        name=child.name,
-        state=state.name if state else None,
-        message=state.message if state else None,
-        completed=bool(state and state.is_completed()),
-    )
 
 
-async def _run_in_process(params: EvaluateParams, name: str) -> FlowRunEnd:
-    """The evaluate flow as a subflow of this flow run; its failure is its state."""
-    state = await evaluate.with_options(flow_run_name=name)(
-        **params.flow_parameters(), return_state=True
-    )
+async def _cancel(flow_run_id: UUID, why: str) -> None:
+    """Ask for flow run ``flow_run_id`` to be cancelled (its worker, if still there,
+    stops its process); the suite does not wait for it."""
+    from prefect.states import Cancelling
+
+    try:
+        async with get_client() as client:
+            await client.set_flow_run_state(flow_run_id, Cancelling(message=why), force=True)
+    except Exception as exc:  # the suite ends all the same; its summary says why
+        get_run_logger().warning("could not cancel flow run %s: %s", flow_run_id, exc)
+
+
+async def _run_in_process(params: EvaluateParams, name: str, limits: _ChildLimits) -> FlowRunEnd:
+    """The evaluate flow as a subflow of this flow run; its failure is its state. One
+    still going after ``limits.timeout_minutes`` is cancelled (a crash cannot be retried
+    here: it would have taken this process with it)."""
+    try:
+        state = await asyncio.wait_for(
+            evaluate.with_options(flow_run_name=name)(
+                **params.flow_parameters(), return_state=True
+            ),
+            timeout=limits.timeout_s,
+        )
+    except TimeoutError:
+        return FlowRunEnd(name=name, state=None, message=f"{limits.overdue()}; cancelled")
     return FlowRunEnd(
         name=name,
         state=state.name,

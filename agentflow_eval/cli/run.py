@@ -408,7 +408,7 @@ def _run_planned(
     except RegressionGateFailed as exc:  # the run is complete: report it, then fail
         outcome = exc.outcome
     except Exception as exc:
-        stopped = _stopped(exc)
+        stopped = _stopped(exc, watch.run_dir)
         if stopped is None:
             raise
         return stopped
@@ -572,12 +572,22 @@ def _report(outcome: RunOutcome, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _stopped(exc: BaseException) -> int | None:
-    """The exit code and one-line message for a run the flow stopped on purpose (a
-    provider refused the credentials: the run cannot go on); ``None`` for anything else.
-    Everything the user could fix was refused before the flow started."""
+def _stopped(exc: BaseException, run_dir: Path) -> int | None:
+    """The exit code and one-line message for a run that could not go on (a provider
+    refused the credentials, the disk is full); ``None`` for anything else. Everything
+    the user could fix was refused before the flow started."""
+    from agentflow_eval.files.disk_full import disk_full_in
     from agentflow_eval.llm.retry import auth_error_in
 
+    full = disk_full_in(exc)
+    if full is not None:
+        where = full.filename or run_dir
+        return fail(
+            f"no space left writing {where} ({full.strerror}); the run stopped: free space "
+            f"in {_shown(run_dir)}, then finish it with --resume {_shown(run_dir)} (the "
+            "trials finished so far are kept)",
+            EXIT_RUN_FAILED,
+        )
     refused = auth_error_in(exc)
     if refused is None:
         return None

@@ -9,6 +9,8 @@ __all__ = [
     "MAX_TRIALS",
     "OUTPUT_DIR",
     "RUNS",
+    "SUITE_CRASH_RETRIES",
+    "SUITE_EVAL_TIMEOUT_MINUTES",
     "TRIAL_TIMEOUT_S",
 ]
 
@@ -32,3 +34,12 @@ JUDGE_STAGE_CONCURRENCY = 64
 MAX_TRIALS = 1_000_000
 """The most trials one run may hold (cases × runs): ten thousand cases five times over is
 well inside it; a mistyped ``runs`` (``1000000000000``) is not."""
+
+SUITE_EVAL_TIMEOUT_MINUTES = 360.0
+"""How long a regression suite waits for one eval set's evaluate flow run (queued time
+included) before it cancels the run and reports the eval set incomplete: a nightly ends
+before the next one starts, whatever became of its workers."""
+
+SUITE_CRASH_RETRIES = 1
+"""How many times a suite starts an eval set again whose evaluate run crashed (its
+worker or machine was lost): one lost machine should not cost a night's verdict."""

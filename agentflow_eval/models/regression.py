@@ -38,6 +38,8 @@ from agentflow_eval.models.params import (
 __all__ = [
     "DEFAULT_EVALUATE_DEPLOYMENT",
     "REGRESSION_LABEL",
+    "CrashRetries",
+    "EvalTimeout",
     "Evals",
     "EvaluateDeployment",
     "RegressionParams",
@@ -116,6 +118,27 @@ EvaluateDeployment = Annotated[
     ),
 ]
 
+EvalTimeout = Annotated[
+    float,
+    Field(gt=0, le=7 * 24 * 60),
+    _ui(
+        "Eval set timeout (minutes)",
+        "how long the suite waits for each eval set's evaluate flow run, time queued for a "
+        "worker included; a run still going then is cancelled and its eval set reported "
+        "incomplete, so the suite always ends (a retried eval set gets the time again)",
+    ),
+]
+CrashRetries = Annotated[
+    int,
+    Field(ge=0, le=5),
+    _ui(
+        "Retries of a crashed eval set",
+        "how many times an eval set is started again when its evaluate run crashed (its "
+        "worker or machine lost: the run was marked Crashed, e.g. by the unresponsive-run "
+        "automation once it stopped heartbeating); other failures are not retried",
+    ),
+]
+
 
 class RegressionParams(BaseModel):
     """A regression suite: the same fields, titles and defaults as the regression flow's
@@ -129,6 +152,8 @@ class RegressionParams(BaseModel):
     baseline: SuiteBaseline = "latest"
     fail_on_regression: FailOnRegression = False
     evaluate_deployment: EvaluateDeployment = DEFAULT_EVALUATE_DEPLOYMENT
+    eval_timeout_minutes: EvalTimeout = defaults.SUITE_EVAL_TIMEOUT_MINUTES
+    crash_retries: CrashRetries = defaults.SUITE_CRASH_RETRIES
     s3: S3 = Field(default_factory=S3Options)
     output_dir: OutputDir = defaults.OUTPUT_DIR
     agent_version: AgentVersion = None

@@ -49,6 +49,14 @@ async def run_pool(
         for item in iterator:  # single event loop: next() never races
             await work(item)
 
-    async with asyncio.TaskGroup() as group:
-        for _ in range(concurrency):
-            group.create_task(worker())
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(concurrency):
+                group.create_task(worker())
+    except BaseExceptionGroup as failed:
+        # the workers that met the same failure (a full disk, refused credentials) raise it
+        # once, as itself; different failures stay grouped
+        kinds = {type(exc) for exc in failed.exceptions}
+        if len(kinds) == 1:
+            raise failed.exceptions[0] from None
+        raise

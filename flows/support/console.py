@@ -1,21 +1,25 @@
 """What the CLI's terminal shows of Prefect's own logging when a run stops on purpose.
 
-When a model provider refuses the credentials, or a run folder turns out to be held by
-another run, the stage raises and Prefect logs the task's and the flow's failure with
-two full tracebacks — on the terminal, right above the one line the CLI prints to say
-what happened and what to do. :func:`quiet_deliberate_stops` keeps those records off
-the terminal only: the run's record on the Prefect server (its logs, its states) keeps
-them whole.
+When a model provider refuses the credentials, a run folder turns out to be held by
+another run, or the disk fills up, the stage raises and Prefect logs the task's and the
+flow's failure with two full tracebacks — on the terminal, right above the one line the
+CLI prints to say what happened and what to do. :func:`quiet_deliberate_stops` keeps
+those records off the terminal only: the run's record on the Prefect server (its logs,
+its states) keeps them whole.
 """
 
 from __future__ import annotations
 
 import logging
 
+from agentflow_eval.files.disk_full import disk_full_in
+
 __all__ = ["DELIBERATE_STOPS", "quiet_deliberate_stops"]
 
 DELIBERATE_STOPS = ("ProviderAuthError", "RunFolderBusy", "ResumeMismatch")
 """The exceptions a run stops with on purpose, each explained by the CLI in one line."""
+
+_DISK_FULL = ("[Errno 28]", "[Errno 122]")  # ENOSPC, EDQUOT, as a state's message quotes them
 
 
 class _DeliberateStops(logging.Filter):
@@ -23,8 +27,12 @@ class _DeliberateStops(logging.Filter):
         if record.levelno < logging.ERROR or not record.name.startswith("prefect"):
             return True
         text = record.getMessage()
+        if any(code in text for code in _DISK_FULL):
+            return False
         if record.exc_info and record.exc_info[1] is not None:
             exc = record.exc_info[1]
+            if disk_full_in(exc) is not None:
+                return False
             text += f" {type(exc).__name__} " + " ".join(
                 type(inner).__name__ for inner in getattr(exc, "exceptions", ())
             )

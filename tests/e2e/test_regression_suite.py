@@ -21,11 +21,8 @@ import json
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
 from prefect.client.orchestration import PrefectClient
@@ -41,6 +38,7 @@ from tests.support.prefect_server import (
     prefect_env,
     process_worker,
 )
+from tests.support.webhook import recording_webhook, wait_for_posts
 
 pytestmark = pytest.mark.e2e
 POOL = "e2e-regression-suite"
@@ -74,29 +72,10 @@ def broken(message):
 """
 
 
-class _Hook(BaseHTTPRequestHandler):
-    received: ClassVar[list[dict]] = []
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        type(self).received.append(json.loads(body or b"null"))
-        self.send_response(200)
-        self.end_headers()
-
-    def log_message(self, *args: object) -> None:
-        return None
-
-
 @pytest.fixture(scope="module")
 def webhook() -> Iterator[tuple[str, list[dict]]]:
-    """A tiny HTTP server on 127.0.0.1 recording the JSON bodies POSTed to it."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hook)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/hook", _Hook.received
-    finally:
-        server.shutdown()
+    with recording_webhook() as hook:
+        yield hook
 
 
 SLACK_URL = "https://hooks.slack.com/services/T000/B000/XXXX"
@@ -200,15 +179,6 @@ def _related(event) -> set[str]:
     return {r.id for r in event.related}
 
 
-def _wait_for(received: list[dict], timeout_s: float = 60) -> list[dict]:
-    import time
-
-    deadline = time.monotonic() + timeout_s
-    while not received and time.monotonic() < deadline:
-        time.sleep(0.5)
-    return received
-
-
 def test_the_nightly_suite_spreads_over_workers_and_a_regression_notifies(pool, webhook, tmp_path):
     api_url, worker_logs = pool
     agents = tmp_path / "suite_agents.py"
@@ -292,7 +262,7 @@ def test_the_nightly_suite_spreads_over_workers_and_a_regression_notifies(pool, 
     assert any(r.id == f"prefect.flow-run.{second.id}" for r in suite_regressed.related)
 
     # the automation on agentflow.eval.regressed called the webhook
-    posted = _wait_for(webhook[1])
+    posted = wait_for_posts(webhook[1])
     assert posted, "the automation did not call the webhook"
     text = posted[0]["text"]
     assert "Regression in paris_weather" in text and "rain 5/5 -> 0/5" in text

@@ -250,3 +250,44 @@ def test_the_flow_is_registered_with_the_same_evaluate_flow() -> None:
     from agentflow_eval.flows import regression as module
 
     assert module.evaluate is evaluate
+
+
+HANGING = """
+import time
+from pathlib import Path
+
+RELEASE = Path({release!r})
+
+
+def hangs(message):
+    # holds its trial until the test lets it go (the suite has given up on it by then)
+    while not RELEASE.exists():
+        time.sleep(0.05)
+    return "Light rain in Paris."
+"""
+
+
+async def test_an_eval_set_still_running_at_its_timeout_is_reported_incomplete(
+    suite_files, tmp_path
+) -> None:
+    release = tmp_path / "release"
+    agents = tmp_path / "hanging_agents.py"
+    agents.write_text(HANGING.format(release=str(release)))
+    params = RegressionParams(
+        suite="nightly",
+        evals=[{"agent": f"{agents}:hangs", "evalset": suite_files["paris"], "runs": 1}],
+        publish_to=str(tmp_path / "published"),
+        output_dir=str(tmp_path / "out"),
+        evaluate_deployment="",
+        eval_timeout_minutes=0.05,
+    )
+    try:
+        summary = await regression(**params.flow_parameters())
+    finally:
+        release.touch()
+    assert summary.verdict == "incomplete"
+    (outcome,) = summary.evals
+    assert outcome.status == "failed"
+    assert "did not finish within 0.05 min (eval_timeout_minutes); cancelled" in (
+        outcome.problem or ""
+    )

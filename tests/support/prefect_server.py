@@ -14,7 +14,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,10 +130,17 @@ class PrefectServer:
 
 @contextmanager
 def process_worker(
-    home: Path, api_url: str, pool: str, cwd: Path, *options: str, name: str = "worker"
+    home: Path,
+    api_url: str,
+    pool: str,
+    cwd: Path,
+    *options: str,
+    name: str = "worker",
+    env: dict[str, str] | None = None,
 ) -> Iterator[Path]:
     """Start a process worker on ``pool`` (``options`` go to ``prefect worker start``, e.g.
-    ``--limit 1``); yield the path of its log, ``<home>/<name>.log``."""
+    ``--limit 1``; ``env`` adds to its environment, which its flow runs inherit); yield
+    the path of its log, ``<home>/<name>.log``. Its pid is in ``<home>/<name>.pid``."""
     log_path = home / f"{name}.log"
     log = log_path.open("wb")
     process = subprocess.Popen(
@@ -150,17 +157,52 @@ def process_worker(
             *options,
         ],
         # INFO: tests read from its log which flow runs it submitted
-        env={**prefect_env(home, api_url), "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "INFO"},
+        env={
+            **prefect_env(home, api_url),
+            "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "INFO",
+            **(env or {}),
+        },
         cwd=cwd,
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    (home / f"{name}.pid").write_text(str(process.pid))
     try:
         yield log_path
     finally:
         _stop(process)
         log.close()
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started, and theirs, from ``/proc`` (Linux)."""
+    children: dict[int, list[int]] = {}
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(
+                line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line
+            )
+        except OSError:  # gone meanwhile
+            continue
+        children.setdefault(int(fields["PPid"]), []).append(int(fields["Pid"]))
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_machine(pid: int) -> list[int]:
+    """SIGKILL process ``pid`` and every process it started, at once, as a machine that
+    loses power would stop them; returns the pids killed."""
+    victims = [pid, *descendants(pid)]
+    for victim in victims:
+        with suppress(ProcessLookupError):
+            os.kill(victim, signal.SIGKILL)
+    return victims
 
 
 def prefect_cli(home: Path, api_url: str, *args: str, cwd: Path, **env: str) -> str:

@@ -1,0 +1,225 @@
+"""A worker machine lost in the middle of a nightly suite, on a real Prefect server with
+process workers (each with its own PREFECT_HOME, as separate machines would have):
+
+- worker ``a`` serves the suite's queue, worker ``b`` the evaluate runs; the eval set's
+  agent hangs on ``b``'s machine, and the test kills ``b`` and its flow run's process at
+  once (SIGKILL, as a machine losing power would stop them);
+- the automation that marks unresponsive runs Crashed (deployments/automations/
+  crash-unresponsive-runs.yaml, created as deployments/README.md says, its wait
+  shortened) ends the orphaned run once its heartbeats stop;
+- the suite starts the crashed eval set again (crash_retries), worker ``c`` (started after
+  the loss) runs it, and the suite completes, its summary saying the eval set was
+  evaluated;
+- the "no nightly run concluded" automation (no-nightly-run-webhook.yaml, its 26 hours
+  shortened) calls its webhook when no suite concluded in its window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import pytest
+from prefect.client.orchestration import PrefectClient
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterDeploymentId
+
+from tests.support.prefect_server import (
+    ROOT,
+    PrefectServer,
+    deployable_copy,
+    kill_machine,
+    prefect_cli,
+    process_worker,
+)
+from tests.support.webhook import recording_webhook, wait_for_posts
+
+pytestmark = pytest.mark.e2e
+POOL = "e2e-lost-worker"
+HEARTBEAT = {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY": "30"}  # the shortest Prefect allows
+UNRESPONSIVE_AFTER_S = 75
+
+AGENT = """
+import os
+import time
+from pathlib import Path
+
+MARKS = Path({marks!r})
+
+
+def agent(message):
+    machine = Path(os.environ["PREFECT_HOME"]).name
+    MARKS.mkdir(exist_ok=True)
+    (MARKS / machine).touch()
+    while machine == "worker-b-home":  # this machine is about to be lost
+        time.sleep(1)
+    return "Light rain in Paris."
+"""
+
+
+def _automation_from(project: Path, home: Path, api_url: str, name: str, **replace: str) -> None:
+    text = (ROOT / "deployments" / "automations" / name).read_text()
+    for old, new in replace.items():
+        assert old in text, f"{name} has no {old!r}"
+        text = text.replace(old, new)
+    path = project / name
+    path.write_text(text)
+    prefect_cli(home, api_url, "automation", "create", "--from-file", str(path), cwd=project)
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory, shared_prefect: PrefectServer):
+    root = tmp_path_factory.mktemp("lost-worker")
+    home = root / "deploy-home"
+    home.mkdir()
+    project = deployable_copy(root / "project", POOL)
+    api_url = shared_prefect.api_url
+    prefect_cli(home, api_url, "work-pool", "create", POOL, "--type", "process", cwd=project)
+    prefect_cli(
+        home, api_url, "deploy", "--all", cwd=project, AGENTFLOW_EVAL_PROJECT_DIR=str(project)
+    )
+    _automation_from(
+        project,
+        home,
+        api_url,
+        "crash-unresponsive-runs.yaml",
+        **{"within: 600": f"within: {UNRESPONSIVE_AFTER_S}"},
+    )
+    return api_url, root, project
+
+
+async def _start_suite(api_url: str, parameters: dict) -> object:
+    async with PrefectClient(api=api_url) as client:
+        deployment = await client.read_deployment_by_name("regression/nightly")
+        return await client.create_flow_run_from_deployment(deployment.id, parameters=parameters)
+
+
+async def _wait_final(api_url: str, run_id, timeout_s: float) -> object:
+    async with PrefectClient(api=api_url) as client:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            run = await client.read_flow_run(run_id)
+            if run.state and run.state.is_final():
+                return run
+            await asyncio.sleep(2)
+    raise AssertionError(f"flow run {run_id} did not finish within {timeout_s}s")
+
+
+async def _evaluate_runs(api_url: str, suite_run_id) -> list:
+    async with PrefectClient(api=api_url) as client:
+        adhoc = await client.read_deployment_by_name("evaluate/adhoc")
+        runs = await client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(deployment_id=FlowRunFilterDeploymentId(any_=[adhoc.id]))
+        )
+    label = f"lost@{suite_run_id}#"
+    return sorted(
+        (
+            r
+            for r in runs
+            if str(r.parameters.get("labels", {}).get("regression", "")).startswith(label)
+        ),
+        key=lambda r: r.created,
+    )
+
+
+def _wait_for_file(path: Path, timeout_s: float, logs: list[Path]) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"{path} did not appear within {timeout_s}s\n"
+                + "\n".join(log.read_text()[-3000:] for log in logs if log.exists())
+            )
+        time.sleep(0.5)
+
+
+def test_a_worker_lost_mid_suite_is_crashed_retried_and_the_suite_completes(pool, tmp_path):
+    api_url, root, project = pool
+    marks = tmp_path / "marks"
+    agents = tmp_path / "lost_agents.py"
+    agents.write_text(AGENT.format(marks=str(marks)))
+    evalset = tmp_path / "paris.evalset.json"
+    evalset.write_text(
+        json.dumps(
+            {
+                "eval_set_id": "paris_weather",
+                "eval_cases": [
+                    {
+                        "eval_id": "rain",
+                        "conversation": [{"user_content": "Weather in Paris?"}],
+                        "expectations": [{"final_contains": "rain"}],
+                    }
+                ],
+            }
+        )
+    )
+    homes = {name: root / f"worker-{name}-home" for name in "abc"}
+    for home in homes.values():
+        home.mkdir(exist_ok=True)
+    logs = [home / f"{name}.log" for name, home in homes.items()]
+    with process_worker(
+        homes["a"], api_url, POOL, project, "--work-queue", "suites", name="a", env=HEARTBEAT
+    ):
+        with process_worker(
+            homes["b"], api_url, POOL, project, "--work-queue", "default", name="b", env=HEARTBEAT
+        ):
+            suite = asyncio.run(
+                _start_suite(
+                    api_url,
+                    {
+                        "suite": "lost",
+                        "evals": [{"agent": f"{agents}:agent", "evalset": str(evalset), "runs": 1}],
+                        "publish_to": str(tmp_path / "published"),
+                        "output_dir": str(tmp_path / "out"),
+                        "crash_retries": 1,
+                        "fail_on_regression": False,
+                    },
+                )
+            )
+            _wait_for_file(marks / "worker-b-home", 180, logs)
+            killed = kill_machine(int((homes["b"] / "b.pid").read_text()))
+            assert len(killed) >= 2, "the worker's flow run process was not among its children"
+        # the machine is gone; another one joins the pool
+        with process_worker(
+            homes["c"], api_url, POOL, project, "--work-queue", "default", name="c", env=HEARTBEAT
+        ):
+            ended = asyncio.run(_wait_final(api_url, suite.id, 240 + UNRESPONSIVE_AFTER_S))
+            children = asyncio.run(_evaluate_runs(api_url, suite.id))
+
+    assert ended.state.is_completed(), ended.state.message + "\n".join(
+        log.read_text()[-3000:] for log in logs if log.exists()
+    )
+    assert [r.state.name for r in children] == ["Crashed", "Completed"], children
+    lost, retried = children
+    assert "no heartbeat" in (lost.state.message or "")
+    assert retried.name.endswith("-retry-1")
+    assert (marks / "worker-c-home").exists()
+    (summary_path,) = (tmp_path / "published" / "regression" / "lost").glob("*/summary.json")
+    (outcome,) = json.loads(summary_path.read_text())["evals"]
+    assert outcome["status"] == "not compared" and outcome["pass_rate"] == 1.0
+
+
+def test_no_nightly_run_in_its_window_calls_the_webhook(pool, tmp_path):
+    api_url, root, project = pool
+    home = root / "deploy-home"
+    with recording_webhook() as (url, received):
+        from prefect.blocks.webhook import Webhook
+        from prefect.settings import PREFECT_API_URL, temporary_settings
+
+        with temporary_settings({PREFECT_API_URL: api_url}):
+            block_id = Webhook(url=url).save("no-nightly-e2e", overwrite=True)
+        _automation_from(
+            project,
+            home,
+            api_url,
+            "no-nightly-run-webhook.yaml",
+            **{
+                "WEBHOOK_BLOCK_ID": str(block_id),
+                "within: 93600": "within: 15",
+                "agentflow.eval-suite.nightly": "agentflow.eval-suite.never-run",
+            },
+        )
+        posted = wait_for_posts(received, timeout_s=120)
+    assert posted, "the automation did not call the webhook"
+    assert "No nightly evaluation suite concluded" in posted[0]["text"]
