@@ -10,6 +10,9 @@ left out takes the deployment's defaults:
         '{"agent": "my_agents.support:agent", "agent_version": "'"$VERSION"'"}'
 
 Uses ``POST /deployments/{id}/create_flow_run``, then polls ``GET /flow_runs/{id}``.
+Transient API errors (connection refused or reset, timeouts, 408, 429, 5xx) are retried
+with backoff for about a minute per call; the run is created with an idempotency key, so
+a retried create never starts a second run.
 """
 
 from __future__ import annotations
@@ -21,9 +24,29 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 from typing import Any
 
 FINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
+
+
+TRANSIENT_STATUS = {408, 429, 500, 502, 503, 504}
+RETRY_DELAYS_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+"""The waits between attempts of one call (a server's Retry-After, when longer, wins)."""
+
+
+def _transient(exc: Exception) -> bool:
+    if isinstance(exc, urllib.error.HTTPError):
+        return exc.code in TRANSIENT_STATUS
+    return isinstance(exc, (urllib.error.URLError, TimeoutError, ConnectionError))
+
+
+def _retry_after_s(exc: Exception) -> float:
+    value = exc.headers.get("Retry-After") if isinstance(exc, urllib.error.HTTPError) else None
+    try:
+        return min(float(value), 60.0) if value else 0.0
+    except ValueError:
+        return 0.0
 
 
 def _call(api: str, method: str, path: str, body: Any = None) -> Any:
@@ -31,9 +54,18 @@ def _call(api: str, method: str, path: str, body: Any = None) -> Any:
     if os.environ.get("PREFECT_API_KEY"):
         headers["Authorization"] = f"Bearer {os.environ['PREFECT_API_KEY']}"
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"{api}{path}", data=data, method=method, headers=headers)
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read() or b"null")
+    for delay in (*RETRY_DELAYS_S, None):
+        request = urllib.request.Request(f"{api}{path}", data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return json.loads(response.read() or b"null")
+        except Exception as exc:
+            if delay is None or not _transient(exc):
+                raise
+            wait = max(delay, _retry_after_s(exc))
+            print(f"{method} {path}: {exc}; retrying in {wait:g} s", file=sys.stderr)
+            time.sleep(wait)
+    raise AssertionError("unreachable")
 
 
 def main(argv: list[str]) -> int:
@@ -56,7 +88,8 @@ def main(argv: list[str]) -> int:
             api,
             "POST",
             f"/deployments/{deployment['id']}/create_flow_run",
-            {"parameters": parameters, "tags": ["ci"]},
+            # the same key on a retried create: the server returns the run it made
+            {"parameters": parameters, "tags": ["ci"], "idempotency_key": str(uuid.uuid4())},
         )
     except (urllib.error.URLError, ValueError, KeyError) as exc:
         detail = exc.read().decode() if isinstance(exc, urllib.error.HTTPError) else str(exc)

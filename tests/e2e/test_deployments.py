@@ -337,6 +337,16 @@ def test_the_nightly_deployment_is_scheduled(deployed):
     assert crons == ["0 3 * * *"]
     assert runs and all(r.expected_start_time.hour == 3 for r in runs)
 
+    async def limit():
+        async with PrefectClient(api=api_url) as client:
+            return (
+                await client.read_deployment_by_name("regression/nightly")
+            ).global_concurrency_limit
+
+    # a nightly started by hand waits for the scheduled one instead of racing it
+    nightly_limit = asyncio.run(limit())
+    assert nightly_limit is not None and nightly_limit.limit == 1
+
 
 def test_deploying_with_a_project_folder_that_does_not_exist_is_refused(deployed, tmp_path):
     home, api_url, _, project = deployed
