@@ -59,14 +59,17 @@ class PortTaken(RuntimeError):
 
 
 @contextmanager
-def prefect_server(home: Path, timeout_s: float = 90) -> Iterator[str]:
-    """Start ``prefect server start`` (its database in ``home``); yield its API URL once
-    /api/health answers and the server answering is this one. A free port can be taken
-    by another process before the server binds it (other test sessions on the machine
-    start servers too): then it starts again on another port."""
+def prefect_server(
+    home: Path, timeout_s: float = 90, database_url: str | None = None
+) -> Iterator[str]:
+    """Start ``prefect server start`` (its database in ``home``, or at ``database_url``,
+    e.g. PostgreSQL); yield its API URL once /api/health answers and the server answering
+    is this one. A free port can be taken by another process before the server binds it
+    (other test sessions on the machine start servers too): then it starts again on
+    another port."""
     for attempt in range(3):
         try:
-            with _prefect_server(home, timeout_s) as api_url:
+            with _prefect_server(home, timeout_s, database_url) as api_url:
                 yield api_url
             return
         except PortTaken:
@@ -75,13 +78,16 @@ def prefect_server(home: Path, timeout_s: float = 90) -> Iterator[str]:
 
 
 @contextmanager
-def _prefect_server(home: Path, timeout_s: float) -> Iterator[str]:
+def _prefect_server(home: Path, timeout_s: float, database_url: str | None) -> Iterator[str]:
     port = free_port()
     api_url = f"http://127.0.0.1:{port}/api"
     log = (home / "server.log").open("wb")
+    env = {**prefect_env(home), "PREFECT_UI_API_URL": api_url}  # the UI calls this API
+    if database_url:
+        env["PREFECT_API_DATABASE_CONNECTION_URL"] = database_url
     process = subprocess.Popen(
         [*PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-        env={**prefect_env(home), "PREFECT_UI_API_URL": api_url},  # the UI calls this API
+        env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
