@@ -19,6 +19,12 @@ is a trial inside its agent's code (a :meth:`LoopWatchdog.guard` region), the wa
    agent code, so the exception never lands anywhere else;
 3. once the loop turns again, cancels the trial if it is still running.
 
+An agent that catches the interruption and blocks on is interrupted again, every
+``limit_s / 2`` of the loop thread's own work. One that has swallowed them all for
+``abandon_after_s`` of own work holds the only thread the run has: nothing else can move,
+so ``on_unstoppable`` is told (the trial stage records that trial as errored and ends the
+process, leaving a run folder that resumes).
+
 The trial is then recorded as failed, with a reason that names the agent (see
 :func:`agentflow_eval.run.trial.run_trial`). A block outside any agent's code is waited
 out and left alone, and so is a module import (a first ``import litellm`` takes seconds;
@@ -85,6 +91,9 @@ class _Guard:
     active: bool = True
     block: LoopBlock | None = None
     interrupt_pending: bool = False
+    key: Any = None
+    """Whose agent this is (the trial stage's (case, trial) key), for ``on_unstoppable``."""
+    abandoned: bool = False
 
 
 @dataclass(eq=False)
@@ -96,6 +105,12 @@ class LoopWatchdog:
     blocks: list[LoopBlock] = field(default_factory=list)
     clock_of: Callable[[], ThreadClock] = ThreadClock.of_current_thread
     """Makes the loop thread's own-work clock (called in that thread)."""
+    abandon_after_s: float | None = None
+    """Own work of the loop thread, after the first interruption, before a blocking agent
+    that swallows every interruption is given up on (``None``: never)."""
+    on_unstoppable: Callable[[LoopBlock, Any], None] | None = None
+    """Called (in the watchdog's thread) with the block and the guard's key once an agent
+    has been given up on; it does not return when it ends the process."""
     _guards: dict[asyncio.Task[Any], _Guard] = field(default_factory=dict, init=False)
     _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False)
     _loop_thread: int | None = field(default=None, init=False)
@@ -128,13 +143,15 @@ class LoopWatchdog:
                 self._signal_ready = False
 
     @contextlib.contextmanager
-    def guard(self) -> Iterator[_Guard]:
-        """Mark the current task as running agent code for the block; yields the guard
-        whose ``block`` says whether the agent blocked the loop meanwhile."""
+    def guard(self, key: Any = None) -> Iterator[_Guard]:
+        """Mark the current task as running agent code for the block (``key`` says whose,
+        for ``on_unstoppable``); yields the guard whose ``block`` says whether the agent
+        blocked the loop meanwhile."""
         task = asyncio.current_task()
         if task is None:
             raise RuntimeError("LoopWatchdog.guard() needs a running task")
-        guard = _Guard(task=task, frame=sys._getframe(2))  # the caller's frame (run_trial)
+        # the caller's frame (run_trial)
+        guard = _Guard(task=task, frame=sys._getframe(2), key=key)
         self._guards[task] = guard
         try:
             yield guard
@@ -181,6 +198,8 @@ class LoopWatchdog:
         running: asyncio.Task[Any] | None = None
         since = stalled_since
         caught: list[tuple[_Guard, float]] = []
+        interrupted_at = 0.0  # ``own`` when the running guard was last interrupted
+        first_interrupt = 0.0
         while not beat.is_set():
             task = asyncio.current_task(self._loop)
             now = time.monotonic()
@@ -200,6 +219,21 @@ class LoopWatchdog:
                 self.blocks.append(guard.block)
                 caught.append((guard, since))
                 self._interrupt(guard)
+                interrupted_at = first_interrupt = own
+            elif guard is not None and guard.active and guard.block is not None:
+                # interrupted, and still blocking: it caught the interruption
+                if own - interrupted_at >= self.limit_s / 2:
+                    self._interrupt(guard)
+                    interrupted_at = own
+                if (
+                    self.abandon_after_s is not None
+                    and self.on_unstoppable is not None
+                    and not guard.abandoned
+                    and own - first_interrupt >= self.abandon_after_s
+                ):
+                    guard.abandoned = True
+                    guard.block.seconds = now - since
+                    self.on_unstoppable(guard.block, guard.key)
             if self._stop.is_set():
                 return False
             beat.wait(self.interval_s)

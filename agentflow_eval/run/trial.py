@@ -121,7 +121,11 @@ async def run_trial(
     error: TrialError | None = None
     session: AgentSession | None = None
     final_state: dict[str, Any] | None = None
-    guard = watchdog.guard() if watchdog is not None else contextlib.nullcontext(None)
+    guard = (
+        watchdog.guard((case.eval_id, trial_index))
+        if watchdog is not None
+        else contextlib.nullcontext(None)
+    )
     try:
         with bind_session(context), guard as watched:
             try:

@@ -11,24 +11,70 @@ refusal cut short are not written (a resume runs them again), and the stage rais
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from functools import partial
+from typing import Any
 
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.files.jsonl import JsonlWriter
+from agentflow_eval.files.naming import printable
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.retry import ProviderAuthError
 from agentflow_eval.models.evalset import EvalCase, EvalSet
-from agentflow_eval.models.results import Trial
+from agentflow_eval.models.results import Trial, TrialError
 from agentflow_eval.run.component_trial import run_component_trial
-from agentflow_eval.run.loop_watchdog import DEFAULT_LIMIT_S, LoopWatchdog
+from agentflow_eval.run.loop_watchdog import DEFAULT_LIMIT_S, LoopBlock, LoopWatchdog
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.resumable import StageCounts, completed_keys, run_pool
 from agentflow_eval.run.sigint import SigintSeen
 from agentflow_eval.run.trial import run_trial
 from agentflow_eval.run.user_turns import turn_sources
 
-__all__ = ["run_trials", "trial_plan"]
+__all__ = ["UNSTOPPABLE_EXIT_CODE", "run_trials", "trial_plan"]
+
+
+UNSTOPPABLE_EXIT_CODE = 3
+"""The process's exit status when an agent held the event loop past every interruption:
+the CLI's "the run could not go on" (finish it with ``--resume``)."""
+
+
+def _give_up(plan: RunPlan, writer: JsonlWriter[Trial], block: LoopBlock, key: Any) -> None:
+    """An agent holds the event loop and swallows every interruption: the one thread
+    this process runs trials, judges and reports on is the agent's for good. Record its
+    trial as errored (the loop thread is stuck inside the agent, not writing), say so
+    with what to do, and end the process; the run folder resumes without that trial."""
+    case_id, index = key
+    seconds = block.seconds
+    writer.write(
+        Trial(
+            case_id=case_id,
+            trial_index=index,
+            started_at=datetime.now(UTC) - timedelta(seconds=seconds),
+            duration_ms=seconds * 1000,
+            error=TrialError(
+                kind="timeout",
+                type="EventLoopBlocked",
+                message=(
+                    f"the agent blocked the event loop ({block.where}) and ignored every "
+                    f"interruption for {seconds:.0f} s: abandoned, and the run ended with it"
+                ),
+            ),
+        )
+    )
+    print(
+        f"agentflow-eval: error: the agent blocked the event loop in trial {index + 1} of "
+        f"case '{printable(case_id, keep_newlines=False)}' ({block.where}) and ignored "
+        "every interruption; that "
+        "trial is recorded as errored and this process cannot go on: finish the run with "
+        f"--resume {plan.paths.run_dir}",
+        file=sys.__stderr__,
+        flush=True,
+    )
+    os._exit(UNSTOPPABLE_EXIT_CODE)
 
 
 def trial_plan(eval_set: EvalSet, runs: int) -> Iterator[tuple[EvalCase, int]]:
@@ -60,7 +106,11 @@ async def run_trials(
     )
     source_for = turn_sources(plan.config)
     settings = plan.trial_settings
-    watchdog = LoopWatchdog(limit_s=min(DEFAULT_LIMIT_S, settings.timeout_s))
+    # an agent that blocks the loop and swallows every interruption is given up on after
+    # a trial timeout's worth of the loop's own work (the grace README states)
+    watchdog = LoopWatchdog(
+        limit_s=min(DEFAULT_LIMIT_S, settings.timeout_s), abandon_after_s=settings.timeout_s
+    )
     sigint = SigintSeen()
     refused: list[ProviderAuthError] = []
 
@@ -69,6 +119,7 @@ async def run_trials(
         watchdog.watching(),
         sigint.watching(),
     ):
+        watchdog.on_unstoppable = partial(_give_up, plan, writer)
 
         async def run_one(item: tuple[EvalCase, int]) -> None:
             if refused:  # the run is stopping: start nothing more

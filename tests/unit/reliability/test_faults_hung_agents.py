@@ -183,6 +183,31 @@ async def test_the_interrupt_lands_only_inside_the_blocked_agent() -> None:
     assert len(caught) == 1 and "trial (test_faults_hung_agents.py:" in caught[0]
 
 
+async def test_an_agent_swallowing_every_interruption_is_interrupted_again_then_given_up() -> None:
+    given_up: list[tuple[object, str]] = []
+    swallowed = 0
+
+    def give_up(block, key) -> None:  # type: ignore[no-untyped-def]
+        given_up.append((key, block.where))
+
+    watchdog = LoopWatchdog(limit_s=0.2, abandon_after_s=0.6, on_unstoppable=give_up)
+
+    async def trial() -> None:
+        nonlocal swallowed
+        with watchdog.guard(("c00", 2)):
+            while not given_up:  # an agent that will not stop (until the test lets it)
+                try:
+                    time.sleep(0.05)
+                except BaseException:
+                    swallowed += 1
+
+    with watchdog.watching():
+        await asyncio.create_task(trial())
+    assert swallowed >= 2  # interrupted again after it swallowed the first
+    assert [key for key, _ in given_up] == [("c00", 2)]
+    assert "trial (test_faults_hung_agents.py:" in given_up[0][1]
+
+
 # ------------------------------------------------------- the machine's load is not a block
 
 
