@@ -158,7 +158,8 @@ def write_run_json(
     earlier: RunRecord | None,
 ) -> None:
     """Write the run's ``run.json``: its id, start, runs per case, agent, the inputs'
-    fingerprint (the first one, on a resume) and the parameters it was started with."""
+    fingerprint (the first one, on a resume), the parameters it was started with and, for
+    a re-judged run, its source run."""
     before: Mapping[str, Any] = earlier.document if earlier is not None else {}
     document: dict[str, object] = {
         "run_id": meta.run_id,
@@ -171,6 +172,8 @@ def write_run_json(
         # the files there
         "cwd": before.get("cwd") or str(Path.cwd()),
     }
+    if meta.rejudged_from is not None:  # the run whose trials this one judges again
+        document["rejudged_from"] = meta.rejudged_from.model_dump(mode="json")
     if params is not None:
         # the folder is its own resume point, so ``resume`` is left out: run.json says how
         # the run was started, whoever picked it up later
