@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.agents.litellm_agent import LiteLLMAgent
 from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.criteria.judges.cache import StoreJudgeCache
@@ -74,19 +75,21 @@ def agent_server() -> Iterator[ScriptedOpenAIServer]:
         yield server
 
 
+async def _finished_run(agent: AgentUnderTest, root: Path) -> Path:
+    """The folder of a finished run of ``agent``, 2 runs per case, judged by ROUGE alone."""
+    run = await evaluate(
+        agent, EVAL_SET, EvalConfig(criteria=ROUGE), options=RunOptions(runs=2), output_dir=root
+    )
+    return _folder(run, root)
+
+
 @pytest.fixture
 async def source(agent_server: ScriptedOpenAIServer, tmp_path: Path) -> Path:
-    """A finished run of the scripted agent, 2 runs per case, judged by ROUGE alone."""
+    """A finished run of the scripted agent."""
     agent = LiteLLMAgent("openai/scripted", api_base=agent_server.url, api_key="test")
-    run = await evaluate(
-        agent,
-        EVAL_SET,
-        EvalConfig(criteria=ROUGE),
-        options=RunOptions(runs=2),
-        output_dir=tmp_path / "runs",
-    )
+    folder = await _finished_run(agent, tmp_path / "runs")
     assert agent_server.request_count == 4  # one model call per trial
-    return _folder(run, tmp_path / "runs")
+    return folder
 
 
 async def test_a_new_criterion_calls_no_agent_and_keeps_the_trials(
@@ -142,15 +145,7 @@ async def test_a_second_rejudge_pays_no_judge_call(
         assert reply is not None
         return Reply.text(reply)
 
-    agent = PythonAgent(lambda message: ANSWER, name="fixed")
-    source_run = await evaluate(
-        agent,
-        EVAL_SET,
-        EvalConfig(criteria=ROUGE),
-        options=RunOptions(runs=2),
-        output_dir=tmp_path / "runs",
-    )
-    source = _folder(source_run, tmp_path / "runs")
+    source = await _finished_run(PythonAgent(lambda message: ANSWER), tmp_path / "runs")
     cache = StoreJudgeCache(LocalStore(tmp_path / "judge-cache"))
     with ScriptedOpenAIServer(handler=demo_judge) as judge_server:
         settings = JudgeSettings(
