@@ -119,8 +119,8 @@ class RunRecord:
 
 def _from_started_dir(params: EvaluateParams, started_in: Path | None) -> EvaluateParams:
     """``params`` with each relative file path (eval set, config, an agent named by its
-    file, the output folder) that does not exist from here, but does from the directory
-    the run was started in, made absolute there."""
+    file, the output folder, a re-judge's source run) that does not exist from here, but
+    does from the directory the run was started in, made absolute there."""
     if started_in is None:
         return params
 
@@ -136,6 +136,7 @@ def _from_started_dir(params: EvaluateParams, started_in: Path | None) -> Evalua
         "evalset": anchored(params.evalset),
         "config": anchored(params.config),
         "output_dir": anchored(params.output_dir, must_exist=False),
+        "rejudge_from": anchored(params.rejudge_from),
     }
     agent = params.agent or ""
     file_part, colon, attr = agent.rpartition(":") if ":" in agent else (agent, "", "")

@@ -23,11 +23,16 @@ from agentflow_eval.criteria.judges.cache import StoreJudgeCache
 from agentflow_eval.demo import install as install_demo
 from agentflow_eval.demo.judge import demo_judge_reply
 from agentflow_eval.errors import InputError
+from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.config import CriterionConfig, EvalConfig, JudgeSettings
 from agentflow_eval.models.evalset import EvalCase, EvalSet, Invocation, Message
+from agentflow_eval.models.params import EvaluateParams
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.pipeline.evaluate import evaluate, rejudge
-from agentflow_eval.run.run_json import read_run_json
+from agentflow_eval.pipeline.runner import DirectStages, RunServices, run_pipeline
+from agentflow_eval.pipeline.stages import copy_trials_stage
+from agentflow_eval.run.plan import plan_from_params
+from agentflow_eval.run.run_json import RunRecord, read_run_json
 from agentflow_eval.run.settings import RunOptions
 from agentflow_eval.storage.local import LocalStore
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
@@ -195,3 +200,28 @@ async def test_only_a_finished_run_with_trials(source: Path, tmp_path: Path) -> 
 async def test_a_run_started_from_python_needs_its_eval_set_named(source: Path) -> None:
     with pytest.raises(InputError, match=r"started from Python.*name the eval set"):
         await rejudge(source, EvalConfig(criteria=ROUGE))
+
+
+async def test_a_stopped_rejudge_resumes_from_its_folder(source: Path, tmp_path: Path) -> None:
+    evalset = tmp_path / "weather.evalset.json"
+    evalset.write_text(EVAL_SET.model_dump_json())
+    params = EvaluateParams(
+        evalset=str(evalset), output_dir=str(tmp_path / "again"), rejudge_from=str(source)
+    )
+    handle, agent = plan_from_params(params, environ={})
+    with handle:  # stopped after its trial stage
+        assert agent is None
+        await copy_trials_stage(handle.plan)
+    folder = handle.paths.run_dir
+
+    record = RunRecord.read(folder)
+    resumed, _ = plan_from_params(record.params(), environ={}, resume=record)
+    async with ModelClient() as models:
+        with resumed:
+            outcome = await run_pipeline(resumed.plan, RunServices(None, models), DirectStages())
+
+    assert resumed.paths.run_dir == folder
+    assert (folder / "trials.jsonl").read_bytes() == (source / "trials.jsonl").read_bytes()
+    assert outcome.run.rejudged_from is not None
+    assert outcome.run.rejudged_from.run_dir == str(source)
+    assert outcome.run.totals.trials == 4
