@@ -5,7 +5,8 @@ The public API, importable from the package itself::
     from agentflow_eval import AgentEvaluator, EvalConfig, load_evalset
 
 - run an evaluation: :class:`AgentEvaluator` (pytest), :func:`evaluate` (the pipeline in
-  one call) with :class:`RunOptions`; what a run raises: :class:`EvaluationFailed`,
+  one call) with :class:`RunOptions`, :func:`rejudge` (a finished run's trials judged
+  again); what a run raises: :class:`EvaluationFailed`,
   :class:`RegressionFound`, and every deliberate error's root :class:`AgentflowEvalError`;
 - inputs: :class:`EvalSet`, :class:`EvalCase`, :class:`Invocation`, :class:`Message`,
   :class:`ToolCall`, :class:`EvalConfig`, :class:`CriterionConfig`, and the loaders
@@ -43,6 +44,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "RegressionFound": ("agentflow_eval.evaluator", "RegressionFound"),
     "AgentflowEvalError": ("agentflow_eval.errors", "AgentflowEvalError"),
     "evaluate": ("agentflow_eval.pipeline.evaluate", "evaluate"),
+    "rejudge": ("agentflow_eval.pipeline.evaluate", "rejudge"),
     "RunOptions": ("agentflow_eval.run.settings", "RunOptions"),
     "EvalSet": ("agentflow_eval.models.evalset", "EvalSet"),
     "EvalCase": ("agentflow_eval.models.evalset", "EvalCase"),
@@ -108,6 +110,7 @@ __all__ = [
     "load_evalset",
     "not_evaluated",
     "register_criterion",
+    "rejudge",
     "scored",
     "skipped",
 ]
@@ -159,5 +162,5 @@ if TYPE_CHECKING:
         RunResult,
         TrialResult,
     )
-    from agentflow_eval.pipeline.evaluate import evaluate
+    from agentflow_eval.pipeline.evaluate import evaluate, rejudge
     from agentflow_eval.run.settings import RunOptions

@@ -47,6 +47,7 @@ from agentflow_eval.models.params import (
     MaxConcurrency,
     OutputDir,
     PublishTo,
+    RejudgeFrom,
     Resume,
     Runs,
     S3Options,
@@ -122,6 +123,7 @@ async def evaluate(
     labels: Labels = {},  # noqa: B006 (validated into a new dict; never mutated)
     output_dir: OutputDir = defaults.OUTPUT_DIR,
     resume: Resume = None,
+    rejudge_from: RejudgeFrom = None,
     publish_to: PublishTo = None,
     count_infrastructure_errors: CountInfrastructureErrors = False,
     s3: S3 = _NO_S3,
@@ -143,6 +145,9 @@ async def evaluate(
     that refuses the credentials, which stops it where it is (a resume finishes it); and,
     with `fail_on_regression`, a significant regression from the baseline (or a baseline
     that cannot be read), after everything is written, published and announced.
+
+    With `rejudge_from`, the trials are that finished run's, copied, and judged again with
+    this eval set and config: the agent is not called.
     """
     params = EvaluateParams.from_flow_parameters(locals())
     logger = get_run_logger()

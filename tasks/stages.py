@@ -21,6 +21,7 @@ from agentflow_eval.run.resumable import StageCounts
 from agentflow_eval.storage.targets import Target
 from agentflow_eval.tasks.aggregate import aggregate_task
 from agentflow_eval.tasks.compare import compare_task
+from agentflow_eval.tasks.copy_trials import copy_trials_task
 from agentflow_eval.tasks.judge import judge_task
 from agentflow_eval.tasks.publish import publish_task
 from agentflow_eval.tasks.report import report_task
@@ -44,6 +45,9 @@ class TaskStages:
         self, plan: RunPlan, agent: AgentUnderTest | None, models: ModelClient
     ) -> StageCounts:
         return await run_trials_task(unwalked(plan), agent, models)
+
+    async def copy_trials(self, plan: RunPlan) -> StageCounts:
+        return await copy_trials_task(unwalked(plan))
 
     async def judge(
         self, plan: RunPlan, models: ModelClient, cache: JudgeCache | None

@@ -1,6 +1,7 @@
 """The ``agentflow-eval`` command: one module per subcommand.
 
     agentflow-eval run AGENT EVALSET [options]     evaluate an agent on an eval set (alias: eval)
+    agentflow-eval rejudge RUN_DIR [--config F]    judge a finished run's trials again
     agentflow-eval report RUN_DIR|RESULTS [-o F]   re-render an earlier run's report
     agentflow-eval publish RUN_DIR [--to TARGET]   publish a run folder
     agentflow-eval schema [-o DIR]                 write the JSON Schemas of input files
@@ -22,7 +23,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from agentflow_eval.cli import compare, evalset, publish, report, run, schema
+from agentflow_eval.cli import compare, evalset, publish, rejudge, report, run, schema
 from agentflow_eval.cli.common import EXIT_OK, OneLineErrorParser
 from agentflow_eval.version import __version__
 
@@ -35,6 +36,7 @@ COMMANDS = {
     "schema": schema,
     "compare": compare,
     "eval-set": evalset,
+    "rejudge": rejudge,
 }
 ALIASES = {"eval": "run"}
 """Other names a command answers to (``eval``: the name evaluation plans often use)."""

@@ -38,6 +38,13 @@ from agentflow_eval.cli.common import (
     positive_int,
     terminal_text,
 )
+from agentflow_eval.cli.run_flags import (
+    add_baseline_flags,
+    add_fail_under_flag,
+    add_print_flags,
+    add_publish_flags,
+    add_verbose_flag,
+)
 from agentflow_eval.models import defaults
 
 if TYPE_CHECKING:  # imported where used: the command starts Prefect's server before them
@@ -50,18 +57,6 @@ if TYPE_CHECKING:  # imported where used: the command starts Prefect's server be
     from agentflow_eval.run.run_json import RunRecord
 
 __all__ = ["add_parser", "run"]
-
-
-def _rate(value: str) -> float:
-    try:
-        rate = float(value.rstrip("%")) / (100 if value.endswith("%") else 1)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a rate such as 0.8 or 80%, got {value!r}"
-        ) from None
-    if not 0 <= rate <= 1:
-        raise argparse.ArgumentTypeError(f"expected a rate in 0..1 (or 0%..100%), got {value}")
-    return rate
 
 
 def add_parser(sub: Any) -> None:
@@ -130,62 +125,18 @@ def add_parser(sub: Any) -> None:
         metavar="RUN_DIR",
         help="run an earlier run's errored trials again, in a new run folder",
     )
-    parser.add_argument("--publish-to", metavar="TARGET", help="s3://bucket/prefix or a folder")
-    parser.add_argument(
-        "--s3-endpoint-url", metavar="URL", help="S3-compatible endpoint, e.g. http://host:8333"
-    )
-    parser.add_argument(
-        "--s3-region",
-        metavar="REGION",
-        help="the S3 region (default: what boto3's configuration says)",
-    )
-    parser.add_argument("--s3-path-style", action="store_true", help="path-style S3 addressing")
-    parser.add_argument(
-        "--s3-links",
-        choices=["presigned", "public", "endpoint"],
-        help="report links: presigned (private bucket; the default), public (under "
-        "--s3-public-url; the default when it is given), endpoint (public-read bucket)",
-    )
-    parser.add_argument("--s3-public-url", help="base URL readers open published reports at")
-    parser.add_argument(
-        "--s3-link-expiry-hours",
-        type=int,
-        default=168,
-        metavar="HOURS",
-        help="how long presigned report links work (default 168, a week)",
-    )
-    parser.add_argument(
-        "--fail-under", type=_rate, metavar="RATE", help="exit 1 if the pass rate is below RATE"
-    )
+    add_publish_flags(parser)
+    add_fail_under_flag(parser)
     parser.add_argument(
         "--count-infrastructure-errors",
         action="store_true",
         help="count trials the model provider failed (after retries) against the pass rate "
         "(default: reported apart, left out)",
     )
-    output = parser.add_mutually_exclusive_group()
-    output.add_argument(
-        "-q", "--quiet", action="store_true", help="no progress; print only the summary line"
-    )
-    output.add_argument(
-        "--json", action="store_true", help="print the run summary as JSON on stdout"
-    )
-    parser.add_argument("--full", action="store_true", help="list every passing case")
-    parser.add_argument(
-        "--baseline",
-        metavar="RUN",
-        help="compare with a run: latest (the last completed run published to --publish-to), "
-        "a run folder, its results.json, or an s3:// URI",
-    )
-    parser.add_argument(
-        "--fail-on-regression",
-        action="store_true",
-        help="exit 1 (and fail regressed cases in junit.xml) on a significant regression "
-        "from --baseline, or when the baseline cannot be read",
-    )
-    parser.add_argument(
-        "-v", "--verbose", action="store_true", help="criterion means, each failing trial, logs"
-    )
+    add_print_flags(parser)
+    add_baseline_flags(parser)
+    add_verbose_flag(parser)
+    parser.set_defaults(rejudge_from=None)  # set by ``agentflow-eval rejudge``, run through here
 
 
 def _params(args: argparse.Namespace, earlier: RunRecord | None = None) -> EvaluateParams:
@@ -208,6 +159,7 @@ def _params(args: argparse.Namespace, earlier: RunRecord | None = None) -> Evalu
             "count_infrastructure_errors": args.count_infrastructure_errors or None,
             "baseline": args.baseline,
             "fail_on_regression": args.fail_on_regression or None,
+            "rejudge_from": args.rejudge_from,
         }.items()
         if value is not None
     }

@@ -41,6 +41,7 @@ __all__ = [
     "Baseline",
     "EvaluateParams",
     "FailOnRegression",
+    "RejudgeFrom",
     "ReportLinks",
     "S3Options",
     "ShardSpec",
@@ -309,6 +310,16 @@ Resume = Annotated[
         form_default="",
     ),
 ]
+RejudgeFrom = Annotated[
+    str | None,
+    *_BLANK_TEXT,
+    _ui(
+        "Re-judge run folder",
+        "a finished run folder whose stored trials are judged again with this config and "
+        "eval set, without running the agent; blank: run the agent",
+        form_default="",
+    ),
+]
 PublishTo = Annotated[
     str | None,
     *_BLANK_TEXT,
@@ -414,6 +425,7 @@ class EvaluateParams(BaseModel):
     labels: Labels = Field(default_factory=dict)
     output_dir: OutputDir = defaults.OUTPUT_DIR
     resume: Resume = None
+    rejudge_from: RejudgeFrom = None
     publish_to: PublishTo = None
     count_infrastructure_errors: CountInfrastructureErrors = False
     s3: S3 = Field(default_factory=S3Options)

@@ -22,6 +22,7 @@ __all__ = [
     "ModelCallEvent",
     "NodeEvent",
     "RecordedToolCall",
+    "RejudgedFrom",
     "RunResult",
     "RunTotals",
     "ToolCallEvent",
@@ -33,11 +34,12 @@ __all__ = [
     "Usage",
 ]
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 """1.1: each turn records its events in order (``events``); ``tool_calls``,
 ``intermediate_responses`` and ``usage`` are derived from them. 1.2: a component case's
 turn records the component's ``output``; a case judged on the next step only says so
-(``next_step_only``)."""
+(``next_step_only``). 1.3: a run that judged an earlier run's trials again names that run
+(``rejudged_from``)."""
 
 
 class Record(BaseModel):
@@ -494,6 +496,15 @@ class RunTotals(Record):
         return self
 
 
+class RejudgedFrom(Record):
+    """The run whose stored trials a re-judged run judged again (its agent was not run)."""
+
+    run_id: str
+    """The source run's id."""
+    run_dir: str
+    """The source run's folder, where it was when it was re-judged."""
+
+
 class RunResult(Record):
     """A whole evaluation run: the document behind results.json."""
 
@@ -542,3 +553,5 @@ class RunResult(Record):
     """Every trial with its verdicts, sorted by case id and trial index."""
     notes: list[str] = Field(default_factory=list)
     """What a reader should know about the run (a subset of cases, trials nothing judged, ...)."""
+    rejudged_from: RejudgedFrom | None = None
+    """For a run that judged an earlier run's trials again: that run (its trials are these)."""

@@ -54,6 +54,8 @@ class Stages(Protocol):
         self, plan: RunPlan, agent: AgentUnderTest | None, models: ModelClient
     ) -> StageCounts: ...
 
+    async def copy_trials(self, plan: RunPlan) -> StageCounts: ...
+
     async def judge(
         self, plan: RunPlan, models: ModelClient, cache: JudgeCache | None
     ) -> JudgeStageResult: ...
@@ -79,6 +81,9 @@ class DirectStages:
     ) -> StageCounts:
         return await stages.trials_stage(plan, agent, models)
 
+    async def copy_trials(self, plan: RunPlan) -> StageCounts:
+        return await stages.copy_trials_stage(plan)
+
     async def judge(
         self, plan: RunPlan, models: ModelClient, cache: JudgeCache | None
     ) -> JudgeStageResult:
@@ -102,8 +107,12 @@ class DirectStages:
 
 
 async def measure(plan: RunPlan, services: RunServices, runner: Stages) -> None:
-    """The stages that measure the agent: its trials, then their judging."""
-    await runner.trials(plan, services.agent, services.models)
+    """The stages that measure the agent: its trials (a re-judged run's are copied from
+    its source run), then their judging."""
+    if plan.meta.rejudged_from is not None:
+        await runner.copy_trials(plan)
+    else:
+        await runner.trials(plan, services.agent, services.models)
     await runner.judge(plan, services.models, services.judge_cache)
 
 

@@ -6,6 +6,7 @@ from the first stage whose output is missing.
 stage      takes                                             leaves
 =========  ================================================  ==========================
 trials     plan, agent, model client                         ``trials.jsonl``
+  (or, re-judging a finished run: its trials copied, plan)
 judge      plan, model client, judge cache                   ``judged.jsonl``
 aggregate  plan                                              the run's summary (folded)
 compare    plan, the summary, where the baseline is          ``comparison.json``
@@ -37,6 +38,7 @@ from agentflow_eval.run.aggregate import aggregate_judged
 from agentflow_eval.run.judging import judge_trials
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.resumable import StageCounts
+from agentflow_eval.run.source_trials import copy_source_trials
 from agentflow_eval.run.trials import run_trials
 from agentflow_eval.storage.targets import S3Credentials, Target
 
@@ -46,6 +48,7 @@ __all__ = [
     "JudgeStageResult",
     "aggregate_stage",
     "compare_stage",
+    "copy_trials_stage",
     "judge_stage",
     "publish_stage",
     "report_stage",
@@ -63,6 +66,13 @@ async def trials_stage(
     """Run every trial of ``plan`` not yet in its trials file (see
     :func:`~agentflow_eval.run.trials.run_trials`)."""
     return await run_trials(plan, agent, models, on_trial=on_trial)
+
+
+async def copy_trials_stage(plan: RunPlan) -> StageCounts:
+    """A re-judged run's trial stage: copy the source run's trials not yet in the plan's
+    trials file (off the event loop: it reads the whole file); no agent runs (see
+    :func:`~agentflow_eval.run.source_trials.copy_source_trials`)."""
+    return await asyncio.to_thread(copy_source_trials, plan)
 
 
 @dataclass(frozen=True)

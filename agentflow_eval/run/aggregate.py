@@ -324,4 +324,5 @@ def _summarise(
         cases=cases,
         trials=kept,
         notes=[*meta.notes, *filter(None, [_nothing_judged_note(tallies)])],
+        rejudged_from=meta.rejudged_from,
     )

@@ -11,6 +11,7 @@ from datetime import datetime
 from agentflow_eval.criteria.registry import judge_model, known_llm_criteria
 from agentflow_eval.demo.names import is_demo_model
 from agentflow_eval.models.config import EvalConfig
+from agentflow_eval.models.results import RejudgedFrom
 
 __all__ = ["RunMeta", "is_simulated", "judge_model_of", "models_named"]
 
@@ -35,6 +36,8 @@ class RunMeta:
     agent_version: str | None = None
     git_sha: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
+    rejudged_from: RejudgedFrom | None = None
+    """For a run that judges an earlier run's stored trials again: that run."""
 
 
 def judge_model_of(config: EvalConfig) -> str | None:

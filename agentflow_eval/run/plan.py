@@ -45,6 +45,7 @@ from agentflow_eval.run.inputs import (
 )
 from agentflow_eval.run.meta import RunMeta, is_simulated, judge_model_of
 from agentflow_eval.run.paths import RunPaths, new_run_id
+from agentflow_eval.run.rejudge_source import RejudgeSource, read_rejudge_source
 from agentflow_eval.run.resume import ResumeMismatch, check_resume, fingerprint
 from agentflow_eval.run.run_json import RunRecord, write_run_json
 from agentflow_eval.run.selection import describe_selection, select_cases, shard_of
@@ -149,9 +150,15 @@ def plan_run(
     resume: str | Path | RunRecord | None = None,
     params: EvaluateParams | None = None,
     identity: RunIdentity | None = None,
+    rejudge: RejudgeSource | None = None,
 ) -> RunHandle:
     """Decide the run's settings and create its folder (or reopen ``resume``'s), taking
     the folder's lock first (:class:`RunFolderBusy` when another process holds it).
+
+    With ``rejudge``, the run judges that finished run's stored trials again instead of
+    running an agent (``agent`` is not used): it has the source's cases (all of them must
+    be in ``inputs``' eval set) and runs per case, and says what the source's results say
+    about the agent; the plan's ``meta.rejudged_from`` names the source.
 
     Before any folder exists, the run is checked against what runs it: the component
     cases' functions are loaded (:func:`~.components.load_components`), and ``agent``
@@ -164,16 +171,22 @@ def plan_run(
     ``params``, when the run was started from them, are written to the folder's
     ``run.json`` so that the folder is its own resume point.
     """
+    if rejudge is not None:
+        agent = None  # the trials are the source's
+        inputs = rejudge.inputs_for(inputs)
+        options = replace(options, runs=rejudge.runs_per_case)
     settings = resolve_settings(options, inputs.config)
     selected, subset_note = _selected(inputs, options)
     check_trial_count(settings.runs, len(selected.eval_set.eval_cases))
-    check_agent_needed(agent, selected)
-    if agent is not None:
-        check_agent_reach(agent, selected)
-        check_agent_history(agent, selected)
-    components = load_components(
-        selected.eval_set, selected.evalset_path or selected.eval_set.eval_set_id
-    )
+    components = ComponentTargets()
+    if rejudge is None:
+        check_agent_needed(agent, selected)
+        if agent is not None:
+            check_agent_reach(agent, selected)
+            check_agent_history(agent, selected)
+        components = load_components(
+            selected.eval_set, selected.evalset_path or selected.eval_set.eval_set_id
+        )
     record: RunRecord | None = None
     if resume is not None:
         record = resume if isinstance(resume, RunRecord) else RunRecord.read(resume)
@@ -218,6 +231,8 @@ def plan_run(
         git_sha=who.git_sha,
         labels=dict(who.labels),
     )
+    if rejudge is not None:
+        meta = _rejudged_meta(meta, rejudge)
     try:
         write_run_json(
             paths, meta, fingerprint=fingerprint(selected), params=params, earlier=record
@@ -250,9 +265,16 @@ def plan_from_params(
     variables). Every front door that starts from parameters plans here: the evaluate
     flow's load task, and the CLI before it starts the flow. ``resume`` is the record of
     ``params.resume``'s folder when the caller has read it already."""
-    if not params.agent and params.model:
+    rejudge = read_rejudge_source(params.rejudge_from) if params.rejudge_from else None
+    if rejudge is not None and params.shards > 1:
+        raise InputError(
+            "shards: a re-judge (rejudge_from) runs no agent, so there are no trials to "
+            "split; set shards to 1"
+        )
+    if not params.agent and params.model and rejudge is None:
         raise InputError(f"model {params.model!r} is for an agent, and no agent was given")
-    agent = load_agent(params.agent, model=params.model) if params.agent else None
+    # a re-judge's trials are its source's: the agent is not loaded
+    agent = load_agent(params.agent, model=params.model) if params.agent and not rejudge else None
     inputs = load_inputs(params.evalset, params.config, judge_model=params.judge_model)
     handle = plan_run(
         inputs,
@@ -267,8 +289,25 @@ def plan_from_params(
             git_sha=params.git_sha,
             labels=params.labels,
         ),
+        rejudge=rejudge,
     )
     return handle, agent
+
+
+def _rejudged_meta(meta: RunMeta, source: RejudgeSource) -> RunMeta:
+    """``meta`` of a run that judges ``source``'s trials again: the agent, its model and
+    identity are the source's (they made the trials); the labels given now are added."""
+    return replace(
+        meta,
+        agent=source.agent,
+        agent_model=source.agent_model,
+        simulated=is_simulated(source.agent_model, meta.judge_model),
+        agent_version=source.agent_version,
+        git_sha=source.git_sha,
+        labels={**source.labels, **meta.labels},
+        notes=(source.note, *meta.notes),
+        rejudged_from=source.named,
+    )
 
 
 def _selected(inputs: RunInputs, options: RunOptions) -> tuple[RunInputs, str | None]:

@@ -119,8 +119,8 @@ class RunRecord:
 
 def _from_started_dir(params: EvaluateParams, started_in: Path | None) -> EvaluateParams:
     """``params`` with each relative file path (eval set, config, an agent named by its
-    file, the output folder) that does not exist from here, but does from the directory
-    the run was started in, made absolute there."""
+    file, the output folder, a re-judge's source run) that does not exist from here, but
+    does from the directory the run was started in, made absolute there."""
     if started_in is None:
         return params
 
@@ -136,6 +136,7 @@ def _from_started_dir(params: EvaluateParams, started_in: Path | None) -> Evalua
         "evalset": anchored(params.evalset),
         "config": anchored(params.config),
         "output_dir": anchored(params.output_dir, must_exist=False),
+        "rejudge_from": anchored(params.rejudge_from),
     }
     agent = params.agent or ""
     file_part, colon, attr = agent.rpartition(":") if ":" in agent else (agent, "", "")
@@ -158,7 +159,8 @@ def write_run_json(
     earlier: RunRecord | None,
 ) -> None:
     """Write the run's ``run.json``: its id, start, runs per case, agent, the inputs'
-    fingerprint (the first one, on a resume) and the parameters it was started with."""
+    fingerprint (the first one, on a resume), the parameters it was started with and, for
+    a re-judged run, its source run."""
     before: Mapping[str, Any] = earlier.document if earlier is not None else {}
     document: dict[str, object] = {
         "run_id": meta.run_id,
@@ -171,6 +173,8 @@ def write_run_json(
         # the files there
         "cwd": before.get("cwd") or str(Path.cwd()),
     }
+    if meta.rejudged_from is not None:  # the run whose trials this one judges again
+        document["rejudged_from"] = meta.rejudged_from.model_dump(mode="json")
     if params is not None:
         # the folder is its own resume point, so ``resume`` is left out: run.json says how
         # the run was started, whoever picked it up later
