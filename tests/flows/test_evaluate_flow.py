@@ -80,6 +80,30 @@ async def test_a_crashing_agent_fails_its_trials_and_the_run_completes(tmp_path,
     assert by_case["weather_lookup_simple"].errored == 0
 
 
+async def test_what_an_agent_prints_in_the_flow_is_kept_with_its_trial(
+    tmp_path, monkeypatch, capsys
+):
+    agent_file = tmp_path / "printing_agent.py"
+    agent_file.write_text(
+        "import threading\n"
+        "def agent(message):\n"
+        "    print('thinking about', message)\n"
+        "    worker = threading.Thread(target=print, args=('a thread of mine',))\n"
+        "    worker.start(); worker.join()\n"
+        "    return 'The weather in New York is currently sunny with a temperature of 72°F.'\n"
+    )
+    p = params(tmp_path, runs=2).model_copy(update={"agent": f"{agent_file}:agent"})
+    outcome = await evaluate(**p.flow_parameters())
+    run = read_results_json(outcome.run_dir / "results.json")
+    assert len(run.trials) == 4
+    for result in run.trials:
+        output = result.trial.agent_output
+        assert output is not None
+        assert output.stdout.startswith("thinking about ")
+        assert output.stdout.endswith("a thread of mine\n")
+    assert "thinking about" not in capsys.readouterr().out
+
+
 def test_prefect_leaves_the_flow_result_unwalked():
     """Prefect walks a flow's return value for futures, field by field through dataclasses
     and pydantic models; a RunOutcome is returned as is, however many cases the run had."""
