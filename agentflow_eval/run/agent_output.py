@@ -92,6 +92,14 @@ class RoutedStream(io.TextIOBase):
         sink.write(text)
         return len(text)
 
+    @property
+    def buffer(self) -> Any:
+        """The byte stream under it: the trial's too, for ``sys.stdout.buffer.write``."""
+        sink = self._route()
+        if sink is None:
+            return self.fallback.buffer
+        return _SinkBuffer(sink)
+
     def writelines(self, lines: Any) -> None:
         for line in lines:
             self.write(line)
@@ -123,3 +131,17 @@ class RoutedStream(io.TextIOBase):
 
     def __getattr__(self, attribute: str) -> Any:
         return getattr(self.fallback, attribute)
+
+
+class _SinkBuffer:
+    """Bytes written to a routed stream's ``buffer``, into the trial's sink."""
+
+    def __init__(self, sink: OutputSink) -> None:
+        self._sink = sink
+
+    def write(self, data: bytes) -> int:
+        self._sink.write(bytes(data).decode("utf-8", errors="replace"))
+        return len(data)
+
+    def flush(self) -> None:
+        pass

@@ -25,6 +25,7 @@ caller's context, so concurrent trials never see each other's output.
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import contextlib
 import contextvars
@@ -39,7 +40,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from agentflow_eval.models.results import AgentOutput, Trial
+from agentflow_eval.models.results import AgentOutput, Trial, TrialError
 from agentflow_eval.run.agent_output import OutputSink, RoutedStream
 from agentflow_eval.run.trial_processes import STAGE_MARK_PREFIX, TRIAL_MARK, end_marked
 
@@ -71,10 +72,14 @@ class TrialScope:
     stderr: OutputSink = field(default_factory=OutputSink)
     spawned: bool = False
     readers: list[threading.Thread] = field(default_factory=list)
+    exited: AgentExited | None = None
+    """The ``os._exit`` the agent called, even if its own code caught what it raised."""
 
     def close(self) -> AgentOutput | None:
-        """What the trial printed (None if nothing), once its subprocesses' last output
-        is read; later writes are dropped."""
+        """End the processes the trial started; what it printed (None if nothing), once
+        its subprocesses' last output is read. Later writes are dropped."""
+        if self.spawned:
+            end_marked(TRIAL_MARK, self.mark)
         for reader in self.readers:
             reader.join(_READER_JOIN_S)
         out, err = self.stdout.close(), self.stderr.close()
@@ -92,7 +97,7 @@ class TrialIsolation:
         ...
         with isolation.trial(case_id, index) as scope:
             trial = await run_trial(...)
-        trial = isolation.finished(trial, scope)
+        trial = await isolation.finished(trial, scope)
     """
 
     def __init__(self) -> None:
@@ -112,23 +117,29 @@ class TrialIsolation:
 
     @contextlib.contextmanager
     def trial(self, case_id: str, trial_index: int) -> Iterator[TrialScope]:
-        """The trial's context for the block; its processes ended when it ends."""
+        """The trial's context for the block (the stage ends its processes if the trial
+        never gets to :meth:`finished`)."""
         scope = TrialScope(case_id, trial_index)
         token = _current.set(scope)
         try:
             yield scope
         finally:
             _current.reset(token)
-            if scope.spawned:
-                end_marked(TRIAL_MARK, scope.mark)
 
     @staticmethod
-    def finished(trial: Trial, scope: TrialScope) -> Trial:
-        """``trial`` with what its agent printed."""
-        output = scope.close()
-        if output is None:
-            return trial
-        return trial.model_copy(update={"agent_output": output})
+    async def finished(trial: Trial, scope: TrialScope) -> Trial:
+        """``trial`` with what its agent printed, once the processes it started are
+        ended (off the event loop: it reads ``/proc`` and waits for their last output)."""
+        output = await asyncio.to_thread(scope.close)
+        update: dict[str, Any] = {}
+        if output is not None:
+            update["agent_output"] = output
+        if scope.exited is not None and trial.error is None:
+            # the agent caught what os._exit raised and went on: the process would be gone
+            update["error"] = TrialError(
+                kind="exception", type=type(scope.exited).__name__, message=str(scope.exited)
+            )
+        return trial.model_copy(update=update) if update else trial
 
 
 def _route(stream: str) -> Callable[[], OutputSink | None]:
@@ -248,6 +259,7 @@ def _guarded_exit(real_exit: Callable[[int], NoReturn], pid: int) -> Callable[[i
         scope = _current.get()
         if scope is None or os.getpid() != pid:  # not a trial's, or a forked child's
             real_exit(code)
-        raise AgentExited(code, scope.case_id, scope.trial_index)
+        scope.exited = AgentExited(code, scope.case_id, scope.trial_index)
+        raise scope.exited
 
     return guarded_exit

@@ -107,7 +107,7 @@ async def run_trials(
                             watchdog=watchdog,
                             sigint=sigint,
                         )
-                trial = isolation.finished(trial, scope)
+                trial = await isolation.finished(trial, scope)
             except ProviderAuthError as exc:
                 refused.append(exc)
                 return

@@ -7,17 +7,19 @@ A component's ``sys.exit`` or ``KeyboardInterrupt`` fails its trial as an agent'
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.files.jsonl import iter_records
 from agentflow_eval.models.evalset import EvalCase
-from agentflow_eval.models.results import Trial
+from agentflow_eval.models.results import RunResult, Trial
 from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.report.html import render_html
 from agentflow_eval.report.scorecard import format_scorecard
@@ -53,6 +55,18 @@ async def chatty_async(session) -> str:  # type: ignore[no-untyped-def]
     return ANSWER
 
 
+async def run_agent(fn: Any, tmp_path: Path, cases: int, runs: int) -> RunResult:
+    """A run of the Python agent ``fn`` over ``cases`` answer cases, ``runs`` trials each,
+    all at once."""
+    return await evaluate(
+        PythonAgent(fn, name=fn.__name__),
+        answer_evalset(cases),
+        answer_config(),
+        options=RunOptions(runs=runs, max_concurrency=cases * runs),
+        output_dir=tmp_path,
+    )
+
+
 def trials_of(tmp_path: Path) -> list[Trial]:
     (path,) = tmp_path.glob("*/*/trials.jsonl")
     return list(iter_records(path, Trial))
@@ -62,13 +76,7 @@ def trials_of(tmp_path: Path) -> list[Trial]:
 async def test_what_an_agent_prints_is_its_trials_and_not_the_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], agent_fn: object
 ) -> None:
-    await evaluate(
-        PythonAgent(agent_fn, name="chatty"),  # type: ignore[arg-type]
-        answer_evalset(3),
-        answer_config(),
-        options=RunOptions(runs=2, max_concurrency=6),
-        output_dir=tmp_path,
-    )
+    await run_agent(agent_fn, tmp_path, cases=3, runs=2)
     printed = capsys.readouterr()
     assert "says" not in printed.out + printed.err
     trials = trials_of(tmp_path)
@@ -118,26 +126,24 @@ def test_a_secret_cut_by_the_limit_is_still_redacted() -> None:
 def exits_on_c01(session) -> str:  # type: ignore[no-untyped-def]
     if session.case_id == "c01":
         os._exit(7)
+    if session.case_id == "c02":
+        with contextlib.suppress(BaseException):  # an agent that swallows everything
+            os._exit(7)
     return ANSWER
 
 
 async def test_os_exit_from_an_agent_fails_its_trial_naming_it(tmp_path: Path) -> None:
-    run = await evaluate(
-        PythonAgent(exits_on_c01, name="exits"),
-        answer_evalset(3),
-        answer_config(),
-        options=RunOptions(runs=2),
-        output_dir=tmp_path,
-    )
+    run = await run_agent(exits_on_c01, tmp_path, cases=3, runs=2)
     errors = {(r.trial.case_id, r.trial.trial_index): r.trial.error for r in run.trials}
-    for index in (0, 1):
-        error = errors[("c01", index)]
-        assert error is not None and error.type == "AgentExited"
-        assert error.message == (
-            f"the agent called os._exit(7) during trial {index} of case 'c01'; "
-            "that trial failed and the run went on"
-        )
-    assert run.totals.passed == 4
+    for case_id in ("c01", "c02"):  # c02's agent caught what os._exit raised: still failed
+        for index in (0, 1):
+            error = errors[(case_id, index)]
+            assert error is not None and error.type == "AgentExited"
+            assert error.message == (
+                f"the agent called os._exit(7) during trial {index} of case {case_id!r}; "
+                "that trial failed and the run went on"
+            )
+    assert run.totals.passed == 2
     assert os._exit.__name__ == "_exit"  # the guard is gone with the stage
 
 
@@ -185,21 +191,16 @@ def test_writes_outside_a_trial_go_where_they_went(capsys: pytest.CaptureFixture
         print("the run's own line")
         with isolation.trial("c", 0) as scope:
             print("the agent's line")
+            sys.stdout.buffer.write("and its bytes ✓\n".encode())
         output = scope.close()
     assert capsys.readouterr().out == "the run's own line\n"
-    assert output is not None and output.stdout == "the agent's line\n"
+    assert output is not None and output.stdout == "the agent's line\nand its bytes ✓\n"
 
 
 async def test_what_a_trial_printed_is_shown_in_the_report_and_verbose_scorecard(
     tmp_path: Path,
 ) -> None:
-    run = await evaluate(
-        PythonAgent(chatty_sync, name="chatty"),
-        answer_evalset(1),
-        answer_config(),
-        options=RunOptions(runs=1),
-        output_dir=tmp_path,
-    )
+    run = await run_agent(chatty_sync, tmp_path, cases=1, runs=1)
     (trial,) = case_details(render_html(run), "c00")["trials"]
     assert trial["printed"] == [
         ["stdout", "sync says c00#0 key=[REDACTED]\nthread says c00\n"],
