@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AgentOutput",
     "CaseResult",
     "CriterionResult",
     "CriterionSummary",
@@ -39,7 +40,7 @@ SCHEMA_VERSION = "1.3"
 ``intermediate_responses`` and ``usage`` are derived from them. 1.2: a component case's
 turn records the component's ``output``; a case judged on the next step only says so
 (``next_step_only``). 1.3: a run that judged an earlier run's trials again names that run
-(``rejudged_from``)."""
+(``rejudged_from``); a trial keeps what the agent printed (``agent_output``)."""
 
 
 class Record(BaseModel):
@@ -264,6 +265,18 @@ class TrialError(Record):
     """Where it was raised."""
 
 
+class AgentOutput(Record):
+    """What the agent's code wrote to ``sys.stdout`` and ``sys.stderr`` during its trial
+    (from any thread or task it started), and what the subprocesses it started wrote,
+    redacted. Each stream keeps its first bytes up to a limit and then says how many
+    more there were (``… N bytes more``)."""
+
+    stdout: str = ""
+    """What it printed to standard output."""
+    stderr: str = ""
+    """What it wrote to standard error."""
+
+
 class Trial(Record):
     """One run of one case: the trajectory the agent took, turn by turn."""
 
@@ -284,6 +297,8 @@ class Trial(Record):
     final_session_state: dict[str, Any] | None = None
     """The agent's session state when the trial ended (``None`` when the agent keeps no
     state this package can see, such as an OpenAI-shaped HTTP agent)."""
+    agent_output: AgentOutput | None = None
+    """What the agent printed during the trial; null when it printed nothing."""
 
     @property
     def completed(self) -> bool:

@@ -17,8 +17,9 @@ The shape, documented here for the script (``report.js``) that reads it; keys wh
 value would be None, false or [] are left out::
 
     case     {facts: [str], trials: [trial]}
-    trial    {index, status, why?, meta, error?, turns, verdicts, judge_cost?}
+    trial    {index, status, why?, meta, error?, turns, verdicts, judge_cost?, printed?}
     error    {kind, type?, message: text, traceback?: text}
+    printed  [[stream, text]]   (what the agent printed: stream is "stdout" or "stderr")
     turn     {number, id?, trajectory?, stats?, user?: text, unreached?, note?,
               rows: [row], unknown?: str, intermediate?: [text], answer?: text,
               reference?: text, timeline?: [event]}
@@ -193,6 +194,7 @@ def trial_data(trial: TrialView) -> dict[str, Any]:
             "turns": [_turn(turn) for turn in trial.invocations],
             "verdicts": [_verdict(v) for v in trial.criteria],
             "judge_cost": format_cost(trial.judge_cost_usd) if trial.judge_cost_usd else None,
+            "printed": [[stream, _text(text)] for stream, text in trial.printed],
         }
     )
     return {"index": trial.index, **record}

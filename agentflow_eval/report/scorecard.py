@@ -220,7 +220,24 @@ def _case_details(case: CaseResult, trials: CaseTrials | None, *, verbose: bool)
         for result in results:
             if result.status == "failed":
                 out.append(f"      trial {result.trial.trial_index}: failed: {_why_failed(result)}")
+        out.extend(_printed_lines(results))
     return out
+
+
+def _printed_lines(results: Iterable[TrialResult]) -> list[str]:
+    """``trial 2 printed (stdout): ...``: the start of what each trial's agent printed
+    (the whole, up to its limit, is in the trial's record and report.html)."""
+    lines = []
+    for result in results:
+        output = result.trial.agent_output
+        if output is None:
+            continue
+        for stream, text in (("stdout", output.stdout), ("stderr", output.stderr)):
+            if text:
+                lines.append(
+                    f"      trial {result.trial.trial_index} printed ({stream}): {_short(text)}"
+                )
+    return lines
 
 
 def _grouped_reasons(results: Iterable[TrialResult]) -> list[str]:

@@ -32,6 +32,7 @@ from agentflow_eval.models.results import (
     RecordedToolCall,
     RunResult,
     ToolCallEvent,
+    Trial,
     TrialResult,
     Turn,
 )
@@ -69,6 +70,7 @@ RESULT_LIMIT = 600
 ARG_LIMIT = 400
 DETAIL_LIMIT = 2000
 TRACEBACK_LIMIT = 3000
+PRINTED_LIMIT = 4000
 
 
 @dataclass(frozen=True)
@@ -186,6 +188,8 @@ class TrialView:
     invocations: list[InvocationView]
     criteria: list[CriterionView]
     problems: list[str]
+    printed: list[tuple[str, Clipped]] = field(default_factory=list)
+    """What the agent printed, by stream ("stdout", "stderr"), when it printed."""
 
 
 @dataclass(frozen=True)
@@ -346,7 +350,16 @@ def _trial_view(
         invocations=invocations,
         criteria=criteria,
         problems=problems,
+        printed=_printed(trial),
     )
+
+
+def _printed(trial: Trial) -> list[tuple[str, Clipped]]:
+    output = trial.agent_output
+    if output is None:
+        return []
+    streams = (("stdout", output.stdout), ("stderr", output.stderr))
+    return [(name, clip(text, PRINTED_LIMIT) or Clipped("")) for name, text in streams if text]
 
 
 def _problem(verdict: CriterionResult) -> str:

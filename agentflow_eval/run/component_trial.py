@@ -2,8 +2,10 @@
 trial timeout, its output recorded as the trial's one turn (``output`` as returned, as
 JSON; ``final_response`` as text), so criteria that compare an answer can judge it too.
 
-No agent session takes part. Whatever the component does wrong is data: an exception or
-a timeout is the trial's error, never raised (a synchronous component that hangs is
+No agent session takes part. Whatever the component does wrong is data: an exception, a
+``SystemExit`` or ``KeyboardInterrupt`` it raises (as an agent's, see
+:mod:`agentflow_eval.run.sigint`: a user's Ctrl-C still stops the run), or a timeout is
+the trial's error, never raised (a synchronous component that hangs is
 abandoned to its worker thread; see :mod:`agentflow_eval.agents.threads`).
 """
 
@@ -21,6 +23,7 @@ from agentflow_eval.models.evalset import EvalCase, as_text
 from agentflow_eval.models.results import MessageEvent, Trial, TrialError, Turn
 from agentflow_eval.run.components import ComponentTarget
 from agentflow_eval.run.loop_watchdog import EventLoopBlocked, LoopBlock, LoopWatchdog
+from agentflow_eval.run.sigint import SigintSeen
 from agentflow_eval.run.trial import redacted
 
 __all__ = ["run_component_trial"]
@@ -35,10 +38,12 @@ async def run_component_trial(
     timeout_s: float,
     *,
     watchdog: LoopWatchdog | None = None,
+    sigint: SigintSeen | None = None,
 ) -> Trial:
     """Call ``target`` once with ``case``'s input and return the trial (see the module).
     ``watchdog`` (running for the whole trial stage) stops an async component that blocks
-    the event loop."""
+    the event loop. A ``KeyboardInterrupt`` from a Ctrl-C ``sigint`` saw stops the run
+    (without ``sigint`` every one does)."""
     started_at = datetime.now(UTC)
     start = time.perf_counter()
     asked = case.conversation[0]
@@ -75,13 +80,12 @@ async def run_component_trial(
             type="TimeoutError",
             message=f"component {target.spec!r} did not return within {timeout_s:g} s",
         )
-    except Exception as exc:
-        error = TrialError(
-            kind="exception",
-            type=type(exc).__name__,
-            message=str(exc) or type(exc).__name__,
-            traceback="".join(traceback.format_exception(exc)[-_TRACEBACK_LINES:]),
-        )
+    except KeyboardInterrupt as exc:
+        if sigint is None or sigint.received:
+            raise  # the user's Ctrl-C: the run stops
+        error = _exception_error(exc)  # the component's own: its trial failed
+    except (Exception, SystemExit) as exc:  # sys.exit in a component fails its trial only
+        error = _exception_error(exc)
     else:
         turn.output = output
         turn.final_response = as_text(output)
@@ -96,6 +100,15 @@ async def run_component_trial(
         duration_ms=_ms(start),
     )
     return redacted(trial)
+
+
+def _exception_error(exc: BaseException) -> TrialError:
+    return TrialError(
+        kind="exception",
+        type=type(exc).__name__,
+        message=str(exc) or type(exc).__name__,
+        traceback="".join(traceback.format_exception(exc)[-_TRACEBACK_LINES:]),
+    )
 
 
 def _ms(start: float) -> float:

@@ -4,7 +4,9 @@ as soon as it finishes. Trials already in the file are skipped, so a stopped run
 where it stopped.
 
 A watchdog (:mod:`agentflow_eval.run.loop_watchdog`) watches the event loop meanwhile,
-so an async agent that blocks it fails its trial instead of stalling the run. When a
+so an async agent that blocks it fails its trial instead of stalling the run. Each trial
+keeps what its agent printed, the processes it started end with it, and an ``os._exit``
+it calls fails it alone (:mod:`agentflow_eval.run.trial_scope`). When a
 provider refuses the run's credentials, no further trial starts, the trials that the
 refusal cut short are not written (a resume runs them again), and the stage raises
 :class:`~agentflow_eval.llm.retry.ProviderAuthError`."""
@@ -32,6 +34,7 @@ from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.resumable import StageCounts, completed_keys, run_pool
 from agentflow_eval.run.sigint import SigintSeen
 from agentflow_eval.run.trial import run_trial
+from agentflow_eval.run.trial_scope import TrialIsolation
 from agentflow_eval.run.user_turns import turn_sources
 
 __all__ = ["UNSTOPPABLE_EXIT_CODE", "run_trials", "trial_plan"]
@@ -113,11 +116,13 @@ async def run_trials(
     )
     sigint = SigintSeen()
     refused: list[ProviderAuthError] = []
+    isolation = TrialIsolation()
 
     with (
         JsonlWriter[Trial](plan.paths.trials) as writer,
         watchdog.watching(),
         sigint.watching(),
+        isolation.watching(),
     ):
         watchdog.on_unstoppable = partial(_give_up, plan, writer)
 
@@ -128,27 +133,32 @@ async def run_trials(
             # the trial's calls say whose they are (a plugin's model may answer by trial)
             trial_models = models.tagged(case=case.eval_id, trial=str(index))
             try:
-                if case.component is not None:
-                    trial = await run_component_trial(
-                        plan.components[case.eval_id],
-                        case,
-                        index,
-                        settings.timeout_s,
-                        watchdog=watchdog,
-                    )
-                else:
-                    if agent is None:
-                        raise ValueError(f"case {case.eval_id!r} needs an agent; none was given")
-                    trial = await run_trial(
-                        agent,
-                        case,
-                        index,
-                        settings,
-                        source_for(case, trial_models),
-                        trial_models,
-                        watchdog=watchdog,
-                        sigint=sigint,
-                    )
+                with isolation.trial(case.eval_id, index) as scope:
+                    if case.component is not None:
+                        trial = await run_component_trial(
+                            plan.components[case.eval_id],
+                            case,
+                            index,
+                            settings.timeout_s,
+                            watchdog=watchdog,
+                            sigint=sigint,
+                        )
+                    else:
+                        if agent is None:
+                            raise ValueError(
+                                f"case {case.eval_id!r} needs an agent; none was given"
+                            )
+                        trial = await run_trial(
+                            agent,
+                            case,
+                            index,
+                            settings,
+                            source_for(case, trial_models),
+                            trial_models,
+                            watchdog=watchdog,
+                            sigint=sigint,
+                        )
+                trial = await isolation.finished(trial, scope)
             except ProviderAuthError as exc:
                 refused.append(exc)
                 return

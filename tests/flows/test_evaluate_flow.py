@@ -61,15 +61,21 @@ async def test_flow_runs_every_trial_and_writes_results(tmp_path, monkeypatch):
     assert len(task_runs) < 10 * len(flow_runs)
 
 
+def agent_params(tmp_path: Path, source: str) -> EvaluateParams:
+    """Two runs of the example's cases against ``agent`` defined by ``source``."""
+    agent_file = tmp_path / "file_agent.py"
+    agent_file.write_text(source)
+    return params(tmp_path, runs=2).model_copy(update={"agent": f"{agent_file}:agent"})
+
+
 async def test_a_crashing_agent_fails_its_trials_and_the_run_completes(tmp_path, monkeypatch):
-    agent_file = tmp_path / "crashing_agent.py"
-    agent_file.write_text(
+    p = agent_params(
+        tmp_path,
         "def agent(message):\n"
         "    if 'Tokyo' in message:\n"
         "        raise RuntimeError('tool backend down')\n"
-        "    return 'The weather in New York is currently sunny with a temperature of 72°F.'\n"
+        "    return 'The weather in New York is currently sunny with a temperature of 72°F.'\n",
     )
-    p = params(tmp_path, runs=2).model_copy(update={"agent": f"{agent_file}:agent"})
     outcome = await evaluate(**p.flow_parameters())
     run = read_results_json(outcome.run_dir / "results.json")
     by_case = {c.case_id: c for c in run.cases}
@@ -78,6 +84,29 @@ async def test_a_crashing_agent_fails_its_trials_and_the_run_completes(tmp_path,
     assert all("tool backend down" in e.message for e in errors)
     # no tool calls reported → trajectory fails, but the answer matched: it ran, and judged
     assert by_case["weather_lookup_simple"].errored == 0
+
+
+async def test_what_an_agent_prints_in_the_flow_is_kept_with_its_trial(
+    tmp_path, monkeypatch, capsys
+):
+    p = agent_params(
+        tmp_path,
+        "import threading\n"
+        "def agent(message):\n"
+        "    print('thinking about', message)\n"
+        "    worker = threading.Thread(target=print, args=('a thread of mine',))\n"
+        "    worker.start(); worker.join()\n"
+        "    return 'The weather in New York is currently sunny with a temperature of 72°F.'\n",
+    )
+    outcome = await evaluate(**p.flow_parameters())
+    run = read_results_json(outcome.run_dir / "results.json")
+    assert len(run.trials) == 4
+    for result in run.trials:
+        output = result.trial.agent_output
+        assert output is not None
+        assert output.stdout.startswith("thinking about ")
+        assert output.stdout.endswith("a thread of mine\n")
+    assert "thinking about" not in capsys.readouterr().out
 
 
 def test_prefect_leaves_the_flow_result_unwalked():

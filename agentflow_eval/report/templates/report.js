@@ -227,6 +227,10 @@
     if (tr.judge_cost) {
       body.push(el("p", "muted small", "Judge cost for this trial: " + tr.judge_cost));
     }
+    (tr.printed || []).forEach(function (p) {
+      body.push(el("details", "printed",
+        [el("summary", null, "the agent's " + p[0]), el("pre", null, clipped(p[1]))]));
+    });
     return el("div", "trial-body", body);
   }
 
