@@ -32,6 +32,7 @@ from agentflow_eval.cli.common import (
     EXIT_NO_TRIAL_COMPLETED,
     EXIT_OK,
     EXIT_RUN_FAILED,
+    add_tolerance_flags,
     fail,
     one_line,
     positive_float,
@@ -183,6 +184,7 @@ def add_parser(sub: Any) -> None:
         help="exit 1 (and fail regressed cases in junit.xml) on a significant regression "
         "from --baseline, or when the baseline cannot be read",
     )
+    add_tolerance_flags(parser)
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="criterion means, each failing trial, logs"
     )
@@ -208,6 +210,10 @@ def _params(args: argparse.Namespace, earlier: RunRecord | None = None) -> Evalu
             "count_infrastructure_errors": args.count_infrastructure_errors or None,
             "baseline": args.baseline,
             "fail_on_regression": args.fail_on_regression or None,
+            "max_cost_increase": args.max_cost_increase,
+            "max_latency_increase": args.max_latency_increase,
+            "max_token_increase": args.max_token_increase,
+            "max_tool_call_increase": args.max_tool_call_increase,
         }.items()
         if value is not None
     }
