@@ -50,7 +50,9 @@ from dataclasses import dataclass
 from agentflow_eval.compare.exact import holm
 from agentflow_eval.compare.models import (
     CaseEfficiency,
+    Comparison,
     EfficiencyComparison,
+    EfficiencyFinding,
     EfficiencyVerdict,
     MeasureChange,
     OverallEfficiencyChange,
@@ -66,6 +68,7 @@ __all__ = [
     "CaseFigures",
     "EfficiencyResult",
     "compare_efficiency",
+    "efficiency_findings",
     "mann_whitney_u",
     "measure_values",
 ]
@@ -305,3 +308,41 @@ def compare_efficiency(
             tolerances=tolerances, overall=overall, regressed=regressed, notes=notes
         ),
     )
+
+
+def efficiency_findings(comparison: Comparison) -> list[EfficiencyFinding]:
+    """The comparison's significant efficiency changes for the worse: each measure
+    overall, then each case's."""
+    if comparison.efficiency is None:
+        return []
+    found = [
+        EfficiencyFinding(
+            measure=change.measure,
+            verdict=change.verdict,
+            ratio=change.ratio,
+            p_adjusted=change.p_value,
+            tolerance=change.tolerance,
+            beyond_tolerance=change.beyond_tolerance,
+        )
+        for change in comparison.efficiency.overall
+        if change.verdict in WORSE
+    ]
+    for case in comparison.cases:
+        if case.efficiency is None:
+            continue
+        found += [
+            EfficiencyFinding(
+                case_id=case.case_id,
+                measure=change.measure,
+                verdict=change.verdict,
+                ratio=change.ratio,
+                baseline_median=change.baseline_median,
+                candidate_median=change.candidate_median,
+                p_adjusted=change.p_adjusted,
+                tolerance=change.tolerance,
+                beyond_tolerance=change.beyond_tolerance,
+            )
+            for change in case.efficiency.measures
+            if change.verdict in WORSE
+        ]
+    return found

@@ -25,6 +25,7 @@ __all__ = [
     "Comparison",
     "CriterionChange",
     "EfficiencyComparison",
+    "EfficiencyFinding",
     "EfficiencyTest",
     "EfficiencyVerdict",
     "MeasureChange",
@@ -188,6 +189,22 @@ class EfficiencyComparison(_Model):
         description="a significant increase beyond its tolerance, overall or in some case",
     )
     notes: list[str] = Field(default_factory=list)
+
+
+class EfficiencyFinding(_Model):
+    """A significant efficiency change for the worse, where summaries and events list
+    them: a case's (``case_id``) or the run's overall (``case_id`` None), and whether it
+    went beyond its tolerance (then it is a regression)."""
+
+    case_id: str | None = None
+    measure: Measure
+    verdict: EfficiencyVerdict
+    ratio: float | None = None
+    baseline_median: float | None = None
+    candidate_median: float | None = None
+    p_adjusted: float | None = None
+    tolerance: float | None = None
+    beyond_tolerance: bool = False
 
 
 class StepCount(_Model):
