@@ -14,7 +14,8 @@ known cost (``cost_usd`` set): a price missing on one side would compare a parti
 with a whole one; such a case says so in its note and is left out of the overall cost.
 
 **Per case** the trials' values on each side are compared with the two-sided
-**Mann–Whitney U test** (the Wilcoxon rank-sum test, :func:`scipy.stats.mannwhitneyu`):
+**Mann–Whitney U test** (the Wilcoxon rank-sum test, as :func:`scipy.stats.mannwhitneyu`
+computes it):
 latencies and costs are skewed with long tails, token and tool-call counts are
 discrete, and a rank test assumes no distribution. scipy computes it exactly when
 there are no ties and at most 8 trials a side, else by the normal approximation with
@@ -46,6 +47,7 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from agentflow_eval.compare.exact import holm
 from agentflow_eval.compare.models import (
@@ -127,20 +129,71 @@ def measure_values(figures: Sequence[TrialFigures], measure: Measure) -> list[fl
     return [float(f.tool_calls) for f in figures]
 
 
+def _ranks(values: Sequence[float]) -> tuple[list[float], list[int]]:
+    """The ranks of ``values`` (1-based, ties given their mean rank) and the sizes of
+    the tied groups."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    ties: list[int] = []
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for position in range(start, end + 1):
+            ranks[order[position]] = (start + end) / 2 + 1
+        if end > start:
+            ties.append(end - start + 1)
+        start = end + 1
+    return ranks, ties
+
+
+@lru_cache(maxsize=256)
+def _exact_u_tail(n_small: int, n_large: int) -> tuple[float, ...]:
+    """``P(U >= u)`` for ``u = 0 .. n_small * n_large`` under the null without ties: the
+    counts of U are the coefficients of the Gaussian binomial ``[n_small + n_large choose
+    n_small]_q``, built as the product of ``(1 - q^(n_large + i)) / (1 - q^i)``."""
+    counts = [1]
+    for i in range(1, n_small + 1):
+        # multiply by (1 - q^(n_large + i)), then divide by (1 - q^i): both exact
+        grown = counts + [0] * (n_large + i)
+        for k in range(len(grown) - 1, n_large + i - 1, -1):
+            grown[k] -= grown[k - n_large - i]
+        for k in range(i, len(grown)):
+            grown[k] += grown[k - i]
+        counts = grown[: i * n_large + 1]  # the degree so far: i * n_large
+    total = math.comb(n_small + n_large, n_small)
+    tail, running = [0.0] * len(counts), 0
+    for u in range(len(counts) - 1, -1, -1):
+        running += counts[u]
+        tail[u] = running / total
+    return tuple(tail)
+
+
 def mann_whitney_u(baseline: Sequence[float], candidate: Sequence[float]) -> tuple[float, float]:
     """The two-sided Mann–Whitney U p-value of ``candidate`` against ``baseline`` and the
     candidate's probability of superiority ``U_c / (n_b n_c)`` (½: no shift; above ½:
-    the candidate's values tend to be larger). Identical samples give p = 1."""
-    from scipy import stats
+    the candidate's values tend to be larger). Identical samples give p = 1.
 
-    if len(set(baseline) | set(candidate)) < 2:
+    As :func:`scipy.stats.mannwhitneyu` (``method="auto"``, continuity corrected)
+    computes it, without its per-call overhead (a comparison makes one test per case and
+    measure): exact when there are no ties and a side has at most 8 values, else the
+    normal approximation with the tie correction (tested against scipy)."""
+    n_b, n_c = len(baseline), len(candidate)
+    if not n_b or not n_c or len(set(baseline) | set(candidate)) < 2:
         return 1.0, 0.5
-    result = stats.mannwhitneyu(
-        candidate, baseline, alternative="two-sided", method="auto", use_continuity=True
-    )
-    p_value = float(result.pvalue)
-    superiority = float(result.statistic) / (len(baseline) * len(candidate))
-    return (1.0 if math.isnan(p_value) else min(p_value, 1.0)), superiority
+    ranks, ties = _ranks([*baseline, *candidate])
+    u_c = math.fsum(ranks[n_b:]) - n_c * (n_c + 1) / 2
+    u = max(u_c, n_b * n_c - u_c)
+    superiority = u_c / (n_b * n_c)
+    if (n_b <= 8 or n_c <= 8) and not ties:
+        tail = _exact_u_tail(min(n_b, n_c), max(n_b, n_c))
+        return min(1.0, 2 * tail[round(u)]), superiority
+    n = n_b + n_c
+    tie_term = sum(t**3 - t for t in ties)
+    sd = math.sqrt(n_b * n_c / 12 * ((n + 1) - tie_term / (n * (n - 1))))
+    z = (u - n_b * n_c / 2 - 0.5) / sd
+    return min(1.0, math.erfc(z / math.sqrt(2))), superiority
 
 
 def _median(values: Sequence[float]) -> float:
@@ -240,6 +293,29 @@ def _overall(
     return overall
 
 
+def _too_few_trials_note(tested: Sequence[MeasureChange], alpha: float) -> str | None:
+    """Say so when no case could be called changed whatever its trials: the smallest
+    two-sided p-value of the U test without ties (``2 / C(n_b + n_c, n_b)``: every
+    candidate trial above every baseline one) is above Holm's first threshold
+    ``alpha / m`` in every tested case (5 trials a side: 2/252, above 0.05/7)."""
+    if not tested:
+        return None
+    m = len(tested)
+    smallest = [
+        2 / math.comb(change.baseline_trials + change.candidate_trials, change.baseline_trials)
+        for change in tested
+    ]
+    if min(smallest) <= alpha / m:
+        return None
+    runs = sorted({change.baseline_trials for change in tested})
+    return (
+        f"with {'/'.join(map(str, runs))} finished trials a side over {m} case(s), no single "
+        f"case can be called changed (the smallest Mann–Whitney U p-value, "
+        f"{min(smallest):.3g}, is above alpha/{m}); only the overall change can show: "
+        "more runs per case would let a case show"
+    )
+
+
 def compare_efficiency(
     cases: Sequence[CaseFigures], alpha: float, tolerances: EfficiencyTolerances
 ) -> EfficiencyResult:
@@ -284,6 +360,17 @@ def compare_efficiency(
         )
 
     notes: list[str] = []
+    blind = _too_few_trials_note(
+        [
+            change
+            for efficiency in result.values()
+            for change in efficiency.measures
+            if change.measure == "latency" and change.test is not None
+        ],
+        alpha,
+    )
+    if blind:
+        notes.append(blind)
     untested_cost = sum(
         1
         for efficiency in result.values()

@@ -212,6 +212,24 @@ def test_a_rise_from_a_median_of_zero_is_beyond_any_tolerance() -> None:
     assert result.comparison.regressed
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_mann_whitney_u_is_scipys(seed: int) -> None:
+    from scipy import stats
+
+    rng = np.random.default_rng(seed)
+    n_b, n_c = int(rng.integers(2, 25)), int(rng.integers(2, 25))
+    if seed % 2:  # continuous: exact up to 8 a side, else normal
+        baseline = [float(x) for x in rng.lognormal(0, 1, n_b)]
+        candidate = [float(x) for x in rng.lognormal(rng.normal(0, 1), 1, n_c)]
+    else:  # counts, with ties: normal with the tie correction
+        baseline = [float(x) for x in rng.integers(0, 4, n_b)]
+        candidate = [float(x) for x in rng.integers(0, 5, n_c)]
+    expected = stats.mannwhitneyu(candidate, baseline, alternative="two-sided")
+    p_value, superiority = mann_whitney_u(baseline, candidate)
+    assert p_value == pytest.approx(float(expected.pvalue), rel=1e-9, abs=1e-12)
+    assert superiority == pytest.approx(float(expected.statistic) / (n_b * n_c))
+
+
 def test_mann_whitney_u_direction_and_identical_samples() -> None:
     p_value, superiority = mann_whitney_u([1.0, 2, 3, 4, 5], [6.0, 7, 8, 9, 10])
     assert superiority == 1.0 and p_value == pytest.approx(2 / 252)  # exact, no ties
@@ -238,3 +256,16 @@ def test_tolerances_read_percentages_and_fractions(text: object, value: float | 
 def test_bad_tolerances_are_refused(text: str) -> None:
     with pytest.raises(ValueError, match=repr(text)):
         parse_increase(text)
+
+
+def test_too_few_runs_for_any_case_to_show_is_said() -> None:
+    baseline, candidate = _runs(8, cases=10, runs=5, latency={i: 2.0 for i in range(10)})
+    efficiency = compare_runs(baseline, candidate).efficiency
+    assert efficiency is not None
+    (note,) = [note for note in efficiency.notes if "no single case can be called" in note]
+    assert note.startswith("with 5 finished trials a side over 10 case(s)")
+    assert "0.00794" in note
+    many, more = _runs(8, cases=10, runs=20)
+    efficiency = compare_runs(many, more).efficiency
+    assert efficiency is not None
+    assert not any("no single case" in note for note in efficiency.notes)
