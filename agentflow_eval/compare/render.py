@@ -40,6 +40,7 @@ __all__ = [
     "format_p",
     "format_power",
     "print_comparison",
+    "worse_verdicts",
 ]
 
 EFFICIENCY_TEST = (
@@ -311,6 +312,12 @@ def efficiency_changes(case: CaseComparison) -> list[MeasureChange]:
     return [m for m in case.efficiency.measures if m.verdict != "no significant change"]
 
 
+def worse_verdicts(case: CaseComparison) -> list[str]:
+    """How the case got worse: ``regression`` (its pass rate), then each measure's."""
+    worse: list[str] = ["regression"] if case.verdict == "regression" else []
+    return worse + [c.verdict for c in efficiency_changes(case) if c.verdict in WORSE]
+
+
 def _print_efficiency(
     comparison: Comparison, efficiency: EfficiencyComparison, console: Console
 ) -> None:
@@ -344,9 +351,8 @@ def _print_divergence(comparison: Comparison, console: Console) -> None:
         return
     console.print(Text("Where the trajectories part ways (cases that got worse):"))
     for case in parted:
-        worse = [case.verdict] if case.verdict == "regression" else []
-        worse += [c.verdict for c in efficiency_changes(case) if c.verdict in WORSE]
-        head = f"  {printable(case.case_id, keep_newlines=False)} ({', '.join(worse)}): "
+        worse = ", ".join(worse_verdicts(case))
+        head = f"  {printable(case.case_id, keep_newlines=False)} ({worse}): "
         for divergence in case.divergence:
             console.print(Text(head + format_divergence(divergence)), soft_wrap=True)
 

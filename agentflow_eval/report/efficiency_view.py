@@ -15,6 +15,7 @@ from agentflow_eval.compare.render import (
     format_divergence,
     format_efficiency_overall,
     format_measure_change,
+    worse_verdicts,
 )
 
 __all__ = ["DivergenceRow", "EfficiencyLine", "EfficiencyView", "efficiency_view"]
@@ -75,11 +76,11 @@ def efficiency_view(comparison: Comparison) -> EfficiencyView | None:
     for case in comparison.cases:
         if not case.divergence:
             continue
-        why = [case.verdict] if case.verdict == "regression" else []
-        why += [c.verdict for c in efficiency_changes(case) if c.verdict in WORSE]
         divergences.append(
             DivergenceRow(
-                case.case_id, ", ".join(why), [format_divergence(d) for d in case.divergence]
+                case.case_id,
+                ", ".join(worse_verdicts(case)),
+                [format_divergence(d) for d in case.divergence],
             )
         )
     return EfficiencyView(
