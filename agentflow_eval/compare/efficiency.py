@@ -402,34 +402,24 @@ def efficiency_findings(comparison: Comparison) -> list[EfficiencyFinding]:
     overall, then each case's."""
     if comparison.efficiency is None:
         return []
-    found = [
+    changes: list[tuple[str | None, MeasureChange | OverallEfficiencyChange]] = [
+        (None, change) for change in comparison.efficiency.overall
+    ]
+    for case in comparison.cases:
+        if case.efficiency is not None:
+            changes += [(case.case_id, change) for change in case.efficiency.measures]
+    return [
         EfficiencyFinding(
+            case_id=case_id,
             measure=change.measure,
             verdict=change.verdict,
             ratio=change.ratio,
-            p_adjusted=change.p_value,
+            baseline_median=getattr(change, "baseline_median", None),
+            candidate_median=getattr(change, "candidate_median", None),
+            p_adjusted=change.p_adjusted if isinstance(change, MeasureChange) else change.p_value,
             tolerance=change.tolerance,
             beyond_tolerance=change.beyond_tolerance,
         )
-        for change in comparison.efficiency.overall
+        for case_id, change in changes
         if change.verdict in WORSE
     ]
-    for case in comparison.cases:
-        if case.efficiency is None:
-            continue
-        found += [
-            EfficiencyFinding(
-                case_id=case.case_id,
-                measure=change.measure,
-                verdict=change.verdict,
-                ratio=change.ratio,
-                baseline_median=change.baseline_median,
-                candidate_median=change.candidate_median,
-                p_adjusted=change.p_adjusted,
-                tolerance=change.tolerance,
-                beyond_tolerance=change.beyond_tolerance,
-            )
-            for change in case.efficiency.measures
-            if change.verdict in WORSE
-        ]
-    return found

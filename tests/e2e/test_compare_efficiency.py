@@ -26,6 +26,7 @@ import pytest
 
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 from tests.e2e.test_faults_cli import env_for
+from tests.support.evalsets import one_case_evalset
 from tests.support.prefect_server import PrefectServer
 
 pytestmark = pytest.mark.e2e
@@ -90,23 +91,9 @@ class Shop:
 
 def _project(tmp_path: Path) -> Path:
     (tmp_path / "shop_agents.py").write_text(AGENTS, encoding="utf-8")
-    evalset = tmp_path / "shop.evalset.json"
-    evalset.write_text(
-        json.dumps(
-            {
-                "eval_set_id": "shop",
-                "eval_cases": [
-                    {
-                        "eval_id": CASE,
-                        "conversation": [{"user_content": "Where is my order?"}],
-                        "expectations": [{"final_contains": "on its way"}],
-                    }
-                ],
-            }
-        ),
-        encoding="utf-8",
+    return one_case_evalset(
+        tmp_path / "shop.evalset.json", "shop", CASE, "Where is my order?", "on its way"
     )
-    return evalset
 
 
 def _run(tmp_path: Path, api_url: str, shop: Shop, latency_s: float, name: str) -> Path:

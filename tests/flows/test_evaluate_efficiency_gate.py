@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from prefect.testing.fixtures import asserting_events_worker  # noqa: F401 (a fixture)
+from support.evalsets import one_case_evalset
 
 from agentflow_eval.flows.evaluate import RegressionGateFailed, evaluate
 from agentflow_eval.models.params import EvaluateParams
@@ -19,20 +20,8 @@ CASE = "rain-in-paris"
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
-    evalset = tmp_path / "paris.evalset.json"
-    evalset.write_text(
-        json.dumps(
-            {
-                "eval_set_id": "paris_latency",
-                "eval_cases": [
-                    {
-                        "eval_id": CASE,
-                        "conversation": [{"user_content": "What is the weather in Paris?"}],
-                        "expectations": [{"final_contains": "rain"}],
-                    }
-                ],
-            }
-        )
+    evalset = one_case_evalset(
+        tmp_path / "paris.evalset.json", "paris_latency", CASE, "What is the weather?", "rain"
     )
     agents = tmp_path / "paris_speed.py"
     agents.write_text(
