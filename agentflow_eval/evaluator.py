@@ -40,6 +40,7 @@ from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.params import S3Options
 from agentflow_eval.models.results import RunResult
+from agentflow_eval.models.tolerances import EfficiencyTolerances, parse_increase
 from agentflow_eval.pipeline.evaluate import evaluate_outcome, with_trials
 from agentflow_eval.pipeline.stages import BaselineOptions
 from agentflow_eval.report.scorecard import format_failures
@@ -122,6 +123,10 @@ class AgentEvaluator:
         publish_to: str | Path | None = None,
         s3: S3Options | None = None,
         fail_on_regression: bool = False,
+        max_cost_increase: str | float | None = None,
+        max_latency_increase: str | float | None = None,
+        max_token_increase: str | float | None = None,
+        max_tool_call_increase: str | float | None = None,
         agent_version: str | None = None,
         git_sha: str | None = None,
         labels: Mapping[str, str] | None = None,
@@ -134,6 +139,9 @@ class AgentEvaluator:
         (``latest``: the last one published to ``publish_to``; a run folder, its
         results.json or an ``s3://`` location) and, with ``fail_on_regression``, raises
         :class:`RegressionFound` when it regressed (or the baseline cannot be read);
+        ``max_cost_increase``, ``max_latency_increase``, ``max_token_increase`` and
+        ``max_tool_call_increase`` (``"10%"`` or ``0.1``) make a significant increase
+        beyond them a regression too (without them efficiency is only reported);
         ``publish_to`` (``s3://bucket/prefix`` or a folder, ``s3`` its options) publishes
         the reports; ``agent_version``, ``git_sha`` and ``labels`` are recorded with the
         run (the version and commit default to the CI variables the CLI reads).
@@ -169,6 +177,12 @@ class AgentEvaluator:
                 publish_to=str(publish_to) if publish_to is not None else None,
                 s3=s3,
                 fail_on_regression=fail_on_regression,
+                tolerances=EfficiencyTolerances(
+                    max_cost_increase=parse_increase(max_cost_increase),
+                    max_latency_increase=parse_increase(max_latency_increase),
+                    max_token_increase=parse_increase(max_token_increase),
+                    max_tool_call_increase=parse_increase(max_tool_call_increase),
+                ),
             )
             if baseline is not None
             else None,

@@ -45,6 +45,10 @@ from agentflow_eval.models.params import (
     Labels,
     Limit,
     MaxConcurrency,
+    MaxCostIncrease,
+    MaxLatencyIncrease,
+    MaxTokenIncrease,
+    MaxToolCallIncrease,
     OutputDir,
     PublishTo,
     RejudgeFrom,
@@ -129,6 +133,10 @@ async def evaluate(
     s3: S3 = _NO_S3,
     baseline: Baseline = None,
     fail_on_regression: FailOnRegression = False,
+    max_cost_increase: MaxCostIncrease = None,
+    max_latency_increase: MaxLatencyIncrease = None,
+    max_token_increase: MaxTokenIncrease = None,
+    max_tool_call_increase: MaxToolCallIncrease = None,
     secrets: Secrets = {},  # noqa: B006
     shards: Shards = 1,
     shared_storage: SharedStorage = None,
@@ -240,6 +248,7 @@ async def _baseline(params: EvaluateParams) -> BaselineOptions | None:
         if s3.credentials_secret
         else None,
         fail_on_regression=params.fail_on_regression,
+        tolerances=params.tolerances(),
     )
 
 

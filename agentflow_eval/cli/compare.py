@@ -4,7 +4,9 @@ Each side is a run folder, a results.json, an ``s3://`` location (a published ru
 folder or its results.json), ``<publish target>/<eval_set_id>/latest``, or ``latest``
 with ``--publish-to``. Prints the per-case table, the overall line, criterion means and
 the power line (``--json``: the comparison as JSON). Exit codes: 0 (report-only), 1 with
-``--fail-on-regression`` when a case or the overall pass rate regressed significantly,
+``--fail-on-regression`` when a case or the overall pass rate regressed significantly
+(or cost, latency, tokens or tool calls rose significantly beyond a ``--max-*-increase``
+tolerance),
 2 bad input (one line), 3 the store could not be reached.
 """
 
@@ -18,6 +20,7 @@ from agentflow_eval.cli.common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_OK,
     EXIT_RUN_FAILED,
+    add_tolerance_flags,
     fail,
 )
 
@@ -36,7 +39,11 @@ def add_parser(sub: Any) -> None:
         description="Compare a candidate run with a baseline run of the same eval set: per "
         "case, Boschloo's exact test on the pass counts with Holm's correction; overall, the "
         "change in pass rate paired by case with a confidence interval; and the power of "
-        "the per-case test for the runs used. Report-only unless --fail-on-regression.",
+        "the per-case test for the runs used; and efficiency (cost, tokens, latency, tool "
+        "calls: per case the Mann-Whitney U test with Holm's correction, overall the "
+        "geometric mean of the per-case ratios of medians) with where the trajectories of "
+        "the cases that got worse part ways. Report-only unless --fail-on-regression; "
+        "efficiency fails it only beyond a --max-*-increase tolerance.",
     )
     parser.add_argument("baseline", help=f"the baseline: {SIDE_HELP}")
     parser.add_argument("candidate", help=f"the candidate: {SIDE_HELP}")
@@ -64,6 +71,7 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="compare runs of different eval sets (cases are paired by id)",
     )
+    add_tolerance_flags(parser)
     parser.add_argument("--s3-endpoint-url", help="S3-compatible endpoint, e.g. http://host:8333")
     parser.add_argument(
         "--s3-region", help="the S3 region (default: what boto3's configuration says)"
@@ -82,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from agentflow_eval.errors import InputError, StoreError
     from agentflow_eval.models.params import S3Options
+    from agentflow_eval.models.tolerances import EfficiencyTolerances
 
     if not 0 < args.alpha < 1:
         return fail(f"--alpha must be between 0 and 1, got {args.alpha}")
@@ -116,6 +125,12 @@ def run(args: argparse.Namespace) -> int:
             allow_different_eval_sets=args.allow_different_eval_sets,
             baseline_source=baseline.source,
             candidate_source=candidate.source,
+            tolerances=EfficiencyTolerances(
+                max_cost_increase=args.max_cost_increase,
+                max_latency_increase=args.max_latency_increase,
+                max_token_increase=args.max_token_increase,
+                max_tool_call_increase=args.max_tool_call_increase,
+            ),
         )
     except InputError as exc:  # a side missing or unreadable, runs that do not compare
         return fail(str(exc))

@@ -61,6 +61,7 @@ def add_parser(sub: Any) -> None:
     add_fail_under_flag(parser)
     add_print_flags(parser)
     add_baseline_flags(parser)
+    add_tolerance_flags(parser)
     add_verbose_flag(parser)
 
 

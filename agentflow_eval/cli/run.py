@@ -32,6 +32,7 @@ from agentflow_eval.cli.common import (
     EXIT_NO_TRIAL_COMPLETED,
     EXIT_OK,
     EXIT_RUN_FAILED,
+    add_tolerance_flags,
     fail,
     one_line,
     positive_float,
@@ -135,6 +136,7 @@ def add_parser(sub: Any) -> None:
     )
     add_print_flags(parser)
     add_baseline_flags(parser)
+    add_tolerance_flags(parser)
     add_verbose_flag(parser)
     parser.set_defaults(rejudge_from=None)  # set by ``agentflow-eval rejudge``, run through here
 
@@ -160,6 +162,10 @@ def _params(args: argparse.Namespace, earlier: RunRecord | None = None) -> Evalu
             "baseline": args.baseline,
             "fail_on_regression": args.fail_on_regression or None,
             "rejudge_from": args.rejudge_from,
+            "max_cost_increase": args.max_cost_increase,
+            "max_latency_increase": args.max_latency_increase,
+            "max_token_increase": args.max_token_increase,
+            "max_tool_call_increase": args.max_tool_call_increase,
         }.items()
         if value is not None
     }

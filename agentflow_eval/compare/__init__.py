@@ -8,6 +8,8 @@ Modules, one job each: :mod:`.reading` (a results.json's summaries without its t
 :mod:`.sides` (run folders, S3, ``latest``), :mod:`.exact` (the per-case exact test and
 Holm's correction), :mod:`.paired` (the overall change paired by case), :mod:`.power`
 (what the per-case test can detect), :mod:`.criteria` (criterion means on both sides),
+:mod:`.efficiency` (cost, tokens, latency and tool calls against the baseline),
+:mod:`.divergence` (where a regressed case's trajectories part ways),
 :mod:`.comparison` (all of it together),
 :mod:`.models` (the result, as ``--json`` prints it), :mod:`.render` (the terminal view).
 """

@@ -18,6 +18,7 @@ from agentflow_eval.errors import StoreError
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.models.params import S3Options
 from agentflow_eval.models.results import RunResult
+from agentflow_eval.models.tolerances import EfficiencyTolerances
 from agentflow_eval.storage.targets import S3Credentials
 
 __all__ = [
@@ -47,11 +48,13 @@ def compare_with_baseline(
     alpha: float = DEFAULT_ALPHA,
     candidate_source: str = "",
     fail_on_regression: bool = False,
+    tolerances: EfficiencyTolerances | None = None,
 ) -> RunComparison:
     """Compare ``run`` (its summary is enough) with ``baseline``: ``latest`` (the newest
     published run of the eval set under ``publish_to``, never ``run`` itself), a run
-    folder, a results.json or an ``s3://`` location. Never raises for the baseline: what
-    went wrong is the record's ``problem``."""
+    folder, a results.json or an ``s3://`` location; ``tolerances``: the efficiency
+    increases that are no regression. Never raises for the baseline: what went wrong is
+    the record's ``problem``."""
     record = RunComparison(baseline=baseline, fail_on_regression=fail_on_regression)
     try:
         side = load_side(
@@ -70,6 +73,7 @@ def compare_with_baseline(
             alpha=alpha,
             baseline_source=side.source,
             candidate_source=candidate_source,
+            tolerances=tolerances,
         )
     except NoEarlierRun as exc:
         record.problem = BaselineProblem(kind="no-earlier-run", message=_first_line(exc))

@@ -7,6 +7,11 @@ both runs with countable trials on both sides are *tested*: each gets an exact t
 give the paired overall change (:mod:`~agentflow_eval.compare.paired`) and the power
 summary (:mod:`~agentflow_eval.compare.power`). Cases in one run only are ``added`` or
 ``removed`` and take no part in the statistics.
+
+Efficiency: every case in both runs whose trials' figures both sides kept is compared
+in cost, tokens, latency and tool calls (:mod:`~agentflow_eval.compare.efficiency`);
+a case that regressed, in pass rate or significantly in some measure, shows where its
+trajectories part ways (:mod:`~agentflow_eval.compare.divergence`).
 """
 
 from __future__ import annotations
@@ -16,12 +21,15 @@ import statistics
 from functools import lru_cache
 
 from agentflow_eval.compare.criteria import criterion_changes
+from agentflow_eval.compare.divergence import case_divergence
+from agentflow_eval.compare.efficiency import WORSE, CaseFigures, compare_efficiency
 from agentflow_eval.compare.exact import choose_method, exact_test, holm
 from agentflow_eval.compare.models import (
     CaseComparison,
     CaseCounts,
     ChangeVerdict,
     Comparison,
+    EfficiencyComparison,
     OverallChange,
     PowerSummary,
     RunInfo,
@@ -36,6 +44,7 @@ from agentflow_eval.compare.power import (
 )
 from agentflow_eval.errors import InputError
 from agentflow_eval.models.results import CaseResult, RunResult
+from agentflow_eval.models.tolerances import EfficiencyTolerances
 
 __all__ = ["DEFAULT_ALPHA", "DEFAULT_DETECT_DROP", "ComparisonError", "compare_runs"]
 
@@ -149,6 +158,7 @@ def compare_runs(
     allow_different_eval_sets: bool = False,
     baseline_source: str = "",
     candidate_source: str = "",
+    tolerances: EfficiencyTolerances | None = None,
 ) -> Comparison:
     """Compare ``candidate`` with ``baseline``. Only the runs' summaries are read
     (``cases``, ``criteria``, the run's identity), so runs read without their trials
@@ -156,7 +166,9 @@ def compare_runs(
 
     ``alpha``: the significance level (two-sided; a case's or the overall change is
     called at ``alpha``). ``detect_drop``: the drop in pass rate the power summary plans
-    runs for. Raises :class:`ComparisonError` for runs of different eval sets (unless
+    runs for. ``tolerances``: the efficiency increases a regression gate tolerates
+    (none given: efficiency is reported, never a regression). Raises
+    :class:`ComparisonError` for runs of different eval sets (unless
     ``allow_different_eval_sets``) and for inconsistent counts.
     """
     if not 0 < alpha < 1:
@@ -179,6 +191,7 @@ def compare_runs(
 
     cases: list[CaseComparison] = []
     tested: list[tuple[int, CasePair]] = []  # (index in cases, pair)
+    figures: list[CaseFigures] = []
     untested = 0
     for case_id in [*before, *(case_id for case_id in after if case_id not in before)]:
         old, new = before.get(case_id), after.get(case_id)
@@ -208,6 +221,8 @@ def compare_runs(
             candidate=c,
             criteria=criterion_changes(old.criteria, new.criteria),
         )
+        if old.trial_figures and new.trial_figures:
+            figures.append(CaseFigures(case_id, old.trial_figures, new.trial_figures))
         if b.runs and c.runs:
             assert b.pass_rate is not None and c.pass_rate is not None
             result = exact_test(b.passed, b.runs, c.passed, c.runs)
@@ -226,6 +241,8 @@ def compare_runs(
         case.p_adjusted = p_adjusted
         if p_adjusted <= alpha and case.change:
             case.verdict = "regression" if case.change < 0 else "improvement"
+
+    efficiency = _efficiency(cases, figures, alpha, tolerances or EfficiencyTolerances(), notes)
 
     pairs = [pair for _, pair in tested]
     overall = _overall(cases, pairs, alpha)
@@ -246,10 +263,40 @@ def compare_runs(
         cases=cases,
         criteria=criterion_changes(baseline.criteria, candidate.criteria),
         power=_power(pairs, alpha, detect_drop),
+        efficiency=efficiency,
         regressed=overall.verdict == "regression"
-        or any(case.verdict == "regression" for case in cases),
+        or any(case.verdict == "regression" for case in cases)
+        or (efficiency is not None and efficiency.regressed),
         notes=notes,
     )
+
+
+def _efficiency(
+    cases: list[CaseComparison],
+    figures: list[CaseFigures],
+    alpha: float,
+    tolerances: EfficiencyTolerances,
+    notes: list[str],
+) -> EfficiencyComparison | None:
+    """Each case's efficiency and divergence set in ``cases``; the efficiency overall
+    (None when no case in both runs kept its trials' figures)."""
+    paired = sum(1 for case in cases if case.baseline is not None and case.candidate is not None)
+    if paired and len(figures) < paired:
+        notes.append(
+            f"{paired - len(figures)} case(s) in both runs without per-trial figures on a side "
+            "(results written before schema 1.3): their efficiency is not compared"
+        )
+    if not figures:
+        return None
+    result = compare_efficiency(figures, alpha, tolerances)
+    by_id = {case.case_id: case for case in cases}
+    for case_figures in figures:
+        case = by_id[case_figures.case_id]
+        case.efficiency = result.cases[case_figures.case_id]
+        worse = any(change.verdict in WORSE for change in case.efficiency.measures)
+        if case.verdict == "regression" or worse:
+            case.divergence = case_divergence(case_figures.baseline, case_figures.candidate)
+    return result.comparison
 
 
 def _overall(cases: list[CaseComparison], pairs: list[CasePair], alpha: float) -> OverallChange:

@@ -13,25 +13,38 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentflow_eval.compare.exact import TestMethod
 from agentflow_eval.compare.power import PowerMethod
+from agentflow_eval.models.tolerances import EfficiencyTolerances, Measure
 
 __all__ = [
     "COMPARISON_VERSION",
     "BaselineProblem",
     "CaseComparison",
     "CaseCounts",
+    "CaseEfficiency",
     "ChangeVerdict",
     "Comparison",
     "CriterionChange",
+    "EfficiencyComparison",
+    "EfficiencyFinding",
+    "EfficiencyTest",
+    "EfficiencyVerdict",
+    "MeasureChange",
     "OverallChange",
+    "OverallEfficiencyChange",
+    "PathDivergence",
     "PowerSummary",
     "RunComparison",
     "RunInfo",
+    "StepCount",
     "Verdict",
 ]
 
-COMPARISON_VERSION = "1.1"
+COMPARISON_VERSION = "1.2"
 """1.1: a case's counts leave out its trials without a verdict (``not_evaluated``), as they
-leave out those the provider failed."""
+leave out those the provider failed. 1.2: efficiency against the baseline (per case and
+overall: cost, tokens, latency, tool calls; ``efficiency``) and where a regressed case's
+trajectories part ways (``divergence``); ``regressed`` also holds for an efficiency
+change beyond a tolerance the team gave."""
 
 ChangeVerdict = Literal["regression", "improvement", "no significant change"]
 Verdict = Literal["regression", "improvement", "no significant change", "added", "removed"]
@@ -84,6 +97,141 @@ class CriterionChange(_Model):
     change: float | None = None
 
 
+EfficiencyVerdict = Literal[
+    "slower",
+    "faster",
+    "costlier",
+    "cheaper",
+    "hungrier",
+    "leaner",
+    "chattier",
+    "terser",
+    "no significant change",
+]
+"""Per measure, a significant change (Holm-adjusted at ``alpha``): latency ``slower``/
+``faster``; cost ``costlier``/``cheaper``; tokens ``hungrier``/``leaner`` (more/fewer
+tokens); tool calls ``chattier``/``terser`` (more/fewer calls)."""
+
+EfficiencyTest = Literal["mann-whitney-u"]
+"""The per-case test on the trials' values: the two-sided Mann–Whitney U test
+(Wilcoxon rank-sum), exact without ties up to 8 trials a side, else the normal
+approximation with tie and continuity corrections (:mod:`agentflow_eval.compare.efficiency`)."""
+
+OverallEfficiencyMethod = Literal["geometric mean of per-case median ratios, t on log ratios"]
+
+
+class MeasureChange(_Model):
+    """One measure of one case on both sides: the medians over the trials tested (errored
+    trials left out), their ratio, the test and its verdict."""
+
+    measure: Measure
+    baseline_trials: int = 0
+    candidate_trials: int = 0
+    baseline_median: float | None = None
+    candidate_median: float | None = None
+    ratio: float | None = Field(
+        default=None, description="candidate median / baseline median (None: baseline median 0)"
+    )
+    p_value: float | None = Field(default=None, description="two-sided Mann–Whitney U p-value")
+    p_adjusted: float | None = Field(
+        default=None, description="Holm-adjusted across the cases tested for this measure"
+    )
+    test: EfficiencyTest | None = None
+    verdict: EfficiencyVerdict = "no significant change"
+    tolerance: float | None = Field(
+        default=None, description="the increase the gate tolerates (None: not gated)"
+    )
+    beyond_tolerance: bool = Field(
+        default=False,
+        description="significantly worse and the median rose by more than the tolerance",
+    )
+    note: str | None = None
+
+
+class CaseEfficiency(_Model):
+    """A case's efficiency on both sides: one :class:`MeasureChange` per measure."""
+
+    errored_baseline: int = 0
+    errored_candidate: int = 0
+    measures: list[MeasureChange] = Field(default_factory=list)
+
+
+class OverallEfficiencyChange(_Model):
+    """One measure over the cases both runs have, paired by case: the geometric mean of
+    the per-case ratios of medians, with a ``confidence`` interval from Student's t on
+    the log ratios (always above zero); None with fewer than two cases to pair."""
+
+    measure: Measure
+    verdict: EfficiencyVerdict = "no significant change"
+    paired_cases: int = 0
+    ratio: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    confidence: float
+    p_value: float | None = None
+    method: OverallEfficiencyMethod = "geometric mean of per-case median ratios, t on log ratios"
+    worse_cases: int = Field(default=0, description="cases significantly worse (Holm)")
+    better_cases: int = Field(default=0, description="cases significantly better (Holm)")
+    tolerance: float | None = None
+    beyond_tolerance: bool = False
+    note: str | None = None
+
+
+class EfficiencyComparison(_Model):
+    """Efficiency against the baseline: the per-case test, the tolerances the gate was
+    given, each measure overall, and whether some change went beyond its tolerance."""
+
+    test: EfficiencyTest = "mann-whitney-u"
+    tolerances: EfficiencyTolerances = Field(default_factory=EfficiencyTolerances)
+    overall: list[OverallEfficiencyChange] = Field(default_factory=list)
+    regressed: bool = Field(
+        default=False,
+        description="a significant increase beyond its tolerance, overall or in some case",
+    )
+    notes: list[str] = Field(default_factory=list)
+
+
+class EfficiencyFinding(_Model):
+    """A significant efficiency change for the worse, where summaries and events list
+    them: a case's (``case_id``) or the run's overall (``case_id`` None), and whether it
+    went beyond its tolerance (then it is a regression)."""
+
+    case_id: str | None = None
+    measure: Measure
+    verdict: EfficiencyVerdict
+    ratio: float | None = None
+    baseline_median: float | None = None
+    candidate_median: float | None = None
+    p_adjusted: float | None = None
+    tolerance: float | None = None
+    beyond_tolerance: bool = False
+
+
+class StepCount(_Model):
+    """What was called at the divergence step: trials that called ``name`` there on
+    each side (``name`` is ``(end)`` for trials whose path had ended)."""
+
+    name: str
+    baseline: int
+    candidate: int
+
+
+class PathDivergence(_Model):
+    """Where a case's trajectories part ways: each side's most common path (of tools
+    called, or of nodes visited) with how many trials took it, and at the first step
+    where those paths differ (1-based) what each side's trials called there."""
+
+    kind: Literal["tool", "node"]
+    baseline_trials: int
+    candidate_trials: int
+    baseline_path: list[str]
+    baseline_path_trials: int
+    candidate_path: list[str]
+    candidate_path_trials: int
+    step: int | None = Field(default=None, description="None: the most common paths agree")
+    calls: list[StepCount] = Field(default_factory=list)
+
+
 class CaseComparison(_Model):
     """One case: its counts on both sides, the exact test and the verdict."""
 
@@ -102,6 +250,8 @@ class CaseComparison(_Model):
     test: TestMethod | None = None
     criteria: list[CriterionChange] = Field(default_factory=list)
     note: str | None = None
+    efficiency: CaseEfficiency | None = None
+    divergence: list[PathDivergence] = Field(default_factory=list)
 
 
 class OverallChange(_Model):
@@ -171,7 +321,11 @@ class Comparison(_Model):
     cases: list[CaseComparison] = Field(default_factory=list)
     criteria: list[CriterionChange] = Field(default_factory=list)
     power: PowerSummary | None = None
-    regressed: bool = Field(description="a significant regression overall or in some case")
+    efficiency: EfficiencyComparison | None = None
+    regressed: bool = Field(
+        description="a significant regression overall or in some case (pass rate, or "
+        "efficiency beyond a tolerance the team gave)"
+    )
     notes: list[str] = Field(default_factory=list)
 
 

@@ -16,10 +16,43 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentflow_eval.compare.models import CaseComparison, CaseCounts, Comparison, PowerSummary
+from agentflow_eval.compare.efficiency import WORSE
+from agentflow_eval.compare.models import (
+    CaseComparison,
+    CaseCounts,
+    Comparison,
+    EfficiencyComparison,
+    MeasureChange,
+    OverallEfficiencyChange,
+    PathDivergence,
+    PowerSummary,
+)
 from agentflow_eval.files.naming import printable
 
-__all__ = ["console_for", "format_overall", "format_p", "format_power", "print_comparison"]
+__all__ = [
+    "EFFICIENCY_TEST",
+    "console_for",
+    "efficiency_changes",
+    "format_divergence",
+    "format_efficiency_overall",
+    "format_measure_change",
+    "format_overall",
+    "format_p",
+    "format_power",
+    "print_comparison",
+    "worse_verdicts",
+]
+
+EFFICIENCY_TEST = (
+    "per case: Mann–Whitney U test on the trials' values, two-sided, Holm-corrected across "
+    "the cases per measure; errored trials left out; size: the ratio of medians"
+)
+_MEASURE_NAMES = {
+    "cost": "cost",
+    "tokens": "tokens",
+    "latency": "latency",
+    "tool_calls": "tool calls",
+}
 
 _STYLES = {
     "regression": "bold red",
@@ -192,6 +225,138 @@ def format_power(power: PowerSummary) -> str:
     return f"{head}{found}. {plan}"
 
 
+def _value(measure: str, value: float | None) -> str:
+    if value is None:
+        return "-"
+    if measure == "cost":
+        return f"${value:.4g}"
+    if measure == "latency":
+        return f"{value:,.0f} ms"
+    return f"{value:,.1f}".removesuffix(".0")
+
+
+def _ratio(ratio: float | None) -> str:
+    return "-" if ratio is None else f"×{ratio:.2f}"
+
+
+def format_measure_change(change: MeasureChange) -> str:
+    """One measure of one case: ``latency: median 2,000 ms -> 4,100 ms (×2.05,
+    Mann–Whitney U p (Holm) 0.003): slower``."""
+    name = _MEASURE_NAMES[change.measure]
+    text = (
+        f"{name}: median {_value(change.measure, change.baseline_median)} -> "
+        f"{_value(change.measure, change.candidate_median)}"
+    )
+    if change.test is None:
+        return text + f" ({change.note})" if change.note else text
+    text += f" ({_ratio(change.ratio)}, Mann–Whitney U p (Holm) {format_p(change.p_adjusted)})"
+    text += f": {change.verdict}"
+    if change.beyond_tolerance and change.tolerance is not None:
+        text += f", beyond the {100 * change.tolerance:g}% tolerated"
+    return text
+
+
+def format_efficiency_overall(change: OverallEfficiencyChange) -> str:
+    """One measure overall: the geometric mean ratio, its interval, the verdict."""
+    name = _MEASURE_NAMES[change.measure]
+    head = f"{name} {_ratio(change.ratio)}"
+    if change.ci_low is not None and change.ci_high is not None:
+        head += (
+            f" ({100 * change.confidence:g}% CI {_ratio(change.ci_low)} to "
+            f"{_ratio(change.ci_high)}, p {format_p(change.p_value)}, {change.paired_cases} cases)"
+        )
+    elif change.note:
+        head += f" ({change.note})"
+    head += f": {change.verdict}"
+    cases = []
+    if change.worse_cases:
+        cases.append(f"{change.worse_cases} case(s) worse")
+    if change.better_cases:
+        cases.append(f"{change.better_cases} better")
+    if cases:
+        head += f"; {', '.join(cases)}"
+    if change.tolerance is not None:
+        head += f"; tolerated increase {100 * change.tolerance:g}%" + (
+            ", exceeded" if change.beyond_tolerance else ""
+        )
+    return head
+
+
+def format_divergence(divergence: PathDivergence) -> str:
+    """Where a case's paths part: ``tools: step 2: refund 0/10 → 6/10, ... (most common
+    path: a, b (10/10) → a, c (6/10))``."""
+    kind = "tools" if divergence.kind == "tool" else "nodes"
+
+    def path(steps: list[str], trials: int, of: int) -> str:
+        return f"{', '.join(steps) or '(none)'} ({trials}/{of})"
+
+    d = divergence
+    paths = (
+        f"{path(d.baseline_path, d.baseline_path_trials, d.baseline_trials)} → "
+        f"{path(d.candidate_path, d.candidate_path_trials, d.candidate_trials)}"
+    )
+    if divergence.step is None:
+        return f"{kind}: the most common paths agree: {paths}"
+    calls = ", ".join(
+        f"{call.name} {call.baseline}/{divergence.baseline_trials} → "
+        f"{call.candidate}/{divergence.candidate_trials}"
+        for call in divergence.calls
+    )
+    return f"{kind}: step {divergence.step}: {calls} (most common path: {paths})"
+
+
+def efficiency_changes(case: CaseComparison) -> list[MeasureChange]:
+    """The case's significant efficiency changes."""
+    if case.efficiency is None:
+        return []
+    return [m for m in case.efficiency.measures if m.verdict != "no significant change"]
+
+
+def worse_verdicts(case: CaseComparison) -> list[str]:
+    """How the case got worse: ``regression`` (its pass rate), then each measure's."""
+    worse: list[str] = ["regression"] if case.verdict == "regression" else []
+    return worse + [c.verdict for c in efficiency_changes(case) if c.verdict in WORSE]
+
+
+def _print_efficiency(
+    comparison: Comparison, efficiency: EfficiencyComparison, console: Console
+) -> None:
+    console.print(Text(f"Efficiency ({EFFICIENCY_TEST}):"), soft_wrap=True)
+    changed = [(case, efficiency_changes(case)) for case in comparison.cases]
+    if not any(changes for _, changes in changed):
+        console.print(
+            Text("  no case changed significantly in cost, tokens, latency or tool calls")
+        )
+    for case, changes in changed:
+        for change in changes:
+            style = "bold red" if change.beyond_tolerance else ""
+            line = (
+                f"  {printable(case.case_id, keep_newlines=False)}: {format_measure_change(change)}"
+            )
+            console.print(Text(line, style=style), soft_wrap=True)
+    console.print(
+        Text("Efficiency overall (geometric mean of per-case median ratios, t interval):"),
+        soft_wrap=True,
+    )
+    for overall in efficiency.overall:
+        style = "bold red" if overall.beyond_tolerance else ""
+        console.print(Text(f"  {format_efficiency_overall(overall)}", style=style), soft_wrap=True)
+    for note in efficiency.notes:
+        console.print(Text(f"Note: {note}"), soft_wrap=True)
+
+
+def _print_divergence(comparison: Comparison, console: Console) -> None:
+    parted = [case for case in comparison.cases if case.divergence]
+    if not parted:
+        return
+    console.print(Text("Where the trajectories part ways (cases that got worse):"))
+    for case in parted:
+        worse = ", ".join(worse_verdicts(case))
+        head = f"  {printable(case.case_id, keep_newlines=False)} ({worse}): "
+        for divergence in case.divergence:
+            console.print(Text(head + format_divergence(divergence)), soft_wrap=True)
+
+
 def print_comparison(comparison: Comparison, console: Console) -> None:
     """Print the whole comparison to ``console``."""
     ascii_only = console.no_color and not console.is_terminal
@@ -235,5 +400,8 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
         console.print(_criteria_table(comparison, ascii_only))
     if comparison.power is not None:
         console.print(Text(format_power(comparison.power)), soft_wrap=True)
+    if comparison.efficiency is not None:
+        _print_efficiency(comparison, comparison.efficiency, console)
+        _print_divergence(comparison, console)
     for note in comparison.notes:
         console.print(Text(f"Note: {note}"), soft_wrap=True)

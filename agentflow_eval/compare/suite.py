@@ -10,7 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentflow_eval.compare.models import RunComparison
+from agentflow_eval.compare.efficiency import efficiency_findings
+from agentflow_eval.compare.models import EfficiencyFinding, RunComparison
 from agentflow_eval.storage.history import RunEntry
 
 __all__ = [
@@ -25,7 +26,9 @@ __all__ = [
     "suite_verdict",
 ]
 
-SUMMARY_VERSION = "1.0"
+SUMMARY_VERSION = "1.1"
+"""1.1: each eval set lists its significant efficiency changes for the worse
+(``efficiency``), a regression when beyond a tolerance the suite gave."""
 
 EvalSetStatus = Literal[
     "regression", "improvement", "no significant change", "not compared", "failed"
@@ -75,6 +78,11 @@ class EvalSetOutcome(_Model):
     change: float | None = None
     regressed_cases: list[RegressedCase] = Field(default_factory=list)
     improved_cases: list[str] = Field(default_factory=list)
+    efficiency: list[EfficiencyFinding] = Field(
+        default_factory=list,
+        description="significant increases of cost, tokens, latency or tool calls, overall "
+        "and per case (a regression when beyond its tolerance)",
+    )
     problem: str | None = None
     problem_kind: str | None = None
     gate_failed: bool = False
@@ -191,6 +199,7 @@ def outcome_of_published_run(
         if case.verdict == "regression"
     ]
     outcome.improved_cases = [c.case_id for c in comparison.cases if c.verdict == "improvement"]
+    outcome.efficiency = efficiency_findings(comparison)
     if comparison.regressed:
         outcome.status = "regression"
     elif comparison.overall.verdict == "improvement" or outcome.improved_cases:

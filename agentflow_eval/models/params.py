@@ -34,6 +34,7 @@ from pydantic import (
 from pydantic_core import PydanticUndefined
 
 from agentflow_eval.models import defaults
+from agentflow_eval.models.tolerances import EfficiencyTolerances, parse_increase
 
 __all__ = [
     "DEFAULT_LINK_EXPIRY_HOURS",
@@ -42,6 +43,10 @@ __all__ = [
     "EvaluateParams",
     "FailOnRegression",
     "RejudgeFrom",
+    "MaxCostIncrease",
+    "MaxLatencyIncrease",
+    "MaxTokenIncrease",
+    "MaxToolCallIncrease",
     "ReportLinks",
     "S3Options",
     "ShardSpec",
@@ -356,6 +361,35 @@ FailOnRegression = Annotated[
         "first run, with nothing published yet, passes)",
     ),
 ]
+
+
+def _increase(title: str, what: str) -> Any:
+    return _ui(
+        title,
+        f"with a baseline, the increase of {what} over the baseline's a regression gate "
+        "tolerates, e.g. 10% (a significant increase beyond it is a regression; blank: "
+        "reported, never gated)",
+        form_default="",
+    )
+
+
+_INCREASE = (
+    BeforeValidator(_blank_is_none),
+    BeforeValidator(parse_increase),
+    _optional("string"),
+)
+MaxCostIncrease = Annotated[float | None, *_INCREASE, _increase("Max cost increase", "cost")]
+MaxLatencyIncrease = Annotated[
+    float | None, *_INCREASE, _increase("Max latency increase", "a case's median latency")
+]
+MaxTokenIncrease = Annotated[
+    float | None, *_INCREASE, _increase("Max token increase", "a case's median tokens")
+]
+MaxToolCallIncrease = Annotated[
+    float | None,
+    *_INCREASE,
+    _increase("Max tool-call increase", "a case's median tool calls"),
+]
 Secrets = Annotated[
     dict[str, str],
     _ui(
@@ -431,6 +465,10 @@ class EvaluateParams(BaseModel):
     s3: S3 = Field(default_factory=S3Options)
     baseline: Baseline = None
     fail_on_regression: FailOnRegression = False
+    max_cost_increase: MaxCostIncrease = None
+    max_latency_increase: MaxLatencyIncrease = None
+    max_token_increase: MaxTokenIncrease = None
+    max_tool_call_increase: MaxToolCallIncrease = None
     secrets: Secrets = Field(default_factory=dict)
     shards: Shards = 1
     shared_storage: SharedStorage = None
@@ -445,6 +483,15 @@ class EvaluateParams(BaseModel):
                 "publish_to (s3://bucket/prefix or a folder), or name the baseline run"
             )
         return self
+
+    def tolerances(self) -> EfficiencyTolerances:
+        """The efficiency increases the regression gate tolerates."""
+        return EfficiencyTolerances(
+            max_cost_increase=self.max_cost_increase,
+            max_latency_increase=self.max_latency_increase,
+            max_token_increase=self.max_token_increase,
+            max_tool_call_increase=self.max_tool_call_increase,
+        )
 
     def flow_parameters(self) -> dict[str, Any]:
         """These parameters as the evaluate flow's keyword arguments (the CLI, tests and

@@ -28,6 +28,10 @@ from agentflow_eval.models.params import (
     GitSha,
     JudgeModel,
     Labels,
+    MaxCostIncrease,
+    MaxLatencyIncrease,
+    MaxTokenIncrease,
+    MaxToolCallIncrease,
     OutputDir,
     Runs,
     S3Options,
@@ -151,6 +155,10 @@ class RegressionParams(BaseModel):
     suite: Suite = "nightly"
     baseline: SuiteBaseline = "latest"
     fail_on_regression: FailOnRegression = False
+    max_cost_increase: MaxCostIncrease = None
+    max_latency_increase: MaxLatencyIncrease = None
+    max_token_increase: MaxTokenIncrease = None
+    max_tool_call_increase: MaxToolCallIncrease = None
     evaluate_deployment: EvaluateDeployment = DEFAULT_EVALUATE_DEPLOYMENT
     eval_timeout_minutes: EvalTimeout = defaults.SUITE_EVAL_TIMEOUT_MINUTES
     crash_retries: CrashRetries = defaults.SUITE_CRASH_RETRIES
@@ -217,5 +225,9 @@ class RegressionParams(BaseModel):
             s3=self.s3,
             baseline=entry.baseline or self.baseline,
             fail_on_regression=self.fail_on_regression,
+            max_cost_increase=self.max_cost_increase,
+            max_latency_increase=self.max_latency_increase,
+            max_token_increase=self.max_token_increase,
+            max_tool_call_increase=self.max_tool_call_increase,
             secrets=self.secrets,
         )

@@ -30,6 +30,7 @@ __all__ = [
     "TrajectoryEvent",
     "Trial",
     "TrialError",
+    "TrialFigures",
     "TrialResult",
     "Turn",
     "Usage",
@@ -40,7 +41,9 @@ SCHEMA_VERSION = "1.3"
 ``intermediate_responses`` and ``usage`` are derived from them. 1.2: a component case's
 turn records the component's ``output``; a case judged on the next step only says so
 (``next_step_only``). 1.3: a run that judged an earlier run's trials again names that run
-(``rejudged_from``); a trial keeps what the agent printed (``agent_output``)."""
+(``rejudged_from``); a trial keeps what the agent printed (``agent_output``); each case
+keeps what each of its trials took (``trial_figures``: cost, tokens, calls, latency, the
+paths its trajectory took)."""
 
 
 class Record(BaseModel):
@@ -321,6 +324,64 @@ class Trial(Record):
         return Usage.total([turn.usage for turn in self.turns])
 
 
+class TrialFigures(Record):
+    """What one trial took, as measured: the values a case's efficiency summaries and a
+    comparison's efficiency tests are computed from, and the paths its trajectory took.
+    Kept in the case's summary (not only with the trial) so a comparison reads them from
+    a results.json's summaries alone."""
+
+    trial_index: int
+    """Which run of the case (0-based)."""
+    errored: bool = False
+    """Whether the trial did not finish (its figures cover what it did before it stopped)."""
+    cost_usd: float | None = None
+    """The agent's model cost in US dollars; null when some call's price is unknown."""
+    input_tokens: int = 0
+    """Tokens the agent sent to its models."""
+    output_tokens: int = 0
+    """Tokens the agent's models wrote."""
+    model_calls: int = 0
+    """Model calls the agent made."""
+    tool_calls: int = 0
+    """Tool calls the agent made."""
+    steps: int = 0
+    """The agent's steps: node visits where the framework records them, else model calls."""
+    latency_ms: float = 0.0
+    """Wall time of the trial."""
+    turn_latency_ms: list[float] = Field(default_factory=list)
+    """Wall time of each turn, in order."""
+    tool_path: list[str] = Field(default_factory=list)
+    """The tools called, in order, over every turn."""
+    node_path: list[str] | None = None
+    """The nodes (graph nodes, agents) visited, in order, where the framework records them."""
+
+    @classmethod
+    def of(cls, trial: Trial) -> TrialFigures:
+        """The figures of ``trial``, read from its recorded events."""
+        usage = trial.usage
+        nodes = [
+            event.name
+            for turn in trial.turns
+            for event in turn.events
+            if isinstance(event, NodeEvent)
+        ]
+        tools = [call.name for call in trial.tool_calls]
+        return cls(
+            trial_index=trial.trial_index,
+            errored=trial.error is not None,
+            cost_usd=usage.cost_usd,
+            input_tokens=usage.prompt_tokens,
+            output_tokens=usage.completion_tokens,
+            model_calls=usage.calls,
+            tool_calls=len(tools),
+            steps=len(nodes) if nodes else usage.calls,
+            latency_ms=trial.duration_ms,
+            turn_latency_ms=[turn.latency_ms for turn in trial.turns],
+            tool_path=tools,
+            node_path=nodes or None,
+        )
+
+
 CriterionStatus = Literal["passed", "failed", "not_evaluated", "skipped"]
 
 
@@ -463,6 +524,8 @@ class CaseResult(Record):
     next_step_only: bool = False
     """The criteria judged only the agent's next step of each trial (the case's
     ``next_step_only``): its first tool calls, or its answer when it called no tool."""
+    trial_figures: list[TrialFigures] = Field(default_factory=list)
+    """What each trial took (cost, tokens, calls, latency, paths), sorted by trial index."""
 
     @model_validator(mode="after")
     def _rated_defaults_to_runs(self) -> CaseResult:

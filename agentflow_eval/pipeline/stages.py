@@ -31,6 +31,7 @@ from agentflow_eval.files.case_trials import JudgedFileTrials
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.params import S3Options
 from agentflow_eval.models.results import RunResult, Trial
+from agentflow_eval.models.tolerances import EfficiencyTolerances
 from agentflow_eval.publish.publisher import PublishOutcome, publish_run
 from agentflow_eval.report.digest import TrialDigest
 from agentflow_eval.report.writer import write_run_reports
@@ -128,13 +129,15 @@ async def aggregate_stage(plan: RunPlan) -> FoldedRun:
 class BaselineOptions:
     """What to compare a run with: ``baseline`` (``latest``, a run folder, a results.json
     or an ``s3://`` location), where ``latest`` is looked up (``publish_to``), how to
-    reach an S3-compatible store, and whether a regression fails the run."""
+    reach an S3-compatible store, whether a regression fails the run, and the efficiency
+    increases that are no regression (``tolerances``; none: efficiency never gates)."""
 
     baseline: str
     publish_to: str | None = None
     s3: S3Options | None = None
     credentials: S3Credentials | None = None
     fail_on_regression: bool = False
+    tolerances: EfficiencyTolerances | None = None
 
 
 def _compare(plan: RunPlan, run: RunResult, options: BaselineOptions) -> RunComparison:
@@ -146,6 +149,7 @@ def _compare(plan: RunPlan, run: RunResult, options: BaselineOptions) -> RunComp
         credentials=options.credentials,
         candidate_source=str(plan.paths.results),
         fail_on_regression=options.fail_on_regression,
+        tolerances=options.tolerances,
     )
     write_run_comparison(plan.paths.run_dir, record)
     return record

@@ -21,6 +21,7 @@ from agentflow_eval.compare.models import (
     RunInfo,
 )
 from agentflow_eval.compare.render import format_p, format_power
+from agentflow_eval.report.efficiency_view import EfficiencyView, efficiency_view
 from agentflow_eval.report.formats import format_pct
 
 __all__ = ["CaseMark", "ComparisonRow", "ComparisonView", "CriterionRow", "comparison_view"]
@@ -108,6 +109,7 @@ class ComparisonView:
     power: str = ""
     notes: list[str] = field(default_factory=list)
     marks: dict[str, CaseMark] = field(default_factory=dict)
+    efficiency: EfficiencyView | None = None
 
     @property
     def gate_failed(self) -> bool:
@@ -242,4 +244,5 @@ def comparison_view(record: RunComparison) -> ComparisonView:
         power=format_power(comparison.power) if comparison.power else "",
         notes=list(comparison.notes),
         marks=marks,
+        efficiency=efficiency_view(comparison),
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentflow_eval.compare.models import EfficiencyFinding
 from agentflow_eval.compare.suite import EvalSetOutcome, SuiteSummary
 from agentflow_eval.report.markdown import md_text
 
@@ -22,6 +23,13 @@ def _change(value: float | None) -> str:
     return "" if value is None else f" ({value * 100:+.1f} pts)"
 
 
+def _finding(finding: EfficiencyFinding) -> str:
+    where = finding.case_id or "overall"
+    ratio = "" if finding.ratio is None else f" ×{finding.ratio:.2f}"
+    beyond = " (beyond tolerance)" if finding.beyond_tolerance else ""
+    return f"{where} {finding.verdict}{ratio}{beyond}"
+
+
 def outcome_line(outcome: EvalSetOutcome) -> str:
     """One eval set in a line: id, status, pass rate, and what changed or went wrong."""
     head = f"{outcome.eval_set_id}: {outcome.status}"
@@ -35,6 +43,8 @@ def outcome_line(outcome: EvalSetOutcome) -> str:
         text += f"; regressed: {cases}"
     if outcome.improved_cases:
         text += f"; improved: {', '.join(outcome.improved_cases)}"
+    if outcome.efficiency:
+        text += "; " + ", ".join(_finding(finding) for finding in outcome.efficiency)
     if outcome.status == "not compared" and outcome.problem:
         text += f"; {outcome.problem}"
     return text

@@ -25,6 +25,7 @@ from agentflow_eval.models.results import (
     CriterionSummary,
     RunResult,
     RunTotals,
+    TrialFigures,
     TrialResult,
     Usage,
 )
@@ -87,6 +88,7 @@ class _CaseTally:
     statuses: dict[str, int] = field(default_factory=dict)
     criteria: dict[str, _CriterionTally] = field(default_factory=dict)
     latencies: list[float] = field(default_factory=list)
+    figures: list[TrialFigures] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     judge_usage: Usage = field(default_factory=Usage)
     judge_cache_hits: int = 0
@@ -104,6 +106,7 @@ class _CaseTally:
         error = result.trial.error
         self.infrastructure_errors += error is not None and error.kind == "infrastructure"
         self.latencies.append(result.trial.duration_ms)
+        self.figures.append(TrialFigures.of(result.trial))
         self.usage.add(result.trial.usage)
         for criterion in result.criteria:
             key = _criterion_key(criterion)
@@ -282,6 +285,7 @@ def _summarise(
                 judge_usage=tally.judge_usage,
                 expected=expected_turns(case),
                 next_step_only=case.next_step_only,
+                trial_figures=sorted(tally.figures, key=lambda f: f.trial_index),
             )
         )
         for name, crit in tally.criteria.items():

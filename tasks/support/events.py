@@ -8,7 +8,9 @@
   significant regression (overall or in some case); the payload's ``verdict`` is
   ``regression``, ``overall_verdict`` says whether the overall change alone was
   significant, and it names the regressed cases with their counts, changes and p-values,
-  the baseline run and the report.
+  the significant increases of cost, tokens, latency or tool calls (``efficiency``: each
+  with ``beyond_tolerance``, true for those that made the run regress), the baseline run
+  and the report.
 - ``agentflow.eval.baseline-unavailable``: the run was to be compared with a baseline and
   was not; ``payload.kind`` is ``no-earlier-run`` (the first run of a schedule) or
   ``unavailable`` (the baseline could not be read: nobody can say whether it regressed).
@@ -34,6 +36,7 @@ from typing import Any
 
 from prefect.events import emit_event
 
+from agentflow_eval.compare.efficiency import efficiency_findings
 from agentflow_eval.compare.models import CaseCounts, RunComparison
 from agentflow_eval.compare.suite import EvalSetOutcome, SuiteSummary
 from agentflow_eval.models.results import RunResult
@@ -184,6 +187,11 @@ def regressed_payload(
             }
             for case in comparison.cases
             if case.verdict == "regression"
+        ],
+        # significant increases of cost, tokens, latency or tool calls; a regression
+        # (what made the run regress, with no regressed case) when beyond_tolerance
+        "efficiency": [
+            finding.model_dump(mode="json") for finding in efficiency_findings(comparison)
         ],
         "fail_on_regression": record.fail_on_regression,
         "report_url": report_url,

@@ -13,6 +13,7 @@ from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import ArtifactFilter
 from prefect.client.schemas.sorting import ArtifactSort
 from prefect.testing.fixtures import asserting_events_worker  # noqa: F401 (a fixture)
+from support.evalsets import one_case_evalset
 
 from agentflow_eval.cli import main
 from agentflow_eval.flows.evaluate import RegressionGateFailed, evaluate
@@ -26,20 +27,8 @@ CASE = "rain-in-paris"
 def eval_files(tmp_path: Path) -> dict[str, str]:
     """A one-case eval set judged by an expectation, an agent that passes it and one
     that fails it."""
-    evalset = tmp_path / "paris.evalset.json"
-    evalset.write_text(
-        json.dumps(
-            {
-                "eval_set_id": EVAL_SET_ID,
-                "eval_cases": [
-                    {
-                        "eval_id": CASE,
-                        "conversation": [{"user_content": "What is the weather in Paris?"}],
-                        "expectations": [{"final_contains": "rain"}],
-                    }
-                ],
-            }
-        )
+    evalset = one_case_evalset(
+        tmp_path / "paris.evalset.json", EVAL_SET_ID, CASE, "What is the weather in Paris?", "rain"
     )
     agents = tmp_path / "paris_agents.py"
     agents.write_text(

@@ -1,7 +1,8 @@
 """Run summaries built from pass counts alone, for comparison tests and simulations.
 
 A :class:`~agentflow_eval.models.results.RunResult` whose cases carry the given counts
-(and, optionally, criterion means), with no trials: what a comparison reads.
+(and, optionally, criterion means and what each trial took), with no trials: what a
+comparison reads.
 """
 
 from __future__ import annotations
@@ -10,7 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from agentflow_eval.models.results import CaseResult, CriterionSummary, RunResult, RunTotals
+from agentflow_eval.models.results import (
+    CaseResult,
+    CriterionSummary,
+    RunResult,
+    RunTotals,
+    TrialFigures,
+)
 
 __all__ = ["Counts", "run_with_counts"]
 
@@ -27,6 +34,7 @@ class Counts:
     runs: int
     infrastructure: int = 0
     criteria: dict[str, float] = field(default_factory=dict)
+    figures: Sequence[TrialFigures] = ()
 
 
 def run_with_counts(
@@ -60,6 +68,7 @@ def run_with_counts(
                     CriterionSummary(criterion=name, mean_score=mean)
                     for name, mean in case.criteria.items()
                 ],
+                trial_figures=list(case.figures),
             )
         )
     trials = sum(case.runs for case in cases)

@@ -74,3 +74,21 @@ def test_flow_parameters_round_trip() -> None:
 def test_bad_suites_are_refused_naming_the_field(change: dict, message: str) -> None:
     with pytest.raises(ValidationError, match=message):
         RegressionParams.model_validate({"evals": EVALS, "publish_to": "s3://r/a", **change})
+
+
+def test_the_suites_efficiency_tolerances_reach_each_eval_set() -> None:
+    params = RegressionParams.model_validate(
+        {
+            "evals": EVALS,
+            "publish_to": "s3://reports/agents",
+            "max_latency_increase": "25%",
+            "max_cost_increase": "",
+        }
+    )
+    weather = params.evaluate_params(0, params.tag("flow-1", 0))
+    assert weather.max_latency_increase == 0.25 and weather.max_cost_increase is None
+    assert weather.tolerances().of("latency") == 0.25
+    with pytest.raises(ValidationError, match="max_token_increase"):
+        RegressionParams.model_validate(
+            {"evals": EVALS, "publish_to": "s3://r", "max_token_increase": "10"}
+        )
