@@ -18,7 +18,7 @@ import argparse
 from typing import Any
 
 from agentflow_eval.cli import run as run_command
-from agentflow_eval.cli.common import fail
+from agentflow_eval.cli.common import add_tolerance_flags, fail
 from agentflow_eval.cli.run_flags import (
     add_baseline_flags,
     add_fail_under_flag,
