@@ -9,23 +9,16 @@ tests/e2e/test_commands.py."""
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from agentflow_eval.cli import build_parser, main
+from agentflow_eval.cli import build_parser
+from tests.support.cli_in_process import CliResult, run_cli
 
 ROOT = Path(__file__).resolve().parents[3]
 EVALSET = str(ROOT / "examples/weather/weather.evalset.json")
 AGENT = "examples.weather.agent:agent"
-
-
-@dataclass
-class Result:
-    returncode: int
-    stdout: str
-    stderr: str
 
 
 @pytest.fixture
@@ -39,14 +32,8 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
     monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.chdir(ROOT)
 
-    def run(*args: str) -> Result:
-        capsys.readouterr()
-        try:
-            code = main(list(args))
-        except SystemExit as exc:  # argparse's usage errors
-            code = exc.code if isinstance(exc.code, int) else 1
-        out, err = capsys.readouterr()
-        return Result(code, out, err)
+    def run(*args: str) -> CliResult:
+        return run_cli(capsys, *args)
 
     return run
 
