@@ -242,3 +242,26 @@ def test_the_cli_exits_3_when_the_server_cannot_start(tmp_path: Path) -> None:
     # the run was planned before the flow (its folder checked and locked), and a new run
     # that never started leaves no folder behind
     assert not list((tmp_path / "out").rglob("run.json"))
+
+
+def test_verbose_output_links_nothing_into_the_temporary_server(tmp_path: Path) -> None:
+    """The temporary server is gone when the command returns (and serves no UI): Prefect's
+    log, shown with --verbose, carries no "View at" link into it."""
+    agent, evalset = _slow_agent_project(tmp_path)
+    env = prefect_env(tmp_path / "prefect")
+    env.pop("PREFECT_API_URL", None)
+    result = subprocess.run(
+        [
+            *(AGENTFLOW_EVAL, "run", f"{agent}:agent", str(evalset)),
+            *("--runs", "1", "--verbose", "--output", str(tmp_path / "out")),
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Beginning flow run" in result.stderr  # Prefect's log is shown
+    assert "View at" not in result.stderr
+    assert "http://127.0.0.1" not in result.stdout + result.stderr

@@ -52,9 +52,7 @@ def _run_dir(stdout: str) -> Path:
     raise AssertionError(f"no run folder in:\n{stdout}")
 
 
-def test_a_run_without_prefect_writes_the_run_folder_and_the_scorecard(
-    cli, tmp_path: Path
-) -> None:
+def test_a_run_without_prefect_writes_the_run_folder_and_the_scorecard(cli, tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = cli(
         "run", AGENT, EVALSET, "--config", CONFIG, "--runs", "2", "--output", str(out),
