@@ -11,8 +11,9 @@ as a person runs it:
   temporary API server, whose database one unmeasured run creates first, as a user's
   home keeps it).
 
-Each is run ``--repeat`` times (default 5), interleaved, and reported as medians, as a
-ratio to bare and as bare + seconds; the block between the loop markers of
+Each is run ``--repeat`` times (default 5), interleaved, and reported as medians of wall
+and CPU time (CPU: steadier on a shared machine), as a ratio to bare and as bare +
+seconds; the block between the loop markers of
 ``benchmarks/RESULTS.md`` is rewritten."""
 
 from __future__ import annotations
@@ -31,10 +32,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.measure import (  # noqa: E402
-    ProcessRun,
+    Measured,
     benchmark_parser,
     replace_block,
     run_measured,
+    run_measured_cpu,
 )
 from benchmarks.run import RESULTS_MD, WEATHER_AGENT, machine  # noqa: E402
 from benchmarks.workloads import Workload, write_workload  # noqa: E402
@@ -70,49 +72,54 @@ def _command(way: str, workload: Workload, output: Path) -> list[str]:
     return [*cli, "--quiet", *(["--no-prefect"] if way == "--no-prefect" else [])]
 
 
-def measure(repeat: int, folder: Path) -> dict[str, list[float]]:
-    """Wall seconds of each way, ``repeat`` times each, interleaved."""
+def measure(repeat: int, folder: Path) -> dict[str, list[Measured]]:
+    """Each way ``repeat`` times, interleaved: wall and CPU time."""
     workload = write_workload(folder, "loop", cases=CASES, runs=RUNS)
     env = _env(folder / "prefect")
     run_measured(_command("flow", workload, folder / "warmup"), env=env, cwd=ROOT).check()
-    walls: dict[str, list[float]] = {way: [] for way in WAYS}
+    runs: dict[str, list[Measured]] = {way: [] for way in WAYS}
     for index in range(repeat):
         for way in WAYS:
             output = folder / f"out-{index}-{way.strip('-')}"
-            run: ProcessRun = run_measured(_command(way, workload, output), env=env, cwd=ROOT)
-            walls[way].append(run.check().wall_s)
-            print(f"[{time.strftime('%H:%M:%S')}] {way}: {run.wall_s:.2f} s", flush=True)
-    return walls
+            done = run_measured_cpu(_command(way, workload, output), env=env, cwd=ROOT)
+            runs[way].append(done)
+            print(
+                f"[{time.strftime('%H:%M:%S')}] {way}: {done.run.wall_s:.2f} s wall, "
+                f"{done.cpu_s:.2f} s CPU",
+                flush=True,
+            )
+    return runs
 
 
-def summary_lines(walls: dict[str, list[float]], started: datetime) -> list[str]:
+def _against(value: float, bare: float) -> str:
+    return f"{value / bare:.2f}× (bare {value - bare:+.1f} s)"
+
+
+def summary_lines(runs: dict[str, list[Measured]], started: datetime) -> list[str]:
     about = machine()
-    bare = statistics.median(walls["bare"])
-    cells = []
-    for way in WAYS:
-        median = statistics.median(walls[way])
-        relative = (
-            "1.00×" if way == "bare" else f"{median / bare:.2f}× (bare + {median - bare:.1f} s)"
-        )
-        cells.append(
-            f"| {way} | {median:.2f} s | {relative} | "
-            + ", ".join(f"{wall:.2f}" for wall in walls[way])
-            + " |"
-        )
-    count = len(walls["bare"])
+    wall = {way: statistics.median(m.run.wall_s for m in runs[way]) for way in WAYS}
+    cpu = {way: statistics.median(m.cpu_s for m in runs[way]) for way in WAYS}
+    rows = [
+        f"| {way} | {wall[way]:.2f} s | {_against(wall[way], wall['bare'])} "
+        f"| {cpu[way]:.2f} s | {_against(cpu[way], cpu['bare'])} | "
+        + "; ".join(f"{m.run.wall_s:.1f}/{m.cpu_s:.1f}" for m in runs[way])
+        + " |"
+        for way in WAYS
+    ]
     return [
         f"Measured {started:%Y-%m-%d %H:%M} UTC on {about['cpu']}, Python {about['python']} "
         f"({about['packages']}); load average at start {about['load average at start']}.",
         "",
-        f"### The local loop — {CASES} cases × {RUNS} trials on the demo model; medians of {count}",
+        f"### The local loop — {CASES} cases × {RUNS} trials on the demo model; medians of "
+        f"{len(runs['bare'])}",
         "",
         "Each a fresh process: bare is `AgentEvaluator.evaluate_file` (as in pytest); "
         "`--no-prefect` and flow are `agentflow-eval run`, the flow on Prefect's temporary "
-        "API server.",
+        "API server. CPU is the process's and its children's (the temporary server's).",
         "",
-        "| way | wall | against bare | each run (s) |",
-        "|---|---:|---:|---|",
-        *cells,
+        "| way | wall | wall against bare | CPU | CPU against bare | each run: wall/CPU (s) |",
+        "|---|---:|---:|---:|---:|---|",
+        *rows,
     ]
 
 
@@ -121,8 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = datetime.now(UTC)
     with tempfile.TemporaryDirectory(prefix="agentflow-loop-") as tmp:
-        walls = measure(args.repeat, Path(tmp))
-    lines = summary_lines(walls, started)
+        runs = measure(args.repeat, Path(tmp))
+    lines = summary_lines(runs, started)
     print("\n".join(["", *lines]))
     if not args.no_write:
         replace_block(RESULTS_MD, START_MARK, END_MARK, lines)

@@ -9,6 +9,7 @@ import argparse
 import itertools
 import json
 import os
+import resource
 import subprocess
 import threading
 import time
@@ -18,11 +19,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 __all__ = [
+    "Measured",
     "ProcessRun",
     "TrialTimes",
     "benchmark_parser",
     "replace_block",
     "run_measured",
+    "run_measured_cpu",
     "trial_times",
 ]
 
@@ -139,6 +142,27 @@ def run_measured(
         peak_rss_mib=own / 1024,
         children_peak_rss_mib=children,
     )
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A finished process and the CPU time (user + system) it and its children used:
+    steadier than wall time on a machine shared with other work."""
+
+    run: ProcessRun
+    cpu_s: float
+
+
+def run_measured_cpu(
+    command: Sequence[str], *, env: Mapping[str, str], cwd: Path, timeout_s: float = 1800
+) -> Measured:
+    """:func:`run_measured`, checked, with the CPU time of the process and of every
+    descendant it waited for (one command at a time: the counts are this process's)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run = run_measured(command, env=env, cwd=cwd, timeout_s=timeout_s).check()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Measured(run, cpu)
 
 
 @dataclass(frozen=True)
