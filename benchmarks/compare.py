@@ -18,12 +18,10 @@ import argparse
 import json
 import os
 import random
-import resource
 import statistics
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +33,7 @@ from support.sample_results import sample_run  # noqa: E402
 
 from agentflow_eval.files.results_json import write_results_json  # noqa: E402
 from agentflow_eval.models.results import CaseResult, RunResult, TrialResult  # noqa: E402
-from benchmarks.measure import ProcessRun, run_measured  # noqa: E402
+from benchmarks.measure import Measured, run_measured_cpu  # noqa: E402
 
 SHAPES = ((2000, 5), (100, 100), (100, 300))
 
@@ -106,21 +104,9 @@ def build(directory: Path, cases: int, runs: int) -> tuple[Path, Path]:
     return paths[0], paths[1]
 
 
-@dataclass(frozen=True)
-class Measured:
-    """A finished process and the CPU time (user + system) it and its children used."""
-
-    run: ProcessRun
-    cpu_s: float
-
-
 def _measure(command: Sequence[str]) -> Measured:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     env = dict(os.environ, NO_COLOR="1")
-    run = run_measured(command, env=env, cwd=ROOT, timeout_s=600).check()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Measured(run, cpu)
+    return run_measured_cpu(command, env=env, cwd=ROOT, timeout_s=600)
 
 
 # Where a comparison's time goes, in one process: CPU seconds per phase.

@@ -1,12 +1,15 @@
 """Measuring a command: wall time and peak resident memory of a process and its children,
 read from ``/proc`` (no extra dependencies), plus the trial timings a run left in its
-``trials.jsonl``."""
+``trials.jsonl``; and what the benchmark scripts share: their command-line options and
+how they rewrite their block of ``benchmarks/RESULTS.md``."""
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import os
+import resource
 import subprocess
 import threading
 import time
@@ -15,7 +18,16 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-__all__ = ["ProcessRun", "TrialTimes", "run_measured", "trial_times"]
+__all__ = [
+    "Measured",
+    "ProcessRun",
+    "TrialTimes",
+    "benchmark_parser",
+    "replace_block",
+    "run_measured",
+    "run_measured_cpu",
+    "trial_times",
+]
 
 _POLL_S = 0.02
 
@@ -133,6 +145,27 @@ def run_measured(
 
 
 @dataclass(frozen=True)
+class Measured:
+    """A finished process and the CPU time (user + system) it and its children used:
+    steadier than wall time on a machine shared with other work."""
+
+    run: ProcessRun
+    cpu_s: float
+
+
+def run_measured_cpu(
+    command: Sequence[str], *, env: Mapping[str, str], cwd: Path, timeout_s: float = 1800
+) -> Measured:
+    """:func:`run_measured`, checked, with the CPU time of the process and of every
+    descendant it waited for (one command at a time: the counts are this process's)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run = run_measured(command, env=env, cwd=cwd, timeout_s=timeout_s).check()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Measured(run, cpu)
+
+
+@dataclass(frozen=True)
 class TrialTimes:
     """When a run's trials happened, from ``trials.jsonl``: seconds since the first trial
     started at which each trial ended (sorted), and the trial phase's span."""
@@ -169,3 +202,28 @@ def trial_times(run_dir: Path) -> TrialTimes:
         return TrialTimes([])
     origin = min(starts)
     return TrialTimes(sorted((end - origin).total_seconds() for end in ends))
+
+
+def benchmark_parser(description: str, *, repeat: int) -> argparse.ArgumentParser:
+    """A benchmark script's options: ``--repeat N`` (each measurement that many times,
+    medians reported; default ``repeat``) and ``--no-write`` (print the figures, leave
+    RESULTS.md as it is). A script adds its own."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument(
+        "--repeat", type=int, default=repeat, help=f"runs per measurement (median; {repeat})"
+    )
+    parser.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
+    return parser
+
+
+def replace_block(path: Path, start: str, end: str, lines: Sequence[str]) -> None:
+    """Replace the text between the markers ``start`` and ``end`` of ``path`` with
+    ``lines`` (the block is appended, markers and all, when the markers are missing)."""
+    block = "\n".join([start, *lines, end])
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        tail = rest.split(end, 1)[1]
+        path.write_text(head + block + tail, encoding="utf-8")
+    else:
+        path.write_text(f"{text.rstrip()}\n\n{block}\n", encoding="utf-8")

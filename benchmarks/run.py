@@ -22,7 +22,6 @@ temporary folder. The figures are printed and written to ``benchmarks/RESULTS.md
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -36,7 +35,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -46,7 +45,13 @@ if str(ROOT) not in sys.path:
 
 from benchmarks.bare_client import run_bare  # noqa: E402
 from benchmarks.bench_model import CITIES, JUDGE_MODEL  # noqa: E402
-from benchmarks.measure import ProcessRun, run_measured, trial_times  # noqa: E402
+from benchmarks.measure import (  # noqa: E402
+    ProcessRun,
+    benchmark_parser,
+    replace_block,
+    run_measured,
+    trial_times,
+)
 from benchmarks.workloads import Workload, write_workload  # noqa: E402
 
 LATENCY_S = 0.05
@@ -527,27 +532,18 @@ def summary_lines(report: Report) -> list[str]:
 
 def write_results_md(lines: list[str]) -> None:
     """Replace the text between RESULTS.md's markers (create the file if needed)."""
-    block = "\n".join([START_MARK, *lines, END_MARK])
-    if RESULTS_MD.exists():
-        text = RESULTS_MD.read_text(encoding="utf-8")
-        if START_MARK in text and END_MARK in text:
-            head, rest = text.split(START_MARK, 1)
-            tail = rest.split(END_MARK, 1)[1]
-            RESULTS_MD.write_text(head + block + tail, encoding="utf-8")
-            return
-    RESULTS_MD.write_text(f"# Benchmark results\n\n{block}\n", encoding="utf-8")
+    replace_block(RESULTS_MD, START_MARK, END_MARK, lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = benchmark_parser(__doc__.splitlines()[0], repeat=Scale.full().repeats)
     parser.add_argument("--quick", action="store_true", help="one W1 repetition, a small W3")
     parser.add_argument(
         "--only", choices=["w1", "w2", "w3", "calls"], action="append", help="run only these"
     )
-    parser.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
     args = parser.parse_args(argv)
     selected = set(args.only or ["w1", "w2", "w3", "calls"])
-    scale = Scale.quick() if args.quick else Scale.full()
+    scale = Scale.quick() if args.quick else replace(Scale.full(), repeats=args.repeat)
     report = Report(started=datetime.now(UTC), machine=machine(), scale=scale)
 
     def log(message: str) -> None:

@@ -22,6 +22,7 @@ from agentflow_eval.cli.common import add_tolerance_flags, fail
 from agentflow_eval.cli.run_flags import (
     add_baseline_flags,
     add_fail_under_flag,
+    add_no_prefect_flag,
     add_print_flags,
     add_publish_flags,
     add_verbose_flag,
@@ -63,6 +64,7 @@ def add_parser(sub: Any) -> None:
     add_baseline_flags(parser)
     add_tolerance_flags(parser)
     add_verbose_flag(parser)
+    add_no_prefect_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ import shlex
 import shutil
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
@@ -42,6 +43,7 @@ from agentflow_eval.cli.common import (
 from agentflow_eval.cli.run_flags import (
     add_baseline_flags,
     add_fail_under_flag,
+    add_no_prefect_flag,
     add_print_flags,
     add_publish_flags,
     add_verbose_flag,
@@ -139,6 +141,7 @@ def add_parser(sub: Any) -> None:
     add_tolerance_flags(parser)
     add_verbose_flag(parser)
     parser.set_defaults(rejudge_from=None)  # set by ``agentflow-eval rejudge``, run through here
+    add_no_prefect_flag(parser)
 
 
 def _params(args: argparse.Namespace, earlier: RunRecord | None = None) -> EvaluateParams:
@@ -259,9 +262,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from agentflow_eval.cli.direct import wants_no_prefect
     from agentflow_eval.redaction import install_log_redaction
 
     install_log_redaction()  # no log line of this process carries a secret
+    no_prefect = wants_no_prefect(args.no_prefect, os.environ)
     # The flow run's record gets every log line; the terminal only warnings and errors
     # (the scorecard says the rest), unless --verbose.
     os.environ.setdefault(
@@ -273,6 +278,10 @@ def _run(args: argparse.Namespace) -> int:
     # run's output. Off for that server unless the user set it; a server of one's own
     # (PREFECT_API_URL) keeps its own setting.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    # Prefect's client sends usage events of its own (its first import, first flow run)
+    # unless DO_NOT_TRACK is set (read when Prefect is imported, so set before): a run of
+    # this command is not a Prefect user's onboarding. Off unless the user set it.
+    os.environ.setdefault("DO_NOT_TRACK", "1")
     try:  # what the flags alone can tell, before anything starts
         _check_publish_target(
             args.publish_to, args.s3_endpoint_url, args.s3_region, args.s3_path_style
@@ -281,9 +290,7 @@ def _run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     # Boot Prefect's temporary API server on the other core while this process imports
     # Prefect and the agent and checks the inputs (a no-op when PREFECT_API_URL names one).
-    from agentflow_eval.flows.support.temporary_api import TemporaryPrefectAPI
-
-    api = TemporaryPrefectAPI.launch()
+    api = None if no_prefect else _launch_temporary_api()
     sys.path.insert(0, os.getcwd())  # agents named as package.module:attr from the project
 
     from agentflow_eval.demo import install_for as install_demo_for
@@ -306,6 +313,10 @@ def _run(args: argparse.Namespace) -> int:
             # agents named as package.module:attr from the project the run started in
             sys.path.append(str(earlier.started_in))
         params = _params(args, earlier)
+        if no_prefect:
+            from agentflow_eval.cli.direct import check_runs_without_prefect
+
+            check_runs_without_prefect(params)
         s3 = params.s3
         _check_publish_target(params.publish_to, s3.endpoint_url, s3.region, s3.path_style)
         # Everything the user can fix is found here, before the flow run starts: the
@@ -319,43 +330,77 @@ def _run(args: argparse.Namespace) -> int:
     # agentflow-demo/* models answer offline, whoever calls them (when the run needs them)
     install_demo_for(models_named(handle.plan.config, handle.plan.meta.agent_model))
     with handle:
-        return _run_planned(args, api, params, handle, agent, rerun_dir)
+        if no_prefect:
+            from agentflow_eval.cli.direct import direct_run, show_logs
+
+            show_logs(args.verbose)
+            start = direct_run(params, handle.plan, agent, os.environ)
+        else:
+            start = _flow_run(api, params, handle, agent)
+        return _run_planned(args, params, handle, agent, rerun_dir, start)
 
 
-def _run_planned(
-    args: argparse.Namespace,
+def _launch_temporary_api() -> TemporaryPrefectAPI | None:
+    """Prefect's temporary API server, launched now (see its module)."""
+    from agentflow_eval.flows.support.temporary_api import TemporaryPrefectAPI
+
+    return TemporaryPrefectAPI.launch()
+
+
+def _flow_run(
     api: TemporaryPrefectAPI | None,
     params: EvaluateParams,
     handle: RunHandle,
     agent: AgentUnderTest | None,
-    rerun_dir: Path | None,
-) -> int:
-    """Run the planned run's flow in this process, following its folder; then report."""
-    for warning in handle.plan.warnings:
-        print(f"warning: {terminal_text(warning)}", file=sys.stderr)
-
+) -> Callable[[], Awaitable[RunOutcome]]:
+    """The planned run as a run of the ``evaluate`` flow in this process, on ``api``
+    (a call that makes the coroutine). A failed regression gate hands back the complete
+    run: the command reports it, then fails."""
     from agentflow_eval.flows.evaluate import PlannedRun, RegressionGateFailed, evaluate
     from agentflow_eval.flows.support.console import quiet_deliberate_stops
-    from agentflow_eval.flows.support.temporary_api import TemporaryAPIError, run_on
+    from agentflow_eval.flows.support.temporary_api import run_on
 
     quiet_deliberate_stops()  # a run stopped on purpose is told in one line, below
+    planned = PlannedRun.of(handle, agent)
+
+    async def flow_run() -> RunOutcome:
+        try:
+            return await run_on(
+                api,
+                lambda: evaluate(**params.flow_parameters(), planned=planned),
+                flow_name=evaluate.name,
+            )
+        except RegressionGateFailed as exc:
+            return exc.outcome
+
+    return flow_run
+
+
+def _run_planned(
+    args: argparse.Namespace,
+    params: EvaluateParams,
+    handle: RunHandle,
+    agent: AgentUnderTest | None,
+    rerun_dir: Path | None,
+    start: Callable[[], Awaitable[RunOutcome]],
+) -> int:
+    """Run the planned run (``start``: the flow, or the stages directly) in this process,
+    following its folder; then report."""
+    for warning in handle.plan.warnings:
+        print(f"warning: {terminal_text(warning)}", file=sys.stderr)
     if args.verbose:
         who = f"agent {agent.name}" if agent is not None else "components"
         print(terminal_text(f"{who}: running {params.evalset}"), file=sys.stderr)
     from agentflow_eval.cli.interrupt import run_interruptibly
     from agentflow_eval.cli.progress import RunFolderWatch
 
+    # (this module imports no Prefect: the direct path may name its error too)
+    from agentflow_eval.flows.support.temporary_api import TemporaryAPIError
+
     watch = RunFolderWatch(handle.paths.run_dir, handle.plan.total_trials)
-    planned = PlannedRun.of(handle, agent)
     try:
         with _following(watch, args):
-            outcome = run_interruptibly(
-                lambda: run_on(
-                    api,
-                    lambda: evaluate(**params.flow_parameters(), planned=planned),
-                    flow_name=evaluate.name,
-                )
-            )
+            outcome = run_interruptibly(start)
     except KeyboardInterrupt:
         return _interrupted(watch.run_dir)
     except TemporaryAPIError as exc:
@@ -363,8 +408,6 @@ def _run_planned(
         if not handle.plan.resumed:  # a new run that never started leaves no folder behind
             shutil.rmtree(handle.paths.run_dir, ignore_errors=True)
         return EXIT_RUN_FAILED
-    except RegressionGateFailed as exc:  # the run is complete: report it, then fail
-        outcome = exc.outcome
     except Exception as exc:
         stopped = _stopped(exc, watch.run_dir)
         if stopped is None:

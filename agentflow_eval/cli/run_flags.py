@@ -10,6 +10,7 @@ from typing import Any
 __all__ = [
     "add_baseline_flags",
     "add_fail_under_flag",
+    "add_no_prefect_flag",
     "add_print_flags",
     "add_publish_flags",
     "add_verbose_flag",
@@ -94,6 +95,16 @@ def add_baseline_flags(parser: Any) -> None:
         action="store_true",
         help="exit 1 (and fail regressed cases in junit.xml) on a significant regression "
         "from --baseline, or when the baseline cannot be read",
+    )
+
+
+def add_no_prefect_flag(parser: Any) -> None:
+    """``--no-prefect``: the same stages in this process, without a flow run."""
+    parser.add_argument(
+        "--no-prefect",
+        action="store_true",
+        help="run the same stages in this process without Prefect (no flow run, no server "
+        "to start: a fast local loop); also AGENTFLOW_EVAL_NO_PREFECT=1",
     )
 
 

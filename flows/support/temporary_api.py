@@ -255,10 +255,12 @@ class TemporaryPrefectAPI:
 
     @contextlib.contextmanager
     def serving(self) -> Iterator[str]:
-        """Point Prefect at this server for the block (yields its URL)."""
-        from prefect.settings import PREFECT_API_URL, temporary_settings
+        """Point Prefect at this server for the block (yields its URL). Prefect's UI URL
+        is cleared meanwhile: this server has no UI and is gone when the command returns,
+        so Prefect prints no "View at" link into it."""
+        from prefect.settings import PREFECT_API_URL, PREFECT_UI_URL, temporary_settings
 
-        with temporary_settings(updates={PREFECT_API_URL: self.url}):
+        with temporary_settings(updates={PREFECT_API_URL: self.url, PREFECT_UI_URL: ""}):
             yield self.url
 
 

@@ -341,6 +341,72 @@ def test_screenshot_of_a_realistic_report(
         shutil.copyfile(shot, DOCS_SCREENSHOT)
 
 
+# --- an 800-pixel-wide window ------------------------------------------------------------
+
+NARROW = 800
+MIN_CHART_TEXT_PX = 9.95
+"""The smallest chart text allowed on screen (about 10 px; CSS pixels)."""
+
+_LAYOUT_AT_WIDTH = """(() => {
+  const width = document.documentElement.clientWidth;
+  const scrolls = (node) => ["auto", "scroll"].includes(getComputedStyle(node).overflowX);
+  const boxOf = (node) => {
+    for (let up = node.parentElement; up; up = up.parentElement) {
+      if (scrolls(up)) { return up; }
+    }
+    return null;
+  };
+  const outside = [];
+  for (const node of document.querySelectorAll("body *")) {
+    const rect = node.getBoundingClientRect();
+    if (rect.width === 0 || rect.right <= width + 0.5) { continue; }
+    const box = boxOf(node);
+    if (!box || box.getBoundingClientRect().right > width + 0.5) {
+      outside.push(`${node.tagName.toLowerCase()}.${node.getAttribute("class")} ${rect.right}`);
+    }
+  }
+  const table = document.querySelector("table.grid.criteria");
+  const tableBox = boxOf(table);
+  const texts = Array.from(document.querySelectorAll("svg text")).map((text) => {
+    const svg = text.ownerSVGElement;
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    return { text: text.textContent, px: parseFloat(getComputedStyle(text).fontSize) * scale };
+  });
+  return {
+    width,
+    pageWidth: document.documentElement.scrollWidth,
+    outside,
+    table: { width: table.getBoundingClientRect().width,
+             box: tableBox && tableBox.getBoundingClientRect().width,
+             boxScrolls: tableBox && tableBox.scrollWidth > tableBox.clientWidth },
+    texts,
+  };
+})()"""
+
+
+def test_the_report_at_800_pixels_wide(
+    devtools: DevTools, tmp_path: Path, report_file: Path
+) -> None:
+    """Nothing sticks out of an 800-pixel window: the criteria table scrolls inside its
+    box, and every chart label is drawn at about 10 px or larger (a chart scrolls in its
+    box rather than shrink its text). The screenshot is the test's artifact."""
+    tab = devtools.open_tab(width=NARROW, height=2400)
+    tab.load(report_file)
+    open_case(tab, "weather_multi_city", "all")
+    layout = tab.evaluate(_LAYOUT_AT_WIDTH)
+    shot = tab.screenshot(tmp_path / "report-800px.png")
+    print(f"\nscreenshot at {NARROW} px: {shot}")
+    assert layout["width"] == NARROW
+    assert layout["pageWidth"] <= NARROW, layout["outside"]
+    assert layout["outside"] == []
+    table = layout["table"]
+    assert table["box"] is not None and table["box"] <= NARROW
+    assert table["width"] > table["box"] and table["boxScrolls"], table  # it needs to scroll
+    assert len(layout["texts"]) > 20  # the pass chart and the histograms were measured
+    small = [t for t in layout["texts"] if t["px"] < MIN_CHART_TEXT_PX]
+    assert small == [], small
+
+
 # --- a 10,000-trial report ---------------------------------------------------------------
 
 LARGE_CASES = 2000

@@ -231,3 +231,40 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_finish(
         f"results in {shown}",
     ]
     assert resumed.stderr == ""  # --quiet: no progress
+
+
+def test_ctrl_c_without_prefect_stops_cleanly_and_the_resume_finishes(project: Path) -> None:
+    env = environment(project, None, AGENT_DELAY_S="0.5", AGENT_FIXED="1")
+    env["AGENTFLOW_EVAL_NO_PREFECT"] = "1"
+    process = subprocess.Popen(
+        [*COMMAND, "agent.py:agent", EVALSET, "--runs", "20", "--max-concurrency", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=project,
+        env=env,
+    )
+    seen = []
+    assert process.stderr is not None
+    for line in process.stderr:  # wait until trials are running
+        seen.append(line)
+        if line.startswith("trials "):
+            break
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    err = "".join(seen) + err
+    assert process.returncode == 130, err[-3000:]
+    assert "Traceback" not in err and out == ""
+    match = re.search(r"finish the run with: agentflow-eval run --resume (\S+)", err)
+    assert match, err
+    assert not (project / "prefect").exists()  # Prefect never ran: no home, no database
+    resumed = subprocess.run(
+        [*COMMAND, "--resume", match.group(1), "--quiet"],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env={**env, "AGENT_DELAY_S": "0"},
+        timeout=300,
+    )
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert resumed.stdout.splitlines()[0] == "overall: 40/40  (100%, 95% CI 91%–100%)"

@@ -158,27 +158,38 @@ async def _read_back(api_url: str) -> dict:
     return {"flow_run": flow_run, "task_runs": by_name, "logs": logs, "artifacts": artifacts}
 
 
-def test_a_cli_runs_trials_are_inside_its_run_trials_task_run(tmp_path: Path) -> None:
-    """Run the CLI on its temporary server, then read the run back from a Prefect server on
-    the same database: the run-trials task run holds the trials — its start and end
-    bracket every trial, its log reports them, its progress artifact is theirs — and the
-    stages ran in order inside the flow run."""
+def _run_on_the_temporary_api(
+    tmp_path: Path, home: Path, *flags: str
+) -> subprocess.CompletedProcess[str]:
+    """The CLI on the slow agent's project (run folders in ``tmp_path/out``), with no
+    Prefect API configured: it launches its temporary server on the Prefect home ``home``,
+    whose logs go to the API as well."""
     agent, evalset = _slow_agent_project(tmp_path)
-    home = tmp_path / "prefect"
-    home.mkdir()
     env = prefect_env(home)
     env.pop("PREFECT_API_URL", None)
     env["PREFECT_LOGGING_TO_API_ENABLED"] = "true"
-    result = subprocess.run(
+    return subprocess.run(
         [
             *(AGENTFLOW_EVAL, "run", f"{agent}:agent", str(evalset)),
-            *("--runs", str(RUNS), "--max-concurrency", "2", "--output", str(tmp_path / "out")),
+            *(*flags, "--output", str(tmp_path / "out")),
         ],
         env=env,
         cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=300,
+    )
+
+
+def test_a_cli_runs_trials_are_inside_its_run_trials_task_run(tmp_path: Path) -> None:
+    """Run the CLI on its temporary server, then read the run back from a Prefect server on
+    the same database: the run-trials task run holds the trials — its start and end
+    bracket every trial, its log reports them, its progress artifact is theirs — and the
+    stages ran in order inside the flow run."""
+    home = tmp_path / "prefect"
+    home.mkdir()
+    result = _run_on_the_temporary_api(
+        tmp_path, home, "--runs", str(RUNS), "--max-concurrency", "2"
     )
     assert result.returncode == 0, result.stderr[-3000:]
     (run_dir,) = (tmp_path / "out" / "quick").iterdir()
@@ -242,3 +253,13 @@ def test_the_cli_exits_3_when_the_server_cannot_start(tmp_path: Path) -> None:
     # the run was planned before the flow (its folder checked and locked), and a new run
     # that never started leaves no folder behind
     assert not list((tmp_path / "out").rglob("run.json"))
+
+
+def test_verbose_output_links_nothing_into_the_temporary_server(tmp_path: Path) -> None:
+    """The temporary server is gone when the command returns (and serves no UI): Prefect's
+    log, shown with --verbose, carries no "View at" link into it."""
+    result = _run_on_the_temporary_api(tmp_path, tmp_path / "prefect", "--runs", "1", "--verbose")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Beginning flow run" in result.stderr  # Prefect's log is shown
+    assert "View at" not in result.stderr
+    assert "http://127.0.0.1" not in result.stdout + result.stderr

@@ -3,26 +3,21 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from agentflow_eval.cli import main
+from tests.support.cli_in_process import CliResult, run_cli
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
-@dataclass
-class Result:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
 @pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
-    """``cli(*args) -> Result``: ``agentflow-eval ARGS`` in this process, from the
+def cli(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Callable[..., CliResult]:
+    """``cli(*args) -> CliResult``: ``agentflow-eval ARGS`` in this process, from the
     repository's folder."""
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
     # what the command sets for its process, undone after the test (as is the folder
@@ -31,13 +26,7 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
     monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.chdir(ROOT)
 
-    def run(*args: str) -> Result:
-        capsys.readouterr()
-        try:
-            code = main(list(args))
-        except SystemExit as exc:  # argparse's usage errors
-            code = exc.code if isinstance(exc.code, int) else 1
-        out, err = capsys.readouterr()
-        return Result(code, out, err)
+    def run(*args: str) -> CliResult:
+        return run_cli(capsys, *args)
 
     return run

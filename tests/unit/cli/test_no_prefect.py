@@ -1,0 +1,182 @@
+"""``agentflow-eval run --no-prefect`` (or ``AGENTFLOW_EVAL_NO_PREFECT=1``): the same stage
+list in the test's process, without Prefect — the core tier's guard fails any test here
+that imports it. The same outputs as the flow path: the run folder and its reports, the
+scorecard, exit codes and the regression gate, publishing, resume, the judge cache.
+
+That the two paths write the same results.json, and that a fresh process never imports
+Prefect on this path: tests/flows/test_cli_no_prefect.py."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentflow_eval.cli.direct import (
+    NO_PREFECT_ENV,
+    check_runs_without_prefect,
+    local_result_storage,
+    wants_no_prefect,
+)
+from agentflow_eval.errors import InputError
+from agentflow_eval.models.params import EvaluateParams, S3Options
+from tests.support.cli_in_process import CliResult, run_cli
+
+ROOT = Path(__file__).resolve().parents[3]
+EVALSET = str(ROOT / "examples/weather/weather.evalset.json")
+CONFIG = str(ROOT / "examples/weather/eval_config.json")
+AGENT = "examples.weather.agent:agent"
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    """``cli(*args) -> CliResult`` from the repository's folder, judge replies cached in a
+    folder of the test's own."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv(NO_PREFECT_ENV, raising=False)
+    monkeypatch.setenv("PREFECT_RESULTS_LOCAL_STORAGE_PATH", str(tmp_path / "storage"))
+
+    def run(*args: str) -> CliResult:
+        return run_cli(capsys, *args)
+
+    return run
+
+
+def _run_dir(stdout: str) -> Path:
+    for line in stdout.splitlines():
+        if line.startswith("results in "):
+            return ROOT / line.removeprefix("results in ").split("  ")[0]
+    raise AssertionError(f"no run folder in:\n{stdout}")
+
+
+def test_a_run_without_prefect_writes_the_run_folder_and_the_scorecard(cli, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = cli(
+        "run", AGENT, EVALSET, "--config", CONFIG, "--runs", "2", "--output", str(out),
+        "--no-prefect",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "agentflow-eval: weather_agent_basic_tests · 2 runs each" in result.stdout
+    assert "overall: " in result.stdout
+    run_dir = _run_dir(result.stdout)
+    assert run_dir.parent.parent == out
+    for name in ("results.json", "report.html", "junit.xml", "run.json"):
+        assert (run_dir / name).is_file(), name
+    results = json.loads((run_dir / "results.json").read_text())
+    assert len(results["trials"]) == 4
+    # the LLM judge answered, and its replies are in the local cache the flow shares
+    cached = list((tmp_path / "storage" / "agentflow-judge-cache").glob("*.json"))
+    assert cached
+    assert "judged 4/4" in result.stderr  # the progress display followed the folder
+
+    again = cli(
+        "run", AGENT, EVALSET, "--config", CONFIG, "--runs", "2", "--output", str(out),
+        "--no-prefect", "--verbose",
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert "judge calls 0, cache hits 12" in again.stdout  # never paid twice
+
+
+def test_the_environment_setting_and_the_gates(
+    cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(NO_PREFECT_ENV, "1")
+    out = str(tmp_path / "out")
+    common = ["run", AGENT, EVALSET, "--runs", "2", "--output", out]
+    below = cli(*common, "--fail-under", "100%")
+    assert below.returncode == 1
+    assert "is below --fail-under 100%" in below.stderr
+    missing = str(tmp_path / "no-such-run")
+    gate = cli(*common, "--quiet", "--baseline", missing, "--fail-on-regression")
+    assert gate.returncode == 1, gate.stderr
+    assert "--fail-on-regression: the baseline could not be read" in gate.stderr
+    compared = cli(*common, "--json", "--baseline", str(_latest(tmp_path / "out")))
+    assert compared.returncode == 0, compared.stderr
+    assert json.loads(compared.stdout)["comparison"] is not None
+
+
+def _latest(out: Path) -> Path:
+    return max(out.glob("*/*"), key=lambda path: path.name)
+
+
+def test_publish_and_resume_without_prefect(cli, tmp_path: Path) -> None:
+    published = tmp_path / "published"
+    first = cli(
+        "run", AGENT, EVALSET, "--runs", "1", "--output", str(tmp_path / "out"),
+        "--publish-to", str(published), "--no-prefect",
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    run_dir = _run_dir(first.stdout)
+    assert (published / "weather_agent_basic_tests" / run_dir.name / "report.html").is_file()
+    assert (published / "weather_agent_basic_tests" / "index.html").is_file()
+
+    # a run stopped after its trials: the resume judges them and writes the reports
+    for name in ("judged.jsonl", "results.json", "report.html", "junit.xml"):
+        (run_dir / name).unlink()
+    trials = (run_dir / "trials.jsonl").read_bytes()
+    resumed = cli("run", "--resume", str(run_dir), "--no-prefect", "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert (run_dir / "trials.jsonl").read_bytes() == trials  # no trial ran again
+    assert len((run_dir / "judged.jsonl").read_text().splitlines()) == 2
+    assert (run_dir / "results.json").is_file() and (run_dir / "report.html").is_file()
+
+
+def test_a_resumed_run_that_needs_prefect_is_refused_in_one_line(cli, tmp_path: Path) -> None:
+    first = cli(
+        "run", AGENT, EVALSET, "--runs", "1", "--output", str(tmp_path / "out"), "--no-prefect"
+    )
+    run_dir = _run_dir(first.stdout)
+    record = json.loads((run_dir / "run.json").read_text())
+    record["params"]["secrets"] = {"OPENAI_API_KEY": "openai-key"}
+    (run_dir / "run.json").write_text(json.dumps(record))
+    before = sorted(path.name for path in run_dir.iterdir())
+    refused = cli("run", "--resume", str(run_dir), "--no-prefect")
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        "agentflow-eval: error: --no-prefect: this run uses secrets (provider keys from "
+        "Prefect Secret blocks), which only the Prefect flow reads; run it without "
+        f"--no-prefect (and without {NO_PREFECT_ENV})"
+    ]
+    assert sorted(path.name for path in run_dir.iterdir()) == before
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "expected"),
+    [
+        (True, None, True),
+        (False, "1", True),
+        (False, "yes", True),
+        (False, " TRUE ", True),
+        (False, "0", False),
+        (False, "", False),
+        (False, None, False),
+    ],
+)
+def test_the_flag_or_the_environment_chooses_the_path(
+    flag: bool, value: str | None, expected: bool
+) -> None:
+    environ = {} if value is None else {NO_PREFECT_ENV: value}
+    assert wants_no_prefect(flag, environ) is expected
+
+
+def test_parameters_only_the_flow_reads_are_refused() -> None:
+    base = {"agent": AGENT, "evalset": EVALSET}
+    check_runs_without_prefect(EvaluateParams(**base))
+    for extra, named in [
+        ({"shards": 2}, "shards=2"),
+        ({"shared_storage": "s3-bucket/x"}, "shared_storage"),
+        ({"s3": S3Options(credentials_secret="s3-creds")}, "s3.credentials_secret"),
+    ]:
+        with pytest.raises(InputError, match=named):
+            check_runs_without_prefect(EvaluateParams(**base, **extra))
+
+
+def test_the_judge_cache_is_where_prefect_keeps_local_results(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert local_result_storage({"PREFECT_HOME": str(home)}) == home / "storage"
+    assert local_result_storage({}) == Path.home() / ".prefect" / "storage"
+    named = {"PREFECT_HOME": str(home), "PREFECT_RESULTS_LOCAL_STORAGE_PATH": str(tmp_path)}
+    assert local_result_storage(named) == tmp_path
