@@ -9,6 +9,7 @@ from agentflow_eval.models.results import Usage
 from agentflow_eval.report.formats import format_duration_ms
 from agentflow_eval.report.scorecard import format_scorecard
 from agentflow_eval.report.spend import cost_text, spend_line
+from agentflow_eval.report.summary import run_summary
 
 
 def test_cost_is_unknown_while_any_call_is_unpriced() -> None:
@@ -36,3 +37,11 @@ def test_the_scorecard_states_the_runs_spend_under_its_counts() -> None:
     assert spend_line(run) == expected
     lines = format_scorecard(run).splitlines()
     assert lines[4] == "         " + expected
+
+
+def test_the_json_summary_carries_each_cases_figures() -> None:
+    run, _ = sample_run(trials=4)
+    summary = run_summary(run)
+    assert [case.efficiency for case in summary.cases] == [case.efficiency for case in run.cases]
+    assert summary.cases[0].efficiency is not None
+    assert summary.totals.trial_latency_ms == run.totals.trial_latency_ms
