@@ -250,23 +250,18 @@ class TrajectoryRecorder:
         self,
         prompt_tokens: int = 0,
         completion_tokens: int = 0,
-        cost_usd: float = 0.0,
+        cost_usd: float | None = None,
         *,
         model: str | None = None,
         latency_ms: float | None = None,
         author: str | None = None,
     ) -> None:
-        """One model call the agent made, with what it used."""
+        """One model call the agent made, with what it used (``cost_usd`` None: its price
+        is unknown)."""
         self.add(
             ModelCallEvent(
                 model=model,
-                usage=Usage(
-                    prompt_tokens=prompt_tokens,
-                    completion_tokens=completion_tokens,
-                    total_tokens=prompt_tokens + completion_tokens,
-                    cost_usd=cost_usd,
-                    calls=1,
-                ),
+                usage=Usage.of_call(prompt_tokens, completion_tokens, cost_usd),
                 latency_ms=latency_ms,
                 author=author,
             )

@@ -165,7 +165,7 @@ class _Wire(BaseModel):
 class _WireUsage(_Wire):
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = None
 
 
 class _WireFunction(_Wire):

@@ -441,12 +441,10 @@ def _model_call(node: _Node, author: str | None, at_ms: float) -> ModelCallEvent
     completion = _int(_first(attrs, _OUTPUT_TOKENS))
     return ModelCallEvent(
         model=model,
-        usage=Usage(
-            prompt_tokens=prompt,
-            completion_tokens=completion,
-            total_tokens=prompt + completion,
-            cost_usd=_listed_cost(model, _text(attrs, _PROVIDER), prompt, completion),
-            calls=1,
+        usage=Usage.of_call(
+            prompt,
+            completion,
+            litellm_compat.listed_cost(model, _text(attrs, _PROVIDER), prompt, completion),
         ),
         latency_ms=node.duration_ms,
         author=author,
@@ -487,20 +485,6 @@ def _text_beside_tool_calls(attrs: Mapping[str, Any]) -> str | None:
                 if isinstance(content, str) and content.strip():
                     texts.append(content)
     return "\n".join(texts) or None
-
-
-def _listed_cost(model: str | None, provider: str | None, prompt: int, completion: int) -> float:
-    """The call's cost at LiteLLM's list price for ``model``; 0 when it has none."""
-    if not model or not (prompt or completion):
-        return 0.0
-    prices = litellm_compat.price_map()
-    for key in (f"{provider}/{model}" if provider else None, model):
-        entry = prices.get(key) if key else None
-        if isinstance(entry, Mapping) and "input_cost_per_token" in entry:
-            unit_in = float(entry.get("input_cost_per_token") or 0.0)
-            unit_out = float(entry.get("output_cost_per_token") or 0.0)
-            return prompt * unit_in + completion * unit_out
-    return 0.0
 
 
 def _arguments(raw: Any) -> dict[str, Any]:

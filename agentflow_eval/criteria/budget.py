@@ -7,8 +7,9 @@ verdict: the trial (or each turn) is measured from its recorded usage (the agent
 calls only, never the judges'), tool calls and wall time, and fails when any limit is
 exceeded, naming each. Scored 1.0 or 0.0, threshold 1.0.
 
-Cost is what the provider reported or LiteLLM's price list gives for the model; a model
-neither prices counts no cost.
+Cost is what the provider reported or LiteLLM's price list gives for the model; when some
+call's price is unknown (a self-hosted model), a cost limit gives no verdict rather than
+counting that call as free.
 """
 
 from __future__ import annotations
@@ -19,13 +20,18 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from agentflow_eval.criteria.base import CriterionContext, scored, threshold_of
+from agentflow_eval.criteria.base import (
+    CriterionContext,
+    not_evaluated,
+    scored,
+    threshold_of,
+)
 from agentflow_eval.criteria.options import CriterionOptions
 from agentflow_eval.criteria.registry import criterion
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.results import CriterionResult, Turn
 
-__all__ = ["BudgetOptions", "WithinBudget"]
+__all__ = ["BudgetOptions", "Spent", "WithinBudget"]
 
 BudgetScope = Literal["trial", "turn"]
 
@@ -63,7 +69,7 @@ class BudgetOptions(CriterionOptions):
 
 
 @dataclass(frozen=True)
-class _Spent:
+class Spent:
     """What one scope (a turn, or the trial) spent."""
 
     cost: float
@@ -71,9 +77,11 @@ class _Spent:
     model_calls: int
     tool_calls: int
     latency: float
+    unpriced: int = 0
+    """Model calls whose price is unknown (then so is the cost)."""
 
     @classmethod
-    def of(cls, turns: Iterable[Turn], latency_ms: float) -> _Spent:
+    def of(cls, turns: Iterable[Turn], latency_ms: float) -> Spent:
         turns = list(turns)
         return cls(
             cost=sum(turn.usage.cost_usd for turn in turns),
@@ -81,6 +89,7 @@ class _Spent:
             model_calls=sum(turn.usage.calls for turn in turns),
             tool_calls=sum(len(turn.tool_calls) for turn in turns),
             latency=latency_ms,
+            unpriced=sum(turn.usage.unpriced_calls for turn in turns),
         )
 
     def value(self, limit: str) -> float:
@@ -118,12 +127,17 @@ class WithinBudget:
     async def evaluate(self, ctx: CriterionContext) -> CriterionResult:
         trial = ctx.trial
         if self.per == "trial":
-            scopes = [("the trial", _Spent.of(trial.turns, trial.duration_ms))]
+            scopes = [("the trial", Spent.of(trial.turns, trial.duration_ms))]
         else:
             scopes = [
-                (f"turn {number}", _Spent.of([turn], turn.latency_ms))
+                (f"turn {number}", Spent.of([turn], turn.latency_ms))
                 for number, turn in enumerate(trial.turns, 1)
             ]
+        unpriced = sum(spent.unpriced for _, spent in scopes)
+        if "max_cost_usd" in self.limits and unpriced:
+            return not_evaluated(
+                self, f"cost unknown: {unpriced} model call(s) have no known price"
+            )
         over = [
             f"{where}: {_LIMITS[limit]} {_amount(limit, spent.value(limit))} > "
             f"{_amount(limit, bound)}"

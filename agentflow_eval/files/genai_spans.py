@@ -140,6 +140,7 @@ def events_of(spans: Iterable[SpanRecord], started_ns: int) -> list[TrajectoryEv
                         completion_tokens=completion,
                         total_tokens=prompt + completion,
                         calls=1,
+                        unpriced_calls=1,  # a recorded session carries no price
                     ),
                     latency_ms=max(0.0, (span.end_ns - span.start_ns) / 1e6) or None,
                     at_ms=at_ms,

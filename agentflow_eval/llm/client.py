@@ -264,23 +264,23 @@ async def _litellm_acompletion(kwargs: dict[str, Any]) -> Any:
     return await litellm.acompletion(**kwargs)
 
 
-def response_cost(response: Any, model: str) -> float:
-    """What a reply cost in USD; 0.0 when unknown (a self-hosted endpoint, the demo model,
+def response_cost(response: Any, model: str) -> float | None:
+    """What a reply cost in USD; None when unknown (a self-hosted endpoint, the demo model,
     a model LiteLLM has no price for)."""
     if isinstance(response, openai_direct.ChatCompletion):
-        return float(response.cost_usd or 0.0)
+        return response.cost_usd
     known, cost = litellm_compat.computed_cost(response)
     if cost is not None:
         return cost
     if known:  # LiteLLM already priced this reply and found no price: asking again would
-        return 0.0  # only repeat the lookup
+        return None  # only repeat the lookup
     litellm = litellm_compat.loaded_litellm()
     if litellm is None:  # not a LiteLLM reply: nothing to price it with
-        return 0.0
+        return None
     provider = model.split("/", 1)[0]
     if litellm_compat.has_custom_provider(provider):
-        return 0.0  # a custom provider has no price, and asking makes LiteLLM print noise
+        return None  # a custom provider has no price, and asking makes LiteLLM print noise
     try:
-        return float(litellm.completion_cost(completion_response=response, model=model) or 0.0)
+        return float(litellm.completion_cost(completion_response=response, model=model))
     except Exception:  # unpriced or unknown model: cost is unknown, not an error
-        return 0.0
+        return None

@@ -31,6 +31,7 @@ __all__ = [
     "SKIP_MCP_OPTION",
     "computed_cost",
     "has_custom_provider",
+    "listed_cost",
     "loaded_litellm",
     "packaged_price_map",
     "price_map",
@@ -73,6 +74,23 @@ def price_map() -> Mapping[str, Any]:
     litellm = loaded_litellm()
     prices = getattr(litellm, "model_cost", None) if litellm is not None else None
     return prices if isinstance(prices, Mapping) else packaged_price_map()
+
+
+def listed_cost(
+    model: str | None, provider: str | None, prompt: int, completion: int
+) -> float | None:
+    """A call's cost at LiteLLM's list price for ``model`` (tried as ``provider/model``
+    first); None when the list has no price for it."""
+    if not model:
+        return None
+    prices = price_map()
+    for key in (f"{provider}/{model}" if provider else None, model):
+        entry = prices.get(key) if key else None
+        if isinstance(entry, Mapping) and "input_cost_per_token" in entry:
+            unit_in = float(entry.get("input_cost_per_token") or 0.0)
+            unit_out = float(entry.get("output_cost_per_token") or 0.0)
+            return prompt * unit_in + completion * unit_out
+    return None
 
 
 def computed_cost(response: Any) -> tuple[bool, float | None]:

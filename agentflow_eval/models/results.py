@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 __all__ = [
     "SCHEMA_VERSION",
     "AgentOutput",
+    "CaseEfficiency",
     "CaseResult",
     "CriterionResult",
     "CriterionSummary",
@@ -34,6 +35,7 @@ __all__ = [
     "TrialResult",
     "Turn",
     "Usage",
+    "ValueSpread",
 ]
 
 SCHEMA_VERSION = "1.3"
@@ -43,7 +45,9 @@ turn records the component's ``output``; a case judged on the next step only say
 (``next_step_only``). 1.3: a run that judged an earlier run's trials again names that run
 (``rejudged_from``); a trial keeps what the agent printed (``agent_output``); each case
 keeps what each of its trials took (``trial_figures``: cost, tokens, calls, latency, the
-paths its trajectory took)."""
+paths its trajectory took) and summarises it (``efficiency``: medians and 90th
+percentiles with intervals), and the run its trials' latency (``totals.trial_latency_ms``);
+a usage counts its calls whose price is unknown (``unpriced_calls``)."""
 
 
 class Record(BaseModel):
@@ -62,9 +66,37 @@ class Usage(Record):
     total_tokens: int = 0
     """prompt_tokens + completion_tokens."""
     cost_usd: float = 0.0
-    """Cost in US dollars, where the provider's price is known (else 0)."""
+    """Cost in US dollars of the calls whose price is known (``unpriced_calls`` are not in
+    it)."""
     calls: int = 0
     """Model calls counted."""
+    unpriced_calls: int = 0
+    """Calls whose price is unknown (a self-hosted endpoint, a model no price list knows):
+    while any are counted the cost is unknown, not ``cost_usd``."""
+
+    @classmethod
+    def of_call(
+        cls,
+        prompt_tokens: int,
+        completion_tokens: int,
+        cost_usd: float | None,
+        total_tokens: int | None = None,
+        calls: int = 1,
+    ) -> Usage:
+        """One model call's usage; ``cost_usd`` None when its price is unknown."""
+        return cls(
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            total_tokens=total_tokens or prompt_tokens + completion_tokens,
+            cost_usd=cost_usd or 0.0,
+            calls=calls,
+            unpriced_calls=calls if cost_usd is None else 0,
+        )
+
+    @property
+    def known_cost_usd(self) -> float | None:
+        """The cost in US dollars; None when some call's price is unknown."""
+        return None if self.unpriced_calls else self.cost_usd
 
     def add(self, other: Usage) -> None:
         self.prompt_tokens += other.prompt_tokens
@@ -72,6 +104,7 @@ class Usage(Record):
         self.total_tokens += other.total_tokens
         self.cost_usd += other.cost_usd
         self.calls += other.calls
+        self.unpriced_calls += other.unpriced_calls
 
     @classmethod
     def total(cls, usages: list[Usage]) -> Usage:
@@ -369,7 +402,7 @@ class TrialFigures(Record):
         return cls(
             trial_index=trial.trial_index,
             errored=trial.error is not None,
-            cost_usd=usage.cost_usd,
+            cost_usd=usage.known_cost_usd,
             input_tokens=usage.prompt_tokens,
             output_tokens=usage.completion_tokens,
             model_calls=usage.calls,
@@ -380,6 +413,51 @@ class TrialFigures(Record):
             tool_path=tools,
             node_path=nodes or None,
         )
+
+
+class ValueSpread(Record):
+    """How one measure spread over trials: its median and 90th percentile, each with a
+    distribution-free 95% interval from order statistics (bounds are observed values;
+    with few trials the interval covers less than 95%, and its coverage says how much)."""
+
+    trials: int
+    """The trials measured."""
+    min: float
+    """The smallest value."""
+    max: float
+    """The largest value."""
+    median: float
+    """The median (interpolated between the middle values)."""
+    median_low: float
+    """Lower bound of the median's interval."""
+    median_high: float
+    """Upper bound of the median's interval."""
+    median_coverage: float
+    """The median interval's exact coverage (0.95, or less with few trials)."""
+    p90: float
+    """The 90th percentile (interpolated)."""
+    p90_low: float
+    """Lower bound of the 90th percentile's interval."""
+    p90_high: float
+    """Upper bound of the 90th percentile's interval."""
+    p90_coverage: float
+    """The 90th percentile interval's exact coverage (0.95, or less with few trials)."""
+
+
+class CaseEfficiency(Record):
+    """What a case's trials took, summarised per measure over its trials (errored ones
+    included: they spent what they spent)."""
+
+    cost_usd: ValueSpread | None = None
+    """The agent's cost per trial in US dollars; null when some trial's cost is unknown."""
+    total_tokens: ValueSpread
+    """The agent's tokens (prompt and completion) per trial."""
+    model_calls: ValueSpread
+    """The agent's model calls per trial."""
+    tool_calls: ValueSpread
+    """The agent's tool calls per trial."""
+    latency_ms: ValueSpread
+    """Wall time per trial."""
 
 
 CriterionStatus = Literal["passed", "failed", "not_evaluated", "skipped"]
@@ -526,6 +604,9 @@ class CaseResult(Record):
     ``next_step_only``): its first tool calls, or its answer when it called no tool."""
     trial_figures: list[TrialFigures] = Field(default_factory=list)
     """What each trial took (cost, tokens, calls, latency, paths), sorted by trial index."""
+    efficiency: CaseEfficiency | None = None
+    """What the case's trials took, summarised (null without trials, or in files written
+    before schema 1.4)."""
 
     @model_validator(mode="after")
     def _rated_defaults_to_runs(self) -> CaseResult:
@@ -566,6 +647,9 @@ class RunTotals(Record):
     """Judge model calls made."""
     judge_cache_hits: int = 0
     """Judge verdicts reused from the cache."""
+    trial_latency_ms: ValueSpread | None = None
+    """Wall time per trial over the whole run (null without trials, or in files written
+    before schema 1.4)."""
 
     @model_validator(mode="after")
     def _rated_defaults_to_trials(self) -> RunTotals:

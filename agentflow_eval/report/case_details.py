@@ -49,6 +49,7 @@ from agentflow_eval.report.formats import (
     format_pct,
     format_score,
 )
+from agentflow_eval.report.spend import cost_text
 from agentflow_eval.report.view import (
     CallView,
     CaseView,
@@ -183,7 +184,7 @@ def trial_data(trial: TrialView) -> dict[str, Any]:
         )
     meta = (
         f"{format_duration_ms(trial.duration_ms)} · {format_count(trial.tokens)} tok · "
-        f"{format_cost(trial.cost_usd)}"
+        f"{'cost unknown' if trial.cost_usd is None else format_cost(trial.cost_usd)}"
     )
     record = _dropping_empty(
         {
@@ -210,10 +211,10 @@ def case_facts(case: CaseResult) -> list[str]:
     facts += [f"pass^{k} {format_pct(v)}" for k, v in case.pass_hat_k.items() if k != "1"]
     facts += [
         f"tokens {format_count(case.usage.total_tokens)}",
-        f"cost {format_cost(case.usage.cost_usd)}",
+        f"cost {cost_text(case.usage)}",
     ]
-    if case.judge_usage.cost_usd:
-        facts.append(f"judge {format_cost(case.judge_usage.cost_usd)}")
+    if case.judge_usage.calls:
+        facts.append(f"judge {cost_text(case.judge_usage)}")
     if case.next_step_only:
         facts.append(NEXT_STEP_ONLY)
     return facts

@@ -14,6 +14,7 @@ from agentflow_eval.compare.models import CaseCounts, RunComparison
 from agentflow_eval.compare.render import format_overall, format_power
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.report.charts import case_state
+from agentflow_eval.report.spend import case_spend_cells, spend_markdown
 
 __all__ = [
     "CHANGED_ROWS",
@@ -50,8 +51,8 @@ def _ci(low: float, high: float) -> str:
 
 
 def cases_table(run: RunResult) -> list[dict[str, Any]]:
-    """One row per case: pass rate, passed/runs, interval, state, and each criterion's
-    mean score (a column per criterion of the run)."""
+    """One row per case: pass rate, passed/runs, interval, state, each criterion's mean
+    score (a column per criterion of the run), and what its trials took (median, p90)."""
     names = [(c.criterion, c.label or c.criterion) for c in run.criteria]
     rows = []
     for case in run.cases:
@@ -67,6 +68,12 @@ def cases_table(run: RunResult) -> list[dict[str, Any]]:
         for criterion, label in names:
             mean = means.get(criterion)
             row[f"{label} (mean)"] = None if mean is None else round(mean, 3)
+        row.update(
+            {
+                f"{what} (median, p90)": text
+                for what, text in case_spend_cells(case.efficiency).items()
+            }
+        )
         rows.append(row)
     return rows
 
@@ -106,7 +113,7 @@ def summary_markdown(
         f"- Judge model: {md_text(run.judge_model or '–')}",
         f"- Eval set: `{run.eval_set_id.replace('`', '')}` · run `{run.run_id.replace('`', '')}`"
         f" · {run.runs_per_case} runs per case · {len(run.cases)} cases",
-        f"- Cost: agent ${totals.usage.cost_usd:.4f}, judge ${totals.judge_usage.cost_usd:.4f}",
+        spend_markdown(run),
     ]
     if run.labels:
         lines.append(

@@ -36,6 +36,7 @@ from agentflow_eval.models.results import (
     TrialError,
     TrialResult,
 )
+from agentflow_eval.report.spend import spend_line
 
 if TYPE_CHECKING:
     from agentflow_eval.compare.models import RunComparison
@@ -139,6 +140,7 @@ def format_scorecard(
     lines.append("         " + _counts_line(run, groups))
     if run.totals.trials and run.totals.not_evaluated == run.totals.trials:
         lines.append("NOT EVALUATED: no trial of this run was judged; the pass rate means nothing")
+    lines.extend("         " + line for line in filter(None, [spend_line(run)]))
     width = max((len(_id(c.case_id)) for c in run.cases), default=0)
     for verdict, title in _SECTIONS:
         cases = groups[verdict]

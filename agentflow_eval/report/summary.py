@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentflow_eval.compare.models import RunComparison
-from agentflow_eval.models.results import RunResult, RunTotals
+from agentflow_eval.models.results import CaseEfficiency, RunResult, RunTotals
 from agentflow_eval.report.scorecard import CaseVerdict, case_verdict
 
 __all__ = ["CaseSummary", "RunSummary", "run_summary"]
@@ -37,6 +37,10 @@ class CaseSummary(BaseModel):
     pass_rate: float
     ci_low: float
     ci_high: float
+    efficiency: CaseEfficiency | None = Field(
+        default=None,
+        description="what its trials took: medians and 90th percentiles with intervals",
+    )
 
 
 class RunSummary(BaseModel):
@@ -108,6 +112,7 @@ def run_summary(
                 pass_rate=case.pass_rate,
                 ci_low=case.ci_low,
                 ci_high=case.ci_high,
+                efficiency=case.efficiency,
             )
             for case in run.cases
         ],

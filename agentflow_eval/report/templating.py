@@ -27,6 +27,7 @@ from agentflow_eval.report.formats import (
     format_score,
     format_time,
 )
+from agentflow_eval.report.spend import case_spend_cells, cost_text, latency_strip
 
 __all__ = ["STYLE", "asset", "compact", "compact_chunks", "environment", "page_style"]
 
@@ -91,8 +92,10 @@ def environment() -> Environment:
         count_short=format_count_short,
         score=format_score,
         utc=format_time,
+        usage_cost=cost_text,
+        spend_cells=case_spend_cells,
     )
-    env.globals.update(bar_classes=bar_classes)
+    env.globals.update(bar_classes=bar_classes, latency_strip=latency_strip)
     return env
 
 

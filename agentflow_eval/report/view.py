@@ -182,7 +182,8 @@ class TrialView:
     status: str
     duration_ms: float
     tokens: int
-    cost_usd: float
+    cost_usd: float | None
+    """None when some model call's price is unknown."""
     judge_cost_usd: float
     error: ErrorView | None
     invocations: list[InvocationView]
@@ -344,7 +345,7 @@ def _trial_view(
         status=result.status,
         duration_ms=trial.duration_ms,
         tokens=usage.total_tokens,
-        cost_usd=usage.cost_usd,
+        cost_usd=usage.known_cost_usd,
         judge_cost_usd=judge_cost,
         error=error,
         invocations=invocations,

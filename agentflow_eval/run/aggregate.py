@@ -29,6 +29,7 @@ from agentflow_eval.models.results import (
     TrialResult,
     Usage,
 )
+from agentflow_eval.run.efficiency import case_efficiency, value_spread
 from agentflow_eval.run.expected import expected_turns
 from agentflow_eval.run.plan import RunMeta
 from agentflow_eval.run.resumable import TrialKey
@@ -286,6 +287,7 @@ def _summarise(
                 expected=expected_turns(case),
                 next_step_only=case.next_step_only,
                 trial_figures=sorted(tally.figures, key=lambda f: f.trial_index),
+                efficiency=case_efficiency(tally.figures),
             )
         )
         for name, crit in tally.criteria.items():
@@ -304,6 +306,10 @@ def _summarise(
     totals.pass_rate = totals.passed / counted_trials if counted_trials else 0.0
     totals.ci_low, totals.ci_high = wilson_interval(totals.passed, counted_trials)
     totals.judge_calls = totals.judge_usage.calls
+    run_latencies = [
+        latency for case in eval_set.eval_cases for latency in tallies[case.eval_id].latencies
+    ]
+    totals.trial_latency_ms = value_spread(run_latencies) if run_latencies else None
 
     finished = finished_at or datetime.now(UTC)
     return RunResult(

@@ -69,6 +69,7 @@ from google.genai import types
 from agentflow_eval.agents.base import SessionContext, TrajectoryRecorder
 from agentflow_eval.agents.tool_gate import NO_MOCKS, StandIn, ToolGate
 from agentflow_eval.errors import InputError
+from agentflow_eval.llm.litellm_compat import listed_cost
 from agentflow_eval.models.evalset import ContentPart, Message
 from agentflow_eval.models.results import (
     HandoffEvent,
@@ -434,11 +435,11 @@ def _model_call(event: Event, at_ms: float, author: str | None) -> ModelCallEven
     completion = (usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)
     return ModelCallEvent(
         model=event.model_version,
-        usage=Usage(
-            prompt_tokens=prompt,
-            completion_tokens=completion,
+        usage=Usage.of_call(
+            prompt,
+            completion,
+            listed_cost(event.model_version, None, prompt, completion),
             total_tokens=usage.total_token_count or prompt + completion,
-            calls=1,
         ),
         at_ms=at_ms,
         author=author,

@@ -70,6 +70,7 @@ from agentflow_eval.agents.frameworks.langgraph_tools import (
     TrialMocks,
     gate_tool_nodes,
 )
+from agentflow_eval.llm.litellm_compat import listed_cost
 from agentflow_eval.models.evalset import Message
 from agentflow_eval.models.results import (
     MessageEvent,
@@ -345,11 +346,11 @@ class _Turn:
             self.recorder.add(
                 ModelCallEvent(
                     model=_model_name(message),
-                    usage=Usage(
-                        prompt_tokens=prompt,
-                        completion_tokens=completion,
+                    usage=Usage.of_call(
+                        prompt,
+                        completion,
+                        listed_cost(_model_name(message), None, prompt, completion),
                         total_tokens=int(usage.get("total_tokens") or prompt + completion),
-                        calls=1,
                     ),
                     author=author,
                 )

@@ -432,13 +432,7 @@ class _Replay:
         self.recorder.add(
             ModelCallEvent(
                 model=message.model_name,
-                usage=Usage(
-                    prompt_tokens=prompt,
-                    completion_tokens=completion,
-                    total_tokens=prompt + completion,
-                    cost_usd=_cost(message),
-                    calls=1,
-                ),
+                usage=Usage.of_call(prompt, completion, _cost(message)),
                 latency_ms=latency_ms,
                 author=author,
                 at_ms=self.clock.at_ms(sent or message.timestamp),
@@ -515,17 +509,17 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-def _cost(message: ModelResponse) -> float:
-    """The call's cost from Pydantic AI's price table (genai-prices); 0 for a model it
+def _cost(message: ModelResponse) -> float | None:
+    """The call's cost from Pydantic AI's price table (genai-prices); None for a model it
     does not know (a self-hosted one)."""
     key = (message.model_name, message.provider_name, message.provider_url)
     if not message.model_name or key in _unpriced:
-        return 0.0
+        return None
     try:
         return float(message.cost().total_price)
     except Exception:
         _unpriced.add(key)
-        return 0.0
+        return None
 
 
 def _answer_text(output: Any) -> str:

@@ -468,10 +468,4 @@ def _usage_of(response: Any, model: str) -> Usage:
     completion = int(getattr(raw, "completion_tokens", 0) or 0)
     total = int(getattr(raw, "total_tokens", 0) or 0) or prompt + completion
     cost = response_cost(response, model)
-    return Usage(
-        prompt_tokens=prompt,
-        completion_tokens=completion,
-        total_tokens=total,
-        cost_usd=cost,
-        calls=1,
-    )
+    return Usage.of_call(prompt, completion, cost, total_tokens=total)

@@ -94,6 +94,7 @@ class _TurnBuilder:
                         completion_tokens=completion,
                         total_tokens=int(_get(usage, "total_token_count") or prompt + completion),
                         calls=1,
+                        unpriced_calls=1,  # a recorded session carries no price
                     ),
                     at_ms=at_ms,
                     author=author,

@@ -120,15 +120,18 @@ async def test_usage_is_recorded_for_every_model_call(
     usage = recorder.usage_total
     assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (230, 10, 240)
     assert usage.calls == 2
-    assert usage.cost_usd == 0.0  # 'scripted' has no price
+    # 'scripted' has no price: its cost is unknown, not $0
+    assert (usage.unpriced_calls, usage.known_cost_usd) == (2, None)
 
 
 async def test_cost_comes_from_litellm_prices_when_the_model_has_one(
     server: ScriptedOpenAIServer, make_context: MakeContext
 ) -> None:
-    server.push(Reply.text("hi", prompt_tokens=1000, completion_tokens=1000))
+    server.push(Reply.text("hi", prompt_tokens=1000, completion_tokens=2000))
     _, recorder = await turn(make_agent(server, model="openai/gpt-4o-mini"), make_context(), "hi")
-    assert recorder.usage_total.cost_usd > 0
+    # LiteLLM's list price for gpt-4o-mini: $0.15 per million tokens in, $0.60 out
+    assert recorder.usage_total.known_cost_usd == pytest.approx(1000 * 0.15e-6 + 2000 * 0.6e-6)
+    assert recorder.usage_total.unpriced_calls == 0
 
 
 async def test_an_exhausted_step_budget_raises_and_keeps_the_calls_made(

@@ -99,3 +99,18 @@ def test_a_budget_without_a_limit_is_refused_when_the_config_loads(tmp_path: Pat
         f"{config}: criteria.within_budget: give at least one limit: max_cost_usd, "
         "max_tokens, max_model_calls, max_tool_calls, max_latency_ms"
     )
+
+
+def unpriced_turn() -> Turn:
+    call = ModelCallEvent(model="self-hosted", usage=Usage.of_call(100, 20, None))
+    return Turn(invocation_id="i", user_text="q", events=[call], latency_ms=10)
+
+
+async def test_a_cost_limit_gives_no_verdict_when_some_price_is_unknown() -> None:
+    trial = trial_of(spending_turn(100, 1, 0, 10), unpriced_turn(), duration_ms=30)
+    result = await budget(max_cost_usd=1.0).evaluate(context(case(invocation()), trial))
+    assert result.status == "not_evaluated"
+    assert result.reason == "cost unknown: 1 model call(s) have no known price"
+    # limits on what is known still judge the trial
+    result = await budget(max_tokens=10).evaluate(context(case(invocation()), trial))
+    assert result.status == "failed"

@@ -46,6 +46,8 @@ def test_every_built_in_criterion_is_found_without_a_list():
         "final_response_match_v2",
         "final_session_state_match",
         "hallucinations_v1",
+        "inference_call_count_v1",
+        "invocation_duration_v1",
         "intermediate_response_match_score",
         "node_trajectory_avg_score",
         "output_matches",
@@ -53,6 +55,8 @@ def test_every_built_in_criterion_is_found_without_a_list():
         "rubric_based_final_response_quality_v1",
         "rubric_based_tool_use_quality_v1",
         "safety_v1",
+        "token_usage_v1",
+        "tool_call_count_v1",
         "tool_trajectory_avg_score",
         "within_budget",
     } == BUILT_IN

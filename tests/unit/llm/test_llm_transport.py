@@ -130,7 +130,7 @@ async def test_auto_answers_over_the_direct_client(server: ScriptedOpenAIServer)
     )
     assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (12, 4)
     assert reply.usage.total_tokens == 16
-    assert llm.response_cost(reply, "openai/local-llama") == 0.0
+    assert llm.response_cost(reply, "openai/local-llama") is None
     assert server.requests[-1] == {"model": "local-llama", "messages": MESSAGES}
     assert server.request_headers[-1]["authorization"] == "Bearer secret"
 

@@ -392,3 +392,34 @@ def test_an_empty_run_and_a_case_without_trials_still_render() -> None:
     page = render_html(no_trials)
     assert 'data-state="empty"' in page
     assert case_details(page, run.cases[0].case_id)["trials"] == []
+
+
+def _summary_of(page: str, case_id: str) -> str:
+    start = page.index(f'data-id="{case_id}"')
+    return page[start : page.index("</summary>", start)]
+
+
+def test_each_case_shows_what_its_trials_took(sample: tuple[RunResult, object], page: str) -> None:
+    run, _ = sample
+    assert "<span>Per trial: median (p90)</span>" in page
+    case = run.cases[0]
+    summary = _summary_of(page, case.case_id)
+    assert case.efficiency is not None
+    tokens = case.efficiency.total_tokens
+    assert f"<i>tokens</i> {tokens.median:,.4g} (p90 {tokens.p90:,.4g})" in summary
+    for what in ("cost", "model calls", "tool calls", "latency"):
+        assert f'data-fig="{what}"' in summary
+    # the latency strip: one dot per trial, the median's interval as a band
+    strip = summary[summary.index('<svg class="strip"') :]
+    assert strip.count("<circle") == case.runs
+    assert 'class="band"' in strip and "trial latency: median" in strip
+
+
+def test_the_run_facts_show_agent_and_judge_spend(
+    sample: tuple[RunResult, object], page: str
+) -> None:
+    run, _ = sample
+    totals = run.totals
+    assert totals.trial_latency_ms is not None
+    assert f"{totals.usage.total_tokens:,} · ${totals.usage.cost_usd:.4f}" in page
+    assert "<dt>Trial latency</dt>" in page

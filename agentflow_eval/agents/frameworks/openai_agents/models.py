@@ -42,10 +42,10 @@ class ModelInfo:
     limit_name: str | None
     price: tuple[float, float] | None = None
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
-        """What a call with these tokens cost at list price; 0.0 when unknown."""
+    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
+        """What a call with these tokens cost at list price; None when unknown."""
         if self.price is None:
-            return 0.0
+            return None
         return input_tokens * self.price[0] + output_tokens * self.price[1]
 
 

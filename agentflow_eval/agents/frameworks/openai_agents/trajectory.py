@@ -256,11 +256,11 @@ class _Writer:
         self.add(
             ModelCallEvent(
                 model=info.name,
-                usage=Usage(
-                    prompt_tokens=prompt,
-                    completion_tokens=completion,
+                usage=Usage.of_call(
+                    prompt,
+                    completion,
+                    info.cost(prompt, completion),
                     total_tokens=int(usage.total_tokens or prompt + completion),
-                    cost_usd=info.cost(prompt, completion),
                     calls=max(1, int(usage.requests or 1)),
                 ),
                 latency_ms=latency,
