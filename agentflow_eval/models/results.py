@@ -606,7 +606,7 @@ class CaseResult(Record):
     """What each trial took (cost, tokens, calls, latency, paths), sorted by trial index."""
     efficiency: CaseEfficiency | None = None
     """What the case's trials took, summarised (null without trials, or in files written
-    before schema 1.4)."""
+    before schema 1.3)."""
 
     @model_validator(mode="after")
     def _rated_defaults_to_runs(self) -> CaseResult:
@@ -649,7 +649,7 @@ class RunTotals(Record):
     """Judge verdicts reused from the cache."""
     trial_latency_ms: ValueSpread | None = None
     """Wall time per trial over the whole run (null without trials, or in files written
-    before schema 1.4)."""
+    before schema 1.3)."""
 
     @model_validator(mode="after")
     def _rated_defaults_to_trials(self) -> RunTotals:
