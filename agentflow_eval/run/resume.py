@@ -152,4 +152,4 @@ def _subject_changes(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[
 
 
 def _shown(value: Any) -> str:
-    return "none" if value is None else repr(printable(str(value), keep_newlines=False))
+    return "none" if value is None else f"'{printable(str(value), keep_newlines=False)}'"
