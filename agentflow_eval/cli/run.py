@@ -187,6 +187,13 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="criterion means, each failing trial, logs"
     )
+    parser.add_argument(
+        "--max-file-mb",
+        type=positive_float,
+        metavar="MIB",
+        help="the largest eval-set or config file read, checked before reading it (default "
+        "64, or $AGENTFLOW_MAX_FILE_MB)",
+    )
 
 
 def _params(args: argparse.Namespace, earlier: RunRecord | None = None) -> EvaluateParams:
@@ -378,7 +385,13 @@ def _launch_and_run(args: argparse.Namespace, held: RunFolderLock | None) -> int
         # Everything the user can fix is found here, before the flow run starts: the
         # agent, the inputs, a run folder another process holds or that holds another
         # run. The plan made here is the one the flow runs (its folder is locked now).
-        handle, agent = plan_from_params(params, environ=os.environ, resume=earlier, held=held)
+        handle, agent = plan_from_params(
+            params,
+            environ=os.environ,
+            resume=earlier,
+            held=held,
+            max_file_mb=args.max_file_mb,
+        )
     except InputError as exc:
         return fail(str(exc))
     except (FileNotFoundError, ValueError) as exc:  # pydantic's ValidationError included

@@ -29,12 +29,14 @@ from types import TracebackType
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.agents.loader import load_agent
 from agentflow_eval.errors import InputError
+from agentflow_eval.files.loading import MAX_FILE_MB_ENV, max_file_bytes
 from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.params import EvaluateParams
 from agentflow_eval.run.agent_code import RunSubject, canonical_spec, source_digest
 from agentflow_eval.run.components import ComponentTargets, load_components
+from agentflow_eval.run.descriptors import fit_descriptors
 from agentflow_eval.run.folder_lock import RunFolderBusy, RunFolderLock
 from agentflow_eval.run.identity import RunIdentity
 from agentflow_eval.run.inputs import (
@@ -163,6 +165,10 @@ def plan_run(
     (``None`` when every case is a component case) must be able to run the others: take
     their seeded histories and tool mocks.
 
+    The run's concurrency is fitted to the process's file-descriptor limit
+    (:func:`~.descriptors.fit_descriptors`: the soft limit raised, else the concurrency
+    lowered, with a warning in the plan's ``warnings``).
+
     A resumed run must be the run the folder holds: the same eval set (id and cases), the
     same judging config and the same runs per case (:func:`~.resume.check_resume`);
     anything else is refused with :class:`ResumeMismatch`, the folder left as it was.
@@ -238,13 +244,16 @@ def plan_run(
     except BaseException:
         lock.release()
         raise
+    # the file descriptors the concurrency needs, found before the first trial opens any
+    descriptors = fit_descriptors(settings.max_concurrency, selected.config.judge.max_concurrency)
+    settings = replace(settings, max_concurrency=descriptors.max_concurrency)
     plan = RunPlan(
         eval_set=selected.eval_set,
         config=selected.config,
         paths=paths,
         meta=meta,
         settings=settings,
-        warnings=tuple(inputs.warnings),
+        warnings=(*inputs.warnings, *filter(None, [descriptors.warning])),
         resumed=record is not None,
         components=components,
     )
@@ -257,6 +266,7 @@ def plan_from_params(
     environ: Mapping[str, str],
     resume: RunRecord | None = None,
     held: RunFolderLock | None = None,
+    max_file_mb: float | None = None,
 ) -> tuple[RunHandle, AgentUnderTest | None]:
     """The agent (``None`` when the parameters name none: every case is then a
     component case) and the planned run that ``params`` ask for (a shard's plan holds
@@ -264,11 +274,19 @@ def plan_from_params(
     variables). Every front door that starts from parameters plans here: the evaluate
     flow's load task, and the CLI before it starts the flow. ``resume`` is the record of
     ``params.resume``'s folder when the caller has read it already, ``held`` its lock
-    when the caller took it already."""
+    when the caller took it already. ``max_file_mb`` is the largest eval-set or config
+    file read, in MiB (else ``$AGENTFLOW_MAX_FILE_MB`` in ``environ``, else 64)."""
     if not params.agent and params.model:
         raise InputError(f"model {params.model!r} is for an agent, and no agent was given")
     agent = load_agent(params.agent, model=params.model) if params.agent else None
-    inputs = load_inputs(params.evalset, params.config, judge_model=params.judge_model)
+    inputs = load_inputs(
+        params.evalset,
+        params.config,
+        judge_model=params.judge_model,
+        max_file_bytes=max_file_bytes(
+            max_file_mb if max_file_mb is not None else environ.get(MAX_FILE_MB_ENV)
+        ),
+    )
     handle = plan_run(
         inputs,
         RunOptions.of(params),
