@@ -13,6 +13,10 @@ agent's exception carrying its configuration, a tool result echoing an environme
 - common key shapes (:data:`KEY_PATTERNS`): ``sk-...``, ``AKIA...``, ``AIza...``, GitHub
   and Slack tokens, JWTs, ``Bearer ...`` and ``Authorization:`` values.
 
+A presigned S3 link keeps its access key id (``X-Amz-Credential``): the key id is not the
+secret, the signature is, and the link must open where it is printed; the copies stored
+in ``published.json`` and ``latest.json`` hold the same link.
+
 Strings are redacted where they become data — a trial as it is written, a judge's error,
 a model call's failure — so every later sink (``trials.jsonl``, ``judged.jsonl``,
 ``results.json``, ``report.html``, ``junit.xml``, published objects, Prefect artifacts)
@@ -293,7 +297,21 @@ class Redactor:
         return self.redact(text) != text
 
 
+_LINK_KEY_ID = re.compile(r"[?&](?:X-Amz-Credential|AWSAccessKeyId)=[^&\s\"'<>#]*", re.IGNORECASE)
+"""The access key id in a presigned S3 link's query. It is not a secret (the link's
+signature is, and it expires); without it the link does not open, so it is kept as
+written while the rest of the text is redacted."""
+
+
 def _scrub(text: str, literal: re.Pattern[str] | None) -> str:
+    if "?" in text and _LINK_KEY_ID.search(text):
+        kept = _LINK_KEY_ID.findall(text)
+        parts = [_scrub_part(part, literal) for part in _LINK_KEY_ID.split(text)]
+        return "".join(part + key_id for part, key_id in zip(parts, [*kept, ""], strict=True))
+    return _scrub_part(text, literal)
+
+
+def _scrub_part(text: str, literal: re.Pattern[str] | None) -> str:
     if literal is not None:
         text = literal.sub(REDACTED, text)
     for pattern in KEY_PATTERNS:

@@ -65,6 +65,7 @@ def add_parser(sub: Any) -> None:
     add_tolerance_flags(parser)
     add_verbose_flag(parser)
     add_no_prefect_flag(parser)
+    parser.set_defaults(max_file_mb=None)  # the source's files were read once already
 
 
 def run(args: argparse.Namespace) -> int:

@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # imported where used: the command starts Prefect's server be
     from agentflow_eval.flows.support.temporary_api import TemporaryPrefectAPI
     from agentflow_eval.models.params import EvaluateParams
     from agentflow_eval.pipeline.outcome import RunOutcome
+    from agentflow_eval.run.folder_lock import RunFolderLock
     from agentflow_eval.run.plan import RunHandle
     from agentflow_eval.run.run_json import RunRecord
 
@@ -142,6 +143,13 @@ def add_parser(sub: Any) -> None:
     add_verbose_flag(parser)
     parser.set_defaults(rejudge_from=None)  # set by ``agentflow-eval rejudge``, run through here
     add_no_prefect_flag(parser)
+    parser.add_argument(
+        "--max-file-mb",
+        type=positive_float,
+        metavar="MIB",
+        help="the largest eval-set or config file read, checked before reading it (default "
+        "64, or $AGENTFLOW_MAX_FILE_MB)",
+    )
 
 
 def _params(args: argparse.Namespace, earlier: RunRecord | None = None) -> EvaluateParams:
@@ -288,6 +296,30 @@ def _run(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         return fail(str(exc))
+    from agentflow_eval.errors import InputError
+
+    try:  # a folder another process holds is refused before anything slow starts
+        held = _hold_resumed_folder(args.resume)
+    except InputError as exc:
+        return fail(str(exc))
+    try:
+        return _launch_and_run(args, held, no_prefect)
+    finally:
+        if held is not None:
+            held.release()  # the run's handle owned it; this lets go on every other way out
+
+
+def _hold_resumed_folder(resume: str | None) -> RunFolderLock | None:
+    """The lock of the run folder ``--resume`` names (``None`` without one, or when it
+    is no run folder: reading it says so, later)."""
+    if not resume or not (Path(resume) / "run.json").is_file():
+        return None
+    from agentflow_eval.run.folder_lock import RunFolderLock
+
+    return RunFolderLock.acquire(resume)
+
+
+def _launch_and_run(args: argparse.Namespace, held: RunFolderLock | None, no_prefect: bool) -> int:
     # Boot Prefect's temporary API server on the other core while this process imports
     # Prefect and the agent and checks the inputs (a no-op when PREFECT_API_URL names one).
     api = None if no_prefect else _launch_temporary_api()
@@ -322,7 +354,13 @@ def _run(args: argparse.Namespace) -> int:
         # Everything the user can fix is found here, before the flow run starts: the
         # agent, the inputs, a run folder another process holds or that holds another
         # run. The plan made here is the one the flow runs (its folder is locked now).
-        handle, agent = plan_from_params(params, environ=os.environ, resume=earlier)
+        handle, agent = plan_from_params(
+            params,
+            environ=os.environ,
+            resume=earlier,
+            held=held,
+            max_file_mb=args.max_file_mb,
+        )
     except InputError as exc:
         return fail(str(exc))
     except (FileNotFoundError, ValueError) as exc:  # pydantic's ValidationError included

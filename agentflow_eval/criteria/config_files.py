@@ -24,11 +24,12 @@ from agentflow_eval.models.config import CriterionConfig, EvalConfig
 __all__ = ["checked_config", "config_from_data", "load_config", "resolve_config"]
 
 
-def load_config(path: str | Path) -> EvalConfig:
+def load_config(path: str | Path, *, max_bytes: int = loading.MAX_FILE_BYTES) -> EvalConfig:
     """Read an evaluation config (native, or ADK ``test_config.json``) from JSON or YAML,
-    each criterion's options read by its own model. Raises
-    :class:`~agentflow_eval.files.errors.EvalFileError` naming file and field."""
-    return loading.load_config(path, criteria=CATALOGUE)
+    each criterion's options read by its own model; one larger than ``max_bytes`` is
+    refused unread. Raises :class:`~agentflow_eval.files.errors.EvalFileError` naming file
+    and field."""
+    return loading.load_config(path, criteria=CATALOGUE, max_bytes=max_bytes)
 
 
 def resolve_config(evalset_path: str | Path, config_path: str | Path | None = None) -> EvalConfig:

@@ -25,6 +25,7 @@ next to the eval file. Every problem is an :class:`EvalFileError`.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from agentflow_eval.errors import InputError
 from agentflow_eval.files import adk
 from agentflow_eval.files.errors import (
     EVALSET_CASES,
@@ -82,9 +84,34 @@ _LEGACY_CASES = CaseLayout(container=None, id_keys=("name",), case_type=adk.Lega
 
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
-"""The largest eval-set or config file read (64 MiB): checked before the file is read,
-since parsing takes many times a file's size in memory. Ten thousand rich cases fit in a
-tenth of it."""
+"""The largest eval-set or config file read by default (64 MiB): checked before the file
+is read, since parsing takes many times a file's size in memory. Ten thousand rich cases
+fit in a tenth of it. A front door may set another (:func:`max_file_bytes`)."""
+
+MAX_FILE_MB_ENV = "AGENTFLOW_MAX_FILE_MB"
+"""The variable a front door reads for the largest input file, in MiB."""
+
+
+def max_file_bytes(mib: str | float | None) -> int:
+    """The largest input file, in bytes, for ``mib`` MiB as a flag or
+    :data:`MAX_FILE_MB_ENV` gives it (``None`` or empty: :data:`MAX_FILE_BYTES`). Raises
+    :class:`InputError` (one line) for anything but a positive number."""
+    if mib is None or (isinstance(mib, str) and not mib.strip()):
+        return MAX_FILE_BYTES
+    try:
+        value = float(mib)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise InputError(
+            f"the largest input file ({MAX_FILE_MB_ENV} or --max-file-mb) must be a positive "
+            f"number of MiB, got {mib!r}"
+        )
+    return max(1, int(value * 2**20))
+
+
+def _size(count: int) -> str:
+    return f"{count / 2**20:,.1f} MiB" if count >= 2**20 else f"{count / 2**10:,.1f} KiB"
 
 
 def read_document(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
@@ -108,8 +135,9 @@ def read_document(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
     if size > max_bytes:
         raise EvalFileError(
             path,
-            f"is {size / 2**20:,.1f} MiB, more than the {max_bytes / 2**20:,.0f} MiB an "
-            "eval set or config may be; split it into several files in a folder",
+            f"is {_size(size)}, more than the {_size(max_bytes)} an eval set or config may "
+            f"be; split it into several files in a folder, or raise the limit "
+            f"(--max-file-mb, {MAX_FILE_MB_ENV})",
         )
     suffix = path.suffix.lower()
     if suffix not in _DATA_SUFFIXES:
@@ -278,19 +306,23 @@ class LoadedEvalSet:
 
 
 def load_evalset(
-    path: str | Path, *, initial_session: Mapping[str, Any] | None = None
+    path: str | Path,
+    *,
+    initial_session: Mapping[str, Any] | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
 ) -> LoadedEvalSet:
     """Read an eval set from a file or a directory (see the module docstring).
 
     ``initial_session`` (``app_name``, ``user_id``, ``state``, as in ADK's
     ``initial_session_file``) starts the session of legacy-format cases that have none;
     eval-set files carry their own ``session_input``, so for them it is not used (a
-    warning says so). Raises :class:`EvalFileError`.
+    warning says so). A file larger than ``max_bytes`` is refused before it is read.
+    Raises :class:`EvalFileError`.
     """
     path = Path(path)
     if path.is_dir():
-        return _load_directory(path, initial_session)
-    return _load_file(path, initial_session)
+        return _load_directory(path, initial_session, max_bytes)
+    return _load_file(path, initial_session, max_bytes)
 
 
 def eval_file_stem(path: str | Path) -> str:
@@ -302,8 +334,10 @@ def eval_file_stem(path: str | Path) -> str:
     return name
 
 
-def _load_file(path: Path, initial_session: Mapping[str, Any] | None) -> LoadedEvalSet:
-    raw = read_document(path)
+def _load_file(
+    path: Path, initial_session: Mapping[str, Any] | None, max_bytes: int = MAX_FILE_BYTES
+) -> LoadedEvalSet:
+    raw = read_document(path, max_bytes=max_bytes)
     warnings: list[str] = []
     if isinstance(raw, list):
         data = _from_legacy(path, raw, initial_session, warnings)
@@ -455,7 +489,9 @@ def _unused_adk_fields(case: EvalCase) -> list[str]:
 # --------------------------------------------------------------------------- directories
 
 
-def _load_directory(directory: Path, initial_session: Mapping[str, Any] | None) -> LoadedEvalSet:
+def _load_directory(
+    directory: Path, initial_session: Mapping[str, Any] | None, max_bytes: int
+) -> LoadedEvalSet:
     files = sorted(
         p
         for p in directory.rglob("*")
@@ -467,7 +503,7 @@ def _load_directory(directory: Path, initial_session: Mapping[str, Any] | None) 
             "no eval files in this directory; expected *.evalset.json, *.evalset.yaml "
             "or *.test.json files",
         )
-    parts = [_load_file(f, initial_session) for f in files]
+    parts = [_load_file(f, initial_session, max_bytes) for f in files]
     cases, sources, renames = _merge_cases(
         parts, {f: _label(f.relative_to(directory)) for f in files}
     )
@@ -524,13 +560,18 @@ def _label(relative: Path) -> str:
 # ------------------------------------------------------------------------------ configs
 
 
-def load_config(path: str | Path, *, criteria: CriteriaCatalogue | None = None) -> EvalConfig:
+def load_config(
+    path: str | Path,
+    *,
+    criteria: CriteriaCatalogue | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> EvalConfig:
     """Read an evaluation config (native, or ADK ``test_config.json``) from JSON or
     YAML. With ``criteria``, each entry is read by its criterion's own options model and
     what a criterion accepts without using is warned about; without, a criterion's own
     options are kept as written. Raises :class:`EvalFileError`."""
     path = Path(path)
-    raw = read_document(path)
+    raw = read_document(path, max_bytes=max_bytes)
     if not isinstance(raw, dict):
         raise EvalFileError(
             path,

@@ -19,6 +19,7 @@ from pydantic_core import from_json, to_json
 
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.atomic import write_text_atomically
+from agentflow_eval.files.results_checks import check_numbers, check_run_counts
 from agentflow_eval.models.results import SCHEMA_VERSION, RunResult
 
 __all__ = [
@@ -126,7 +127,8 @@ def check_schema_version(found: Any, source: str) -> None:
 
 def read_results_json(path: Path) -> RunResult:
     """The run stored in ``path``. Raises :class:`ResultsFileError` for a file that is
-    not JSON, has no or an unsupported ``schema_version``, or does not match the schema."""
+    not JSON, has no or an unsupported ``schema_version``, does not match the schema, or
+    holds numbers or counts no run could have."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -138,12 +140,17 @@ def read_results_json(path: Path) -> RunResult:
 
 def run_result_from_json(raw: Any, source: str) -> RunResult:
     """The run in ``raw`` (a results.json document, already parsed), checked as
-    :func:`read_results_json` checks it; ``source`` names it in errors."""
+    :func:`read_results_json` checks it — its schema, then its numbers (finite, of a
+    possible size) and its counts (:mod:`.results_checks`); ``source`` names it in
+    errors."""
     if not isinstance(raw, dict):
         raise ResultsFileError(f"{source}: expected a JSON object, found {type(raw).__name__}")
     check_schema_version(raw.get("schema_version"), source)
+    problem = check_numbers(raw)
+    if problem is not None:
+        raise ResultsFileError(f"{source}: {problem}")
     try:
-        return RunResult.model_validate(raw)
+        run = RunResult.model_validate(raw)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in error['loc']) or '(root)'}: {error['msg']}"
@@ -153,6 +160,10 @@ def run_result_from_json(raw: Any, source: str) -> RunResult:
         raise ResultsFileError(
             f"{source}: does not match the results schema: {problems}{more}"
         ) from None
+    problem = check_run_counts(run)
+    if problem is not None:
+        raise ResultsFileError(f"{source}: {problem}")
+    return run
 
 
 def results_json_schema() -> dict[str, Any]:

@@ -702,7 +702,8 @@ class RunResult(Record):
     finished_at: datetime
     """When the results were written (UTC)."""
     duration_s: float
-    """finished_at - started_at, in seconds."""
+    """Seconds the run spent, on the monotonic clock: each session's time, summed over
+    a resumed run's sessions (never negative, whatever the wall clock did)."""
     config: dict[str, Any] = Field(default_factory=dict)
     """The config the run used (non-default values)."""
     totals: RunTotals

@@ -312,6 +312,13 @@ def _summarise(
     totals.trial_latency_ms = value_spread(run_latencies) if run_latencies else None
 
     finished = finished_at or datetime.now(UTC)
+    # measured on the monotonic clock, unless the caller names the finish (a summary
+    # reproduced for a known moment): then the span to it, never below zero
+    duration_s = (
+        meta.elapsed_s()
+        if finished_at is None
+        else max(0.0, (finished_at - meta.started_at).total_seconds())
+    )
     return RunResult(
         run_id=meta.run_id,
         eval_set_id=eval_set.eval_set_id,
@@ -327,7 +334,7 @@ def _summarise(
         runs_per_case=meta.runs_per_case,
         started_at=meta.started_at,
         finished_at=finished,
-        duration_s=(finished - meta.started_at).total_seconds(),
+        duration_s=duration_s,
         config=config.model_dump(mode="json", exclude_defaults=True),
         totals=totals,
         criteria=[t.summary(name) for name, t in run_criteria.items()],

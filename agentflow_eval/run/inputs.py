@@ -17,7 +17,7 @@ from agentflow_eval.criteria.config_files import checked_config, load_config
 from agentflow_eval.criteria.coverage import unjudged_warnings
 from agentflow_eval.criteria.registry import build_criteria, build_criterion, spec_of
 from agentflow_eval.files.errors import EvalFileError, Problem
-from agentflow_eval.files.loading import find_config_for, load_evalset
+from agentflow_eval.files.loading import MAX_FILE_BYTES, find_config_for, load_evalset
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 
@@ -61,20 +61,26 @@ def load_inputs(
     config: str | Path | EvalConfig | None = None,
     *,
     judge_model: str | None = None,
+    max_file_bytes: int = MAX_FILE_BYTES,
 ) -> RunInputs:
     """Read and check the eval set at ``evalset`` and its config: ``config`` when given
     (a file or a config object), else the ``test_config.json`` beside the eval set, else
     ADK's default criteria. ``judge_model`` replaces the config's run-wide judge model.
+    A file larger than ``max_file_bytes`` is refused before it is read.
 
     Raises :class:`agentflow_eval.files.errors.EvalFileError` naming file, case and field.
     """
-    loaded = load_evalset(evalset)
+    loaded = load_evalset(evalset, max_bytes=max_file_bytes)
     config_path: Path | None = None
     if isinstance(config, EvalConfig):
         run_config = config.model_copy(deep=True)
     else:
         config_path = Path(config) if config else find_config_for(evalset)
-        run_config = load_config(config_path) if config_path else EvalConfig.default()
+        run_config = (
+            load_config(config_path, max_bytes=max_file_bytes)
+            if config_path
+            else EvalConfig.default()
+        )
     if judge_model:
         run_config.judge.model = judge_model
     run_config = check_criteria(run_config, config_path, loaded.eval_set, Path(evalset))

@@ -4,6 +4,7 @@ planned."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -38,6 +39,16 @@ class RunMeta:
     labels: Mapping[str, str] = field(default_factory=dict)
     rejudged_from: RejudgedFrom | None = None
     """For a run that judges an earlier run's stored trials again: that run."""
+    clock_start: float = field(default_factory=time.monotonic)
+    """This session's start on the monotonic clock (the wall clock may step: an NTP fix,
+    a resume on a machine whose clock is behind)."""
+    earlier_s: float = 0.0
+    """Time the earlier sessions of a resumed run spent (from its ``run.json``)."""
+
+    def elapsed_s(self) -> float:
+        """Time the run has spent so far: the earlier sessions' and this one's, on the
+        monotonic clock — never negative, whatever the wall clock did."""
+        return self.earlier_s + max(0.0, time.monotonic() - self.clock_start)
 
 
 def judge_model_of(config: EvalConfig) -> str | None:

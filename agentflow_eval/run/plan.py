@@ -29,11 +29,14 @@ from types import TracebackType
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.agents.loader import load_agent
 from agentflow_eval.errors import InputError
+from agentflow_eval.files.loading import MAX_FILE_MB_ENV, max_file_bytes
 from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.run.agent_code import RunSubject, canonical_spec, source_digest
 from agentflow_eval.run.components import ComponentTargets, load_components
+from agentflow_eval.run.descriptors import fit_descriptors
 from agentflow_eval.run.folder_lock import RunFolderBusy, RunFolderLock
 from agentflow_eval.run.identity import RunIdentity
 from agentflow_eval.run.inputs import (
@@ -47,7 +50,7 @@ from agentflow_eval.run.meta import RunMeta, is_simulated, judge_model_of
 from agentflow_eval.run.paths import RunPaths, new_run_id
 from agentflow_eval.run.rejudge_source import RejudgeSource, read_rejudge_source
 from agentflow_eval.run.resume import ResumeMismatch, check_resume, fingerprint
-from agentflow_eval.run.run_json import RunRecord, write_run_json
+from agentflow_eval.run.run_json import RunRecord, record_elapsed, write_run_json
 from agentflow_eval.run.selection import describe_selection, select_cases, shard_of
 from agentflow_eval.run.settings import (
     RunOptions,
@@ -122,8 +125,11 @@ class RunHandle:
         return self.plan.paths
 
     def release(self) -> None:
-        """Let go of the run folder (idempotent): call it when the run is over."""
-        if self._lock is not None:
+        """Let go of the run folder (idempotent): call it when the run is over. The time
+        this session spent is added to the folder's ``run.json`` first, so a resume
+        counts it."""
+        if self._lock is not None and self._lock.held:
+            record_elapsed(self.plan.paths, self.plan.meta)
             self._lock.release()
 
     def __enter__(self) -> RunHandle:
@@ -151,6 +157,7 @@ def plan_run(
     params: EvaluateParams | None = None,
     identity: RunIdentity | None = None,
     rejudge: RejudgeSource | None = None,
+    held: RunFolderLock | None = None,
 ) -> RunHandle:
     """Decide the run's settings and create its folder (or reopen ``resume``'s), taking
     the folder's lock first (:class:`RunFolderBusy` when another process holds it).
@@ -165,11 +172,17 @@ def plan_run(
     (``None`` when every case is a component case) must be able to run the others: take
     their seeded histories and tool mocks.
 
+    The run's concurrency is fitted to the process's file-descriptor limit
+    (:func:`~.descriptors.fit_descriptors`: the soft limit raised, else the concurrency
+    lowered, with a warning in the plan's ``warnings``).
+
     A resumed run must be the run the folder holds: the same eval set (id and cases), the
     same judging config and the same runs per case (:func:`~.resume.check_resume`);
     anything else is refused with :class:`ResumeMismatch`, the folder left as it was.
     ``params``, when the run was started from them, are written to the folder's
-    ``run.json`` so that the folder is its own resume point.
+    ``run.json`` so that the folder is its own resume point. ``held`` is ``resume``'s
+    lock when the caller took it already (before anything slow started); the handle
+    then owns it.
     """
     if rejudge is not None:
         agent = None  # the trials are the source's
@@ -187,13 +200,16 @@ def plan_run(
         components = load_components(
             selected.eval_set, selected.evalset_path or selected.eval_set.eval_set_id
         )
+    agent_model: str | None = getattr(agent, "model", None)
+    judge_model = judge_model_of(selected.config)
+    subject = _subject(agent, params, agent_model, judge_model)
     record: RunRecord | None = None
     if resume is not None:
         record = resume if isinstance(resume, RunRecord) else RunRecord.read(resume)
         paths = RunPaths(record.run_dir)
-        lock = RunFolderLock.acquire(paths.run_dir)
+        lock = _resumed_lock(paths.run_dir, held)
         try:
-            check_resume(record, selected, options)
+            check_resume(record, selected, options, subject)
             runs_per_case = record.runs_per_case(settings.runs)
         except BaseException:
             lock.release()
@@ -215,8 +231,6 @@ def plan_run(
             ) from None
         lock = RunFolderLock.acquire(paths.run_dir)
     who = identity if identity is not None else RunIdentity()
-    agent_model: str | None = getattr(agent, "model", None)
-    judge_model = judge_model_of(selected.config)
     meta = RunMeta(
         run_id=run_id,
         agent=agent.name if agent is not None else ", ".join(components.specs),
@@ -230,23 +244,31 @@ def plan_run(
         agent_version=who.agent_version,
         git_sha=who.git_sha,
         labels=dict(who.labels),
+        earlier_s=record.elapsed_s if record is not None else 0.0,
     )
     if rejudge is not None:
         meta = _rejudged_meta(meta, rejudge)
     try:
         write_run_json(
-            paths, meta, fingerprint=fingerprint(selected), params=params, earlier=record
+            paths,
+            meta,
+            fingerprint=fingerprint(selected, subject),
+            params=params,
+            earlier=record,
         )
     except BaseException:
         lock.release()
         raise
+    # the file descriptors the concurrency needs, found before the first trial opens any
+    descriptors = fit_descriptors(settings.max_concurrency, selected.config.judge.max_concurrency)
+    settings = replace(settings, max_concurrency=descriptors.max_concurrency)
     plan = RunPlan(
         eval_set=selected.eval_set,
         config=selected.config,
         paths=paths,
         meta=meta,
         settings=settings,
-        warnings=tuple(inputs.warnings),
+        warnings=(*inputs.warnings, *filter(None, [descriptors.warning])),
         resumed=record is not None,
         components=components,
     )
@@ -258,13 +280,17 @@ def plan_from_params(
     *,
     environ: Mapping[str, str],
     resume: RunRecord | None = None,
+    held: RunFolderLock | None = None,
+    max_file_mb: float | None = None,
 ) -> tuple[RunHandle, AgentUnderTest | None]:
     """The agent (``None`` when the parameters name none: every case is then a
     component case) and the planned run that ``params`` ask for (a shard's plan holds
     only its share of the cases), the run's identity completed from ``environ`` (CI
     variables). Every front door that starts from parameters plans here: the evaluate
     flow's load task, and the CLI before it starts the flow. ``resume`` is the record of
-    ``params.resume``'s folder when the caller has read it already."""
+    ``params.resume``'s folder when the caller has read it already, ``held`` its lock
+    when the caller took it already. ``max_file_mb`` is the largest eval-set or config
+    file read, in MiB (else ``$AGENTFLOW_MAX_FILE_MB`` in ``environ``, else 64)."""
     rejudge = read_rejudge_source(params.rejudge_from) if params.rejudge_from else None
     if rejudge is not None and params.shards > 1:
         raise InputError(
@@ -275,7 +301,14 @@ def plan_from_params(
         raise InputError(f"model {params.model!r} is for an agent, and no agent was given")
     # a re-judge's trials are its source's: the agent is not loaded
     agent = load_agent(params.agent, model=params.model) if params.agent and not rejudge else None
-    inputs = load_inputs(params.evalset, params.config, judge_model=params.judge_model)
+    inputs = load_inputs(
+        params.evalset,
+        params.config,
+        judge_model=params.judge_model,
+        max_file_bytes=max_file_bytes(
+            max_file_mb if max_file_mb is not None else environ.get(MAX_FILE_MB_ENV)
+        ),
+    )
     handle = plan_run(
         inputs,
         RunOptions.of(params),
@@ -290,6 +323,7 @@ def plan_from_params(
             labels=params.labels,
         ),
         rejudge=rejudge,
+        held=held,
     )
     return handle, agent
 
@@ -307,6 +341,30 @@ def _rejudged_meta(meta: RunMeta, source: RejudgeSource) -> RunMeta:
         labels={**source.labels, **meta.labels},
         notes=(source.note, *meta.notes),
         rejudged_from=source.named,
+    )
+
+
+def _resumed_lock(run_dir: Path, held: RunFolderLock | None) -> RunFolderLock:
+    """The resumed folder's lock: the one the caller holds, else taken now."""
+    if held is None:
+        return RunFolderLock.acquire(run_dir)
+    if not held.held or held.run_dir.resolve() != run_dir:
+        raise ValueError(f"the lock given is not held on {run_dir}")
+    return held
+
+
+def _subject(
+    agent: AgentUnderTest | None,
+    params: EvaluateParams | None,
+    agent_model: str | None,
+    judge_model: str | None,
+) -> RunSubject:
+    """What the run measures: the agent as its spec names it (its source file digested),
+    or by its name when it was given as an object."""
+    spec = canonical_spec(params.agent) if params is not None and params.agent else None
+    name = spec or (agent.name if agent is not None else None)
+    return RunSubject(
+        agent=name, code=source_digest(spec), agent_model=agent_model, judge_model=judge_model
     )
 
 

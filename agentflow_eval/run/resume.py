@@ -1,6 +1,7 @@
 """What a resume must find unchanged: the eval set it was started with (its id, each
-case's content), the judging config and the runs per case. Anything else is refused in one
-line, the folder left as it was."""
+case's content), the judging config, the runs per case, and what it measures (the agent's
+spec and source file, the agent's model and the judges' model). Anything else is refused
+in one line, the folder left as it was."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentflow_eval.errors import InputError
+from agentflow_eval.files.naming import printable
+from agentflow_eval.run.agent_code import RunSubject
 from agentflow_eval.run.inputs import RunInputs
 from agentflow_eval.run.run_json import RunRecord
 from agentflow_eval.run.settings import RunOptions
@@ -46,24 +49,34 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def fingerprint(inputs: RunInputs) -> dict[str, Any]:
-    """What a resume must find unchanged: the eval set (its id, each case's content) and
-    the config's judging sections (criteria, judge model and options, simulated user)."""
+def fingerprint(inputs: RunInputs, subject: RunSubject | None = None) -> dict[str, Any]:
+    """What a resume must find unchanged: the eval set (its id, each case's content),
+    the config's judging sections (criteria, judge model and options, simulated user) and
+    the run's subject (agent, its code, its model, the judges' model)."""
     cases = {
         case.eval_id: _digest(case.model_dump(mode="json")) for case in inputs.eval_set.eval_cases
     }
     judging = inputs.config.model_dump(mode="json", exclude=_OPERATIONAL_CONFIG)
-    return {
+    found: dict[str, Any] = {
         "eval_set_id": inputs.eval_set.eval_set_id,
         "cases": cases,
         "config": {section: _digest(value) for section, value in sorted(judging.items())},
     }
+    if subject is not None:
+        found["subject"] = subject.as_json()
+    return found
 
 
-def check_resume(record: RunRecord, inputs: RunInputs, options: RunOptions) -> None:
-    """Refuse (:class:`ResumeMismatch`, one line) to resume ``record``'s folder with an eval set,
-    config or runs per case other than those it was started with. A run.json written
-    before fingerprints were recorded is checked for runs per case only."""
+def check_resume(
+    record: RunRecord,
+    inputs: RunInputs,
+    options: RunOptions,
+    subject: RunSubject | None = None,
+) -> None:
+    """Refuse (:class:`ResumeMismatch`, one line) to resume ``record``'s folder with an eval
+    set, config, runs per case, agent (spec or source), agent model or judge model other
+    than those it was started with. A run.json written before fingerprints were recorded
+    is checked for runs per case only, one written before subjects were for the rest."""
     folder = record.run_dir
     runs = record.document.get("runs_per_case")
     asked = options.runs or inputs.config.runs
@@ -76,8 +89,11 @@ def check_resume(record: RunRecord, inputs: RunInputs, options: RunOptions) -> N
     recorded = record.fingerprint
     if recorded is None:
         return
-    now = fingerprint(inputs)
+    now = fingerprint(inputs, subject)
     problems: list[str] = []
+    before_subject = recorded.get("subject")
+    if isinstance(before_subject, Mapping) and subject is not None:
+        problems.extend(_subject_changes(before_subject, subject.as_json()))
     if recorded.get("eval_set_id") != now["eval_set_id"]:
         problems.append(
             f"its eval set is {recorded.get('eval_set_id')!r}, not {now['eval_set_id']!r}"
@@ -95,7 +111,7 @@ def check_resume(record: RunRecord, inputs: RunInputs, options: RunOptions) -> N
     if problems:
         raise ResumeMismatch(
             f"cannot resume {folder} with these inputs: {'; '.join(problems)}; resume with "
-            "the eval set and config it was started with, or start a new run"
+            "the agent, models, eval set and config it was started with, or start a new run"
         )
 
 
@@ -113,3 +129,27 @@ def _case_changes(before: Mapping[str, str], now: Mapping[str, str]) -> list[str
 def _some(ids: list[str], limit: int = 3) -> str:
     shown = ", ".join(repr(i) for i in ids[:limit])
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+_SUBJECT_PARTS = (
+    ("agent", "its agent"),
+    ("agent_model", "its agent model"),
+    ("judge_model", "its judge model"),
+)
+
+
+def _subject_changes(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
+    """What differs in what the run measures, each named with both values."""
+    problems = [
+        f"{label} is {_shown(before.get(key))}, not {_shown(now.get(key))}"
+        for key, label in _SUBJECT_PARTS
+        if before.get(key) != now.get(key)
+    ]
+    same_agent = before.get("agent") == now.get("agent")
+    if same_agent and before.get("code") and before.get("code") != now.get("code"):
+        problems.append(f"its agent's source file changed ({_shown(now.get('agent'))})")
+    return problems
+
+
+def _shown(value: Any) -> str:
+    return "none" if value is None else f"'{printable(str(value), keep_newlines=False)}'"

@@ -3,7 +3,9 @@ point. Read once per resume (:class:`RunRecord`), written when the run is planne
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,7 +18,13 @@ from agentflow_eval.models.params import EvaluateParams
 from agentflow_eval.run.meta import RunMeta
 from agentflow_eval.run.paths import RunPaths
 
-__all__ = ["RunRecord", "params_from_run_dir", "read_run_json", "write_run_json"]
+__all__ = [
+    "RunRecord",
+    "params_from_run_dir",
+    "read_run_json",
+    "record_elapsed",
+    "write_run_json",
+]
 
 
 def read_run_json(run_dir: str | Path) -> dict[str, Any]:
@@ -109,6 +117,14 @@ class RunRecord:
             ) from None
 
     @property
+    def elapsed_s(self) -> float:
+        """Time the run's sessions so far spent (0 when not recorded, or not a time)."""
+        found = self.document.get("elapsed_s")
+        if isinstance(found, int | float) and math.isfinite(found) and found >= 0:
+            return float(found)
+        return 0.0
+
+    @property
     def run_id(self) -> str:
         return str(self.document["run_id"])
 
@@ -168,6 +184,7 @@ def write_run_json(
         "runs_per_case": meta.runs_per_case,
         "agent": meta.agent,
         "count_infrastructure_errors": meta.count_infrastructure_errors,
+        "elapsed_s": meta.earlier_s,
         "fingerprint": before.get("fingerprint") or dict(fingerprint),
         # where relative paths in params are relative to: a resume from elsewhere finds
         # the files there
@@ -182,3 +199,17 @@ def write_run_json(
     elif before.get("params") is not None:  # a resume from objects keeps the first ones
         document["params"] = before["params"]
     write_text_atomically(paths.meta, [json.dumps(document, indent=2)])
+
+
+def record_elapsed(paths: RunPaths, meta: RunMeta) -> None:
+    """Add this session's time to the folder's ``run.json`` (a later resume adds its own
+    to it); nothing when the folder is gone (a new run that never started is removed)."""
+    try:
+        document = json.loads(paths.meta.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if not isinstance(document, dict) or document.get("run_id") != meta.run_id:
+        return
+    document["elapsed_s"] = round(meta.elapsed_s(), 3)
+    with contextlib.suppress(OSError):
+        write_text_atomically(paths.meta, [json.dumps(document, indent=2)])

@@ -81,3 +81,43 @@ def test_the_cli_refuses_a_folder_another_process_holds(
     finally:
         holder.send_signal(signal.SIGKILL)
         holder.wait()
+
+
+def test_a_busy_folder_is_refused_before_any_server_starts(tmp_path: Path) -> None:
+    """The real CLI, in its own process, with no Prefect API configured (so it would
+    launch its temporary server): a --resume of a folder another process holds is refused
+    in one line, exit 2, and the CLI spawned no process at all — the lock is taken before
+    the server is launched. Every process the CLI starts is recorded by an audit hook
+    (``subprocess.Popen`` raises an audit event before it forks)."""
+    run_dir = unfinished_run_dir(tmp_path, "tests.e2e.test_run_folder_owners:agent")
+    spawned = tmp_path / "spawned.txt"
+    cli = textwrap.dedent(
+        f"""
+        import sys
+        def record(event, args):
+            if event == "subprocess.Popen":
+                with open({str(spawned)!r}, "a") as out:
+                    out.write(repr(args[1]) + "\\n")
+        sys.addaudithook(record)
+        from agentflow_eval.cli import main
+        sys.exit(main(["run", "--resume", {str(run_dir)!r}]))
+        """
+    )
+    env = {key: value for key, value in os.environ.items() if key != "PREFECT_API_URL"}
+    holder = hold_in_subprocess(run_dir)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", cli],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    assert done.returncode == 2, done.stderr
+    err = done.stderr.strip()
+    assert err.count("\n") == 0 and f"in use by process {holder.pid}" in err
+    assert not spawned.exists(), spawned.read_text()

@@ -3,6 +3,7 @@ model handler that fails a fixed share of its requests the way providers do."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections import Counter
@@ -13,6 +14,7 @@ from typing import Any
 
 from agentflow_eval.models.config import CriterionConfig, EvalConfig
 from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.run.folder_lock import LOCK_NAME
 from agentflow_eval.run.plan import RunInputs
 from agentflow_eval.run.resume import fingerprint
 from agentflow_eval.testing import Reply
@@ -41,6 +43,15 @@ def answer_evalset(
 def answer_config(**fields: Any) -> EvalConfig:
     """Judge the answer with ROUGE-1 only: deterministic, no judge model."""
     return EvalConfig(criteria={"response_match_score": CriterionConfig(threshold=0.8)}, **fields)
+
+
+def folder_digest(run_dir: Path) -> str:
+    """The run's files, names and bytes (the lock's note of its last holder aside)."""
+    digest = hashlib.sha256()
+    for path in sorted(run_dir.rglob("*")):
+        if path.is_file() and path.name != LOCK_NAME:
+            digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
 
 
 def unfinished_run_dir(tmp_path: Path, agent: str) -> Path:

@@ -83,6 +83,10 @@ class SeaweedFS:
     def endpoint_url(self) -> str:
         return f"http://127.0.0.1:{self.ports['s3.port']}"
 
+    def publish_flags(self, target: str) -> list[str]:
+        """The CLI flags that publish a run to ``target`` (``s3://bucket/prefix``) here."""
+        return ["--publish-to", target, "--s3-endpoint-url", self.endpoint_url, "--s3-path-style"]
+
     @property
     def log_path(self) -> Path:
         return self.data_dir.parent / f"{self.data_dir.name}.log"

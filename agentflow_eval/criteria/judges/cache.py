@@ -2,9 +2,9 @@
 
 :func:`judge_cache_key` hashes the criterion, the prompt template's identity (name,
 version and source hash), the judge model and its options, the rendered prompt and the
-sample index. A cache maps that key to the judge's raw reply (:class:`CachedJudgeReply`);
-the reply is parsed again on a hit, so a verdict is never stored apart from the text it
-came from.
+sample index. A cache maps that key to the judge's reply (:class:`CachedJudgeReply`), its
+text redacted of secrets before it is stored (the judge runtime's ``_to_store``); the reply
+is parsed again on a hit, so a verdict is never stored apart from the text it came from.
 
 :class:`JudgeCache` is the protocol the judge runtime talks to. :class:`InMemoryJudgeCache`
 implements it in a dict (unit tests, one-off runs); :class:`StoreJudgeCache` in any object
@@ -74,8 +74,8 @@ def judge_cache_key(
 
 
 class CachedJudgeReply(BaseModel):
-    """A judge reply as stored: the raw text, which model wrote it, and what it cost the
-    first time (a hit costs nothing)."""
+    """A judge reply as stored: its text (secrets redacted), which model wrote it, and
+    what it cost the first time (a hit costs nothing)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -423,8 +423,14 @@ class JudgeRuntime:
 
 
 def _to_store(reply: JudgeReply[Any]) -> CachedJudgeReply:
+    """What the cache keeps of a reply: its text redacted as a trial's outputs are (a
+    judge may quote a key it saw in the answer; the cache outlives the run, in a shared
+    store), so a hit's verdict is parsed from the redacted text."""
     return CachedJudgeReply(
-        content=reply.content, model=reply.model, usage=reply.usage, latency_ms=reply.latency_ms
+        content=redact(reply.content),
+        model=reply.model,
+        usage=reply.usage,
+        latency_ms=reply.latency_ms,
     )
 
 

@@ -257,10 +257,41 @@ def test_a_file_past_the_size_limit_is_refused_before_it_is_read(tmp_path: Path,
     path = tmp_path / "huge.evalset.json"
     with path.open("wb") as out:  # sparse: the size is checked, nothing is read
         out.truncate(200 * 1024 * 1024)
-    with pytest.raises(EvalFileError, match=r"is 200\.0 MiB, more than the 64 MiB"):
+    with pytest.raises(EvalFileError, match=r"is 200\.0 MiB, more than the 64\.0 MiB"):
         read_document(path)
     small = write(tmp_path / "small.evalset.json", {"eval_set_id": "s", "eval_cases": []})
-    with pytest.raises(EvalFileError, match="more than the 0 MiB"):
+    with pytest.raises(EvalFileError, match=r"more than the 0\.0 KiB"):
         read_document(small, max_bytes=10)
     code, err = cli(path)
     assert code == 2 and err.count("\n") == 0 and "split it into several files" in err
+
+
+def test_the_size_limit_is_a_setting_of_the_front_door(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--max-file-mb, else $AGENTFLOW_MAX_FILE_MB, else 64 MiB: a file over the limit set
+    is refused unread (exit 2, one line naming it), a limit that is no size is refused."""
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")  # no server starts
+    monkeypatch.chdir(ROOT)
+    evalset = write(
+        tmp_path / "set.evalset.json",
+        {"eval_set_id": "s", "eval_cases": [case(f"c{i}") for i in range(40)]},
+    )
+    assert 2048 < evalset.stat().st_size < 2**20
+
+    def run(*flags: str) -> tuple[int, str]:
+        code = main(["run", AGENT, str(evalset), *flags])
+        return code, capsys.readouterr().err.strip()
+
+    code, err = run("--max-file-mb", "0.001")
+    assert code == 2 and err.count("\n") == 0
+    assert f"{evalset}: is " in err and "more than the 1.0 KiB" in err
+    monkeypatch.setenv("AGENTFLOW_MAX_FILE_MB", "0.002")
+    code, err = run()
+    assert code == 2 and "more than the 2.0 KiB" in err
+    code, err = run("--max-file-mb", "0.001")  # the flag over the variable
+    assert code == 2 and "more than the 1.0 KiB" in err
+    monkeypatch.setenv("AGENTFLOW_MAX_FILE_MB", "lots")
+    code, err = run()
+    assert code == 2 and err.count("\n") == 0 and "AGENTFLOW_MAX_FILE_MB" in err
+    assert "got 'lots'" in err

@@ -243,3 +243,25 @@ async def test_every_file_of_a_run_is_clean(server: ScriptedOpenAIServer, tmp_pa
     assert {name: keys for name, keys in found.items() if keys} == {}
     judged = (tmp_path.rglob("judged.jsonl").__next__()).read_text(encoding="utf-8")
     assert REDACTED in judged  # the judge's error and the agent's answer were redacted
+
+
+def test_a_presigned_link_keeps_its_access_key_id_and_works_where_printed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The access key id is no secret (the signature is, and it expires): a printed
+    presigned link keeps it, or it would not open; the same id anywhere else, and the
+    secret key anywhere, are still removed."""
+    key_id = "AKIAPLANTEDLINKKEY00"
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", key_id)
+    link = (
+        "http://127.0.0.1:8333/bucket/set/run/report.html?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+        f"&X-Amz-Credential={key_id}%2F20260101%2Fus-east-1%2Fs3%2Faws4_request"
+        "&X-Amz-Date=20260101T000000Z&X-Amz-Expires=604800&X-Amz-SignedHeaders=host"
+        "&X-Amz-Signature=0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
+    )
+    legacy = f"https://b.s3.amazonaws.com/k?AWSAccessKeyId={key_id}&Expires=1&Signature=x"
+    text = f"published to s3://bucket/set: {link} (key {key_id}, secret {AWS_SECRET}) {legacy}"
+    cleaned = redact(text)
+    assert link in cleaned and legacy in cleaned
+    assert f"(key {REDACTED}, secret {REDACTED})" in cleaned
+    assert redact_data({"urls": {"report": link}}) == {"urls": {"report": link}}

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
@@ -20,10 +19,16 @@ from agentflow_eval.cli import main
 from agentflow_eval.files.errors import EvalFileError
 from agentflow_eval.models.config import CriterionConfig
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.folder_lock import LOCK_NAME, RunFolderBusy, RunFolderLock
+from agentflow_eval.run.folder_lock import RunFolderBusy, RunFolderLock
 from agentflow_eval.run.plan import ResumeMismatch, RunInputs, RunOptions, plan_run
 from agentflow_eval.run.run_json import params_from_run_dir
-from tests.support.faults import ANSWER, answer_config, answer_evalset, unfinished_run_dir
+from tests.support.faults import (
+    ANSWER,
+    answer_config,
+    answer_evalset,
+    folder_digest,
+    unfinished_run_dir,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -45,15 +50,6 @@ async def finished_run(tmp_path: Path, cases: int = 3, runs: int = 2) -> Path:
     )
     [run_dir] = list((tmp_path / "faults").iterdir())
     return run_dir
-
-
-def folder_digest(run_dir: Path) -> str:
-    """The run's files (the lock's note of its last holder aside)."""
-    digest = hashlib.sha256()
-    for path in sorted(run_dir.rglob("*")):
-        if path.is_file() and path.name != LOCK_NAME:
-            digest.update(path.name.encode() + path.read_bytes())
-    return digest.hexdigest()
 
 
 async def test_a_plan_holds_its_folder_until_released(tmp_path: Path) -> None:

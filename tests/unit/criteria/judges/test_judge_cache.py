@@ -200,3 +200,20 @@ async def test_a_shared_failure_is_paid_for_once(server: ScriptedOpenAIServer):
     assert all(isinstance(o, JudgeError) and "HTTP 400" in o.reason for o in outcomes)
     assert server.request_count == 1 and rt.stats.failures == 1
     assert sorted(o.usage.calls for o in outcomes) == [0, 0, 1]
+
+
+async def test_a_secret_in_the_judges_reply_is_never_stored(server: ScriptedOpenAIServer, tmp_path):
+    """The judge quoted a key it saw in the answer: the cache keeps the reply redacted
+    (as the trial's outputs are), and a hit still gives the verdict."""
+    from agentflow_eval.criteria.judges.cache import StoreJudgeCache
+    from agentflow_eval.storage.local import LocalStore
+
+    key = "sk-live" + "0123456789abcdefXYZ"
+    server.push(verdict("valid", reasoning=f"the answer leaks {key}"))
+    first = await ask(runtime(server, StoreJudgeCache(LocalStore(tmp_path))))
+    assert first.value.verdict == "valid"
+    [entry] = list(tmp_path.rglob("*.json"))
+    stored = entry.read_text()
+    assert key not in stored and "[REDACTED]" in stored
+    again = await ask(runtime(server, StoreJudgeCache(LocalStore(tmp_path))))
+    assert again.cached and again.value.verdict == "valid" and server.request_count == 1
