@@ -17,7 +17,8 @@ The shape, documented here for the script (``report.js``) that reads it; keys wh
 value would be None, false or [] are left out::
 
     case     {facts: [str], trials: [trial]}
-    trial    {index, status, why?, meta, error?, turns, verdicts, judge_cost?}
+    trial    {index, number, status, why?, meta, error?, turns, verdicts, judge_cost?}
+             (index counts from 0 as results.json does; number, from 1, is the label)
     error    {kind, type?, message: text, traceback?: text}
     turn     {number, id?, trajectory?, stats?, user?: text, unreached?, note?,
               rows: [row], unknown?: str, intermediate?: [text], answer?: text,
@@ -195,7 +196,7 @@ def trial_data(trial: TrialView) -> dict[str, Any]:
             "judge_cost": format_cost(trial.judge_cost_usd) if trial.judge_cost_usd else None,
         }
     )
-    return {"index": trial.index, **record}
+    return {"index": trial.index, "number": trial.index + 1, **record}
 
 
 def case_facts(case: CaseResult) -> list[str]:

@@ -98,7 +98,7 @@ def test_report_only_by_default_and_a_gate_with_fail_under(tmp_path, lazy_agent,
     capsys.readouterr()
     assert main([*common, "--verbose"]) == 0  # why each trial failed, read from the run folder
     verbose = capsys.readouterr().out
-    assert verbose.count("trial 0: failed: ") == 2  # one per case
+    assert verbose.count("trial 1: failed: ") == 2  # one per case, numbered from 1
 
 
 def test_report_rerenders_an_earlier_run_and_publish_uploads_it(tmp_path, lazy_agent, capsys):
