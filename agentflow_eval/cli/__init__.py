@@ -6,6 +6,7 @@
     agentflow-eval schema [-o DIR]                 write the JSON Schemas of input files
     agentflow-eval eval-set create|add|validate|convert ...
                                                    make, grow, check, convert eval sets
+    agentflow-eval init [DIR]                      make a starter project to evaluate
 
 Each command module offers ``add_parser(subparsers)`` and ``run(args) -> int``. Exit
 codes: 0 ok (``run`` is report-only by default), 1 below a gate the user set, 2 bad input
@@ -22,7 +23,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from agentflow_eval.cli import compare, evalset, publish, report, run, schema
+from agentflow_eval.cli import compare, evalset, init, publish, report, run, schema
 from agentflow_eval.cli.common import EXIT_OK, OneLineErrorParser
 from agentflow_eval.version import __version__
 
@@ -35,6 +36,7 @@ COMMANDS = {
     "schema": schema,
     "compare": compare,
     "eval-set": evalset,
+    "init": init,
 }
 ALIASES = {"eval": "run"}
 """Other names a command answers to (``eval``: the name evaluation plans often use)."""

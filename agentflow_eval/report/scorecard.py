@@ -430,8 +430,12 @@ def shortfall_lines(
         if actual:
             lines.append(f"{indent}  actual     {actual}")
         if answer is not None and reference:
-            lines.append(f"{indent}  answer     {_short(json.dumps(answer), 120)}")
-            lines.append(f"{indent}  reference  {_short(json.dumps(reference), 120)}")
+            lines.append(
+                f"{indent}  answer     {_short(json.dumps(answer, ensure_ascii=False), 120)}"
+            )
+            lines.append(
+                f"{indent}  reference  {_short(json.dumps(reference, ensure_ascii=False), 120)}"
+            )
     left = sum(len(numbers) for _, numbers in list(groups.items())[len(shown) :])
     if left:
         lines.append(f"{indent}… {left} more trials fell short in other ways")
