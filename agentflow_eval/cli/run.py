@@ -186,6 +186,9 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="criterion means, each failing trial, logs"
     )
+    parser.add_argument(
+        "--open", action="store_true", help="open the report in a browser when the run is done"
+    )
 
 
 def _params(args: argparse.Namespace, earlier: RunRecord | None = None) -> EvaluateParams:
@@ -548,6 +551,10 @@ def _report(outcome: RunOutcome, args: argparse.Namespace) -> int:
         )
         for note in outcome.notes:
             print(terminal_text(note))
+    if args.open:
+        from agentflow_eval.cli.view import open_report
+
+        open_report(outcome.run_dir / "report.html")
     if run.totals.trials and run.totals.errored == run.totals.trials:
         return fail(
             f"every trial errored ({run.totals.trials} of {run.totals.trials}): the run "

@@ -1,6 +1,6 @@
 """One trial numbering for people: a failing trial followed from the CLI's scorecard
 through report.html and junit.xml carries the same number everywhere (counting from 1),
-while results.json keeps its 0-based ``trial_index``."""
+while results.json keeps its 0-based ``trial_index``; ``--open`` opens that report."""
 
 from __future__ import annotations
 
@@ -56,14 +56,17 @@ def _project(tmp_path: Path) -> tuple[str, str, str]:
 
 
 def test_one_failing_trial_has_the_same_number_in_cli_report_and_junit(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    opened: list[str] = []
+    monkeypatch.setattr("webbrowser.open", opened.append)
     agent, evalset, config = _project(tmp_path)
     out = tmp_path / "out"
-    args = ["run", agent, evalset, "--config", config, "--runs", "3"]
+    args = ["run", agent, evalset, "--config", config, "--runs", "3", "--open"]
     assert main([*args, "--max-concurrency", "1", "--output", str(out), "--verbose"]) == 0
     printed = capsys.readouterr().out
     (run_dir,) = out.glob("*/*")
+    assert opened == [(run_dir / "report.html").resolve().as_uri()]  # run --open
 
     results = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
     (failed,) = [t for t in results["trials"] if t["status"] == "failed"]
