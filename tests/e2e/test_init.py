@@ -18,6 +18,10 @@ pytestmark = pytest.mark.e2e
 BIN = Path(sys.executable).parent
 
 
+def _command(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, capture_output=True, text=True, cwd=cwd, env=env, timeout=600)
+
+
 def test_init_then_run_and_pytest_pass_offline(
     tmp_path: Path, shared_prefect: PrefectServer
 ) -> None:
@@ -26,52 +30,28 @@ def test_init_then_run_and_pytest_pass_offline(
         "PREFECT_HOME": str(tmp_path / "prefect"),
         "PREFECT_API_URL": shared_prefect.api_url,
     }
-    made = subprocess.run(
-        [str(BIN / "agentflow-eval"), "init", "project"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=120,
-    )
+    init = [str(BIN / "agentflow-eval"), "init", "project"]
+    made = _command(init, tmp_path, env)
     assert made.returncode == 0, made.stderr
     project = tmp_path / "project"
     assert "next: cd project && agentflow-eval run agent.py:agent" in made.stdout
 
-    ran = subprocess.run(
-        [str(BIN / "agentflow-eval"), "run", "agent.py:agent", "evals/starter.evalset.json"],
-        capture_output=True,
-        text=True,
-        cwd=project,
-        env=env,
-        timeout=600,
-    )
+    run = [str(BIN / "agentflow-eval"), "run", "agent.py:agent", "evals/starter.evalset.json"]
+    ran = _command(run, project, env)
     assert ran.returncode == 0, ran.stderr[-3000:]
     assert "agentflow-eval: starter · 3 runs each" in ran.stdout  # the config beside it
     assert "3 cases: " in ran.stdout and "not evaluated" not in ran.stdout
     (run_dir,) = (project / "eval-results" / "starter").iterdir()
     assert (run_dir / "report.html").is_file()
 
-    tested = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider"],
-        capture_output=True,
-        text=True,
-        cwd=project,
-        env=env,
-        timeout=600,
+    tested = _command(
+        [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider"], project, env
     )
     assert tested.returncode == 0, tested.stdout[-3000:]
     assert "1 passed" in tested.stdout
 
     before = (project / "agent.py").read_text(encoding="utf-8")
-    again = subprocess.run(
-        [str(BIN / "agentflow-eval"), "init", "project"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=120,
-    )
+    again = _command(init, tmp_path, env)
     assert again.returncode == 2
     assert len(again.stderr.strip().splitlines()) == 1
     assert "project/agent.py: already exists" in again.stderr
