@@ -26,8 +26,8 @@ async def judge_task(
     counts, stats = result.counts, result.stats
     logger = get_run_logger()
     logger.info(
-        "judged %d trials (%d already judged) in %.1f s; judge calls %d, cache hits %d, "
-        "retries %d, failures %d",
+        "judged %d trials (%d already judged) in %.1f s; %d judge calls, %d more answered "
+        "from cache; retries %d, failures %d",
         counts.written,
         counts.skipped,
         counts.elapsed_s,

@@ -41,6 +41,7 @@ from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.agents.http import HttpAgent
 from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.errors import InputError
+from agentflow_eval.files.errors import did_you_mean
 from agentflow_eval.files.python_files import import_python_file
 
 __all__ = ["AgentLoadError", "load_agent", "load_callable"]
@@ -225,22 +226,32 @@ def _attribute(module: ModuleType, attr: str, spec: str, label: str | None = Non
             if label is not None:
                 raise AgentLoadError(f"{label}: {module.__name__!r} has no attribute {attr!r}")
             candidates = _agent_like_names(module)
+            near = did_you_mean(part, candidates)
             hint = f"; agent-like names there: {', '.join(candidates)}" if candidates else ""
             raise AgentLoadError(
-                f"agent spec {spec!r}: {module.__name__!r} has no attribute {attr!r}{hint}"
+                f"agent spec {spec!r}: {module.__name__!r} has no attribute {attr!r}{near}{hint}"
             )
         obj = getattr(obj, part)
     return obj
 
 
 def _agent_like_names(module: ModuleType) -> list[str]:
+    """The public names in ``module`` the loader could take as the agent: agents, agent
+    classes, a framework's agents, and the functions the module defines (agent
+    functions or factories; functions it imports are left out)."""
     return sorted(
         name
         for name, value in vars(module).items()
-        if not name.startswith("_")
-        and not isinstance(value, type)
-        and isinstance(value, AgentUnderTest)
+        if not name.startswith("_") and _agent_like(value, module)
     )
+
+
+def _agent_like(value: Any, module: ModuleType) -> bool:
+    if isinstance(value, type):
+        return hasattr(value, "start_session") and value.__module__ == module.__name__
+    if isinstance(value, AgentUnderTest) or frameworks.adapter_for(value) is not None:
+        return True
+    return inspect.isfunction(value) and value.__module__ == module.__name__
 
 
 def _as_agent(obj: Any, spec: str, attr: str) -> AgentUnderTest:

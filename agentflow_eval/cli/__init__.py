@@ -7,6 +7,8 @@
     agentflow-eval schema [-o DIR]                 write the JSON Schemas of input files
     agentflow-eval eval-set create|add|validate|convert ...
                                                    make, grow, check, convert eval sets
+    agentflow-eval init [DIR]                      make a starter project to evaluate
+    agentflow-eval view [OUTPUT_DIR] [--serve]     open the newest report; serve every run
 
 Each command module offers ``add_parser(subparsers)`` and ``run(args) -> int``. Exit
 codes: 0 ok (``run`` is report-only by default), 1 below a gate the user set, 2 bad input
@@ -23,7 +25,17 @@ import os
 import sys
 from collections.abc import Sequence
 
-from agentflow_eval.cli import compare, evalset, publish, rejudge, report, run, schema
+from agentflow_eval.cli import (
+    compare,
+    evalset,
+    init,
+    publish,
+    rejudge,
+    report,
+    run,
+    schema,
+    view,
+)
 from agentflow_eval.cli.common import EXIT_OK, OneLineErrorParser
 from agentflow_eval.version import __version__
 
@@ -37,6 +49,8 @@ COMMANDS = {
     "compare": compare,
     "eval-set": evalset,
     "rejudge": rejudge,
+    "init": init,
+    "view": view,
 }
 ALIASES = {"eval": "run"}
 """Other names a command answers to (``eval``: the name evaluation plans often use)."""

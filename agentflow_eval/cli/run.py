@@ -150,6 +150,9 @@ def add_parser(sub: Any) -> None:
         help="the largest eval-set or config file read, checked before reading it (default "
         "64, or $AGENTFLOW_MAX_FILE_MB)",
     )
+    parser.add_argument(
+        "--open", action="store_true", help="open the report in a browser when the run is done"
+    )
 
 
 def _params(args: argparse.Namespace, earlier: RunRecord | None = None) -> EvaluateParams:
@@ -587,6 +590,10 @@ def _report(outcome: RunOutcome, args: argparse.Namespace) -> int:
         )
         for note in outcome.notes:
             print(terminal_text(note))
+    if args.open:
+        from agentflow_eval.cli.view import open_report
+
+        open_report(outcome.run_dir / "report.html")
     if run.totals.trials and run.totals.errored == run.totals.trials:
         return fail(
             f"every trial errored ({run.totals.trials} of {run.totals.trials}): the run "

@@ -34,6 +34,7 @@ from agentflow_eval.criteria.fields import ExpectationField, gives
 from agentflow_eval.criteria.judges.options import JudgeCriterionOptions
 from agentflow_eval.criteria.options import CriterionOptions
 from agentflow_eval.errors import InputError
+from agentflow_eval.files.errors import did_you_mean
 from agentflow_eval.models.config import CRITERIA_CATALOGUE, CriterionConfig, EvalConfig
 from agentflow_eval.models.evalset import EvalCase
 
@@ -56,6 +57,7 @@ __all__ = [
     "register",
     "spec_of",
     "specs",
+    "unknown_criterion_message",
     "validation_context",
 ]
 
@@ -300,11 +302,19 @@ def build_criterion(name: str, options: CriterionConfig, config: EvalConfig) -> 
         return load_custom_criterion(name, options, config)
     spec = spec_of(name)
     if spec is None:
-        raise UnknownCriterion(
-            f"unknown criterion {name!r}; expected one of {', '.join(known_criteria())}, "
-            "or an entry with function: 'module:attr'"
-        )
+        raise UnknownCriterion(unknown_criterion_message(name))
     return spec.create(name, options, config)
+
+
+def unknown_criterion_message(name: str) -> str:
+    """``unknown criterion 'response_match_scor'; expected one of ..., or an entry with
+    function: 'module:attr'; did you mean 'response_match_score'?``: the list, and the
+    near match where there is one."""
+    known = known_criteria()
+    return (
+        f"unknown criterion {name!r}; expected one of {', '.join(known)}, or an entry with "
+        f"function: 'module:attr'{did_you_mean(name, known)}"
+    )
 
 
 def build_criteria(config: EvalConfig, case: EvalCase) -> list[Criterion]:

@@ -319,7 +319,8 @@ class Trial(Record):
     case_id: str
     """The case this trial ran."""
     trial_index: int
-    """Which run of the case (0-based)."""
+    """Which run of the case, counting from 0. Every label for people (the CLI, pytest,
+    report.html, junit.xml) numbers trials from 1: "trial 1" is trial_index 0."""
     turns: list[Turn] = Field(default_factory=list)
     """What the agent did with each user turn."""
     error: TrialError | None = None
@@ -339,6 +340,12 @@ class Trial(Record):
     @property
     def completed(self) -> bool:
         return self.error is None
+
+    @property
+    def number(self) -> int:
+        """The trial's number as every human-facing label shows it, counting from 1
+        (``trial_index`` counts from 0 and stays for compatibility)."""
+        return self.trial_index + 1
 
     @property
     def key(self) -> tuple[str, int]:

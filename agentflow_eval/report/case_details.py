@@ -17,7 +17,8 @@ The shape, documented here for the script (``report.js``) that reads it; keys wh
 value would be None, false or [] are left out::
 
     case     {facts: [str], trials: [trial]}
-    trial    {index, status, why?, meta, error?, turns, verdicts, judge_cost?, printed?}
+    trial    {index, number, status, why?, meta, error?, turns, verdicts, judge_cost?, printed?}
+             (index counts from 0 as results.json does; number, from 1, is the label)
     error    {kind, type?, message: text, traceback?: text}
     printed  [[stream, text]]   (what the agent printed: stream is "stdout" or "stderr")
     turn     {number, id?, trajectory?, stats?, user?: text, unreached?, note?,
@@ -198,7 +199,7 @@ def trial_data(trial: TrialView) -> dict[str, Any]:
             "printed": [[stream, _text(text)] for stream, text in trial.printed],
         }
     )
-    return {"index": trial.index, **record}
+    return {"index": trial.index, "number": trial.index + 1, **record}
 
 
 def case_facts(case: CaseResult) -> list[str]:

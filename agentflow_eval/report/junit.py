@@ -72,7 +72,7 @@ def _failing_criteria(results: list[TrialResult]) -> Counter[str]:
 
 def _trial_line(result: TrialResult) -> str:
     trial = result.trial
-    line = f"trial {trial.trial_index + 1}: {result.status}"
+    line = f"trial {trial.number}: {result.status}"
     if trial.error is not None:
         return f"{line} ({trial.error.kind}: {_text(trial.error.message, OUTPUT_LIMIT)})"
     bad = [

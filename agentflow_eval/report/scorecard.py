@@ -10,11 +10,13 @@ unjudged trials, why, grouped by reason. Boring on purpose: the numbers are the 
     overall: 8/10  (80%, 95% CI 49%–94%)
              2 cases: 0 failing, 2 flaky, 0 passing
     flaky (passed some trials):
-      weather_lookup_simple      4/5  trajectory IN_ORDER, response ROUGE-1 >= 0.7
+      weather_lookup_simple  4/5  FAILED: trajectory IN_ORDER (1 trial); passed: response ROUGE-1
       ...
 
 :func:`format_failures` is the compact form for a failing test: each case that fell
-short with its expected tool calls against each failing trial's actual ones.
+short with its expected tool calls against its failing trials' actual ones, trials that
+fell short the same way on one line (:func:`shortfall_lines`, which ``--verbose`` shows
+too). Trials are numbered from 1 wherever a person reads them.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from agentflow_eval.files.naming import printable
 from agentflow_eval.models.results import (
     CaseResult,
     CriterionResult,
+    CriterionSummary,
     ExpectedTurn,
     RecordedToolCall,
     RunResult,
@@ -49,7 +52,10 @@ __all__ = [
     "error_text",
     "format_failures",
     "format_scorecard",
+    "judge_calls_text",
+    "judged_on",
     "overall_line",
+    "shortfall_lines",
 ]
 
 PASSING_SHOWN = 10
@@ -152,7 +158,7 @@ def format_scorecard(
         lines.append(f"{title}:")
         for case in shown:
             counts = f"{case.passed}/{case.rated_runs}"
-            lines.append(f"  {_id(case.case_id):<{width}}  {counts}  {_id(case.label)}")
+            lines.append(f"  {_id(case.case_id):<{width}}  {counts}  {_id(judged_on(case))}")
             lines.extend(_case_details(case, trials, verbose=verbose))
         folded = len(cases) - len(shown)
         if folded:
@@ -196,8 +202,51 @@ def _counts_line(run: RunResult, groups: dict[CaseVerdict, list[CaseResult]]) ->
     if totals.not_evaluated:
         parts.append(f"{totals.not_evaluated} trials not evaluated")
     if totals.judge_calls or totals.judge_cache_hits:
-        parts.append(f"judge calls {totals.judge_calls}, cache hits {totals.judge_cache_hits}")
+        parts.append(judge_calls_text(totals.judge_calls, totals.judge_cache_hits))
     return "; ".join(parts)
+
+
+def judge_calls_text(calls: int, cached: int) -> str:
+    """``15 judge calls, 15 more answered from cache``: what was paid for, then what was
+    not."""
+    paid = f"{calls:,} judge call{'' if calls == 1 else 's'}"
+    return paid + (f", {cached:,} more answered from cache" if cached else "")
+
+
+def judged_on(case: CaseResult) -> str:
+    """What a case's line says it was judged on: the criteria that gave it a verdict
+    (those only skipped for it left out); where some failed, those first, marked, with
+    how many trials each failed."""
+    judged = [c for c in case.criteria if c.passed or c.failed or c.not_evaluated]
+    if not judged:
+        skipped = ", ".join(_crit_name(c) for c in case.criteria)
+        return f"every criterion skipped: {skipped}" if skipped else case.label
+    failed = [c for c in judged if c.failed]
+    unjudged = [c for c in judged if c.not_evaluated and not c.failed]
+    rest = [c for c in judged if not c.failed and not c.not_evaluated]
+    if not failed and not unjudged:
+        return ", ".join(_crit_name(c) for c in rest)
+    parts = []
+    if failed:
+        parts.append(
+            "FAILED: " + ", ".join(f"{_crit_name(c)} ({_trials_word(c.failed)})" for c in failed)
+        )
+    if unjudged:
+        parts.append(
+            "no verdict: "
+            + ", ".join(f"{_crit_name(c)} ({_trials_word(c.not_evaluated)})" for c in unjudged)
+        )
+    if rest:
+        parts.append("passed: " + ", ".join(_crit_name(c) for c in rest))
+    return "; ".join(parts)
+
+
+def _crit_name(summary: CriterionSummary) -> str:
+    return summary.label or summary.criterion
+
+
+def _trials_word(count: int) -> str:
+    return f"{count} trial{'' if count == 1 else 's'}"
 
 
 def _case_details(case: CaseResult, trials: CaseTrials | None, *, verbose: bool) -> list[str]:
@@ -219,9 +268,8 @@ def _case_details(case: CaseResult, trials: CaseTrials | None, *, verbose: bool)
     results = trials.trials_of(case.case_id)
     out.extend(_grouped_reasons(results))
     if verbose:
-        for result in results:
-            if result.status == "failed":
-                out.append(f"      trial {result.trial.trial_index}: failed: {_why_failed(result)}")
+        failed = [r for r in results if r.status == "failed"]
+        out.extend(shortfall_lines(case, failed, indent="      "))
         out.extend(_printed_lines(results))
     return out
 
@@ -237,13 +285,13 @@ def _printed_lines(results: Iterable[TrialResult]) -> list[str]:
         for stream, text in (("stdout", output.stdout), ("stderr", output.stderr)):
             if text:
                 lines.append(
-                    f"      trial {result.trial.trial_index} printed ({stream}): {_short(text)}"
+                    f"      trial {result.trial.number} printed ({stream}): {_short(text)}"
                 )
     return lines
 
 
 def _grouped_reasons(results: Iterable[TrialResult]) -> list[str]:
-    """``errored ×3 (trials 0, 2, 4): timeout: ...``: errored and unjudged trials, one
+    """``errored ×3 (trials 1, 3, 5): timeout: ...``: errored and unjudged trials, one
     line per distinct reason, in the order first met."""
     groups: dict[tuple[str, str], list[int]] = {}
     for result in results:
@@ -253,7 +301,7 @@ def _grouped_reasons(results: Iterable[TrialResult]) -> list[str]:
             key = ("not evaluated", _why_not_evaluated(result.criteria))
         else:
             continue
-        groups.setdefault(key, []).append(result.trial.trial_index)
+        groups.setdefault(key, []).append(result.trial.number)
     return [
         f"      {status} ×{len(indices)} ({_trial_list(indices)}): {_short(reason)}"
         for (status, reason), indices in groups.items()
@@ -294,10 +342,11 @@ def _why_failed(result: TrialResult) -> str:
     return "; ".join(parts)
 
 
-def _trial_list(indices: list[int]) -> str:
-    shown = ", ".join(str(i) for i in indices[:8])
-    more = f", … {len(indices) - 8} more" if len(indices) > 8 else ""
-    return f"trial{'s' if len(indices) > 1 else ''} {shown}{more}"
+def _trial_list(numbers: list[int]) -> str:
+    """``trials 1, 3, 4``: trials by their numbers as people see them (from 1)."""
+    shown = ", ".join(str(n) for n in numbers[:8])
+    more = f", … {len(numbers) - 8} more" if len(numbers) > 8 else ""
+    return f"trial{'s' if len(numbers) > 1 else ''} {shown}{more}"
 
 
 def _short(text: str, width: int = REASON_WIDTH) -> str:
@@ -335,9 +384,10 @@ def format_failures(
     max_trials: int = 3,
 ) -> str:
     """Each case short of a full pass, compactly: its expected tool calls (turns split by
-    ``|``) against the actual calls of up to ``max_trials`` of its failing trials, each
-    with why it fell short; then the answer against the reference where the answer was
-    what failed."""
+    ``|``), then its trials that fell short, those that fell short the same way on one
+    line (up to ``max_trials`` such lines): why, the actual calls, and the answer against
+    the reference where the answer was what failed. The scorecard's ``--verbose`` shows
+    failing trials with the same lines."""
     if trials is None:
         trials = TrialsInMemory(run.trials)
     short = [c for c in run.cases if case_verdict(c) != "passing"]
@@ -345,32 +395,78 @@ def format_failures(
     lines: list[str] = []
     for case in short[:max_cases]:
         lines.append(
-            f"{_id(case.case_id)}: {case.passed}/{case.rated_runs} passed  [{_id(case.label)}]"
+            f"{_id(case.case_id)}: {case.passed}/{case.rated_runs} passed  [{_id(judged_on(case))}]"
         )
-        if any(turn.tool_calls for turn in case.expected):
-            lines.append(f"  expected   {_expected_text(case.expected)}")
         bad = [r for r in trials.trials_of(case.case_id) if not r.passed]
-        for result in bad[:max_trials]:
-            label = f"trial {result.trial.trial_index}"
-            if result.trial.error is not None:
-                why = f"errored: {error_text(result.trial.error)}"
-            elif result.status == "not_evaluated":
-                why = f"not evaluated: {_why_not_evaluated(result.criteria)}"
-            else:
-                why = f"failed: {_why_failed(result)}"
-            lines.append(f"  {label:<9}  {_actual_text(result)}")
-            lines.append(f"  {'':<9}  {_short(why)}")
-            answer = result.trial.final_response
-            reference = case.expected[-1].final_response if case.expected else None
-            failed_on_answer = result.status == "failed" and _answer_failed(result)
-            if reference and answer != reference and failed_on_answer:
-                lines.append(f"  {'':<9}  answer     {_short(json.dumps(answer or ''), 120)}")
-                lines.append(f"  {'':<9}  reference  {_short(json.dumps(reference), 120)}")
-        if len(bad) > max_trials:
-            lines.append(f"  … {len(bad) - max_trials} more trials fell short")
+        lines.extend(shortfall_lines(case, bad, indent="  ", max_groups=max_trials))
     if len(short) > max_cases:
         lines.append(f"… {len(short) - max_cases} more cases fell short")
     return "\n".join(lines)
+
+
+def shortfall_lines(
+    case: CaseResult,
+    results: Sequence[TrialResult],
+    *,
+    indent: str,
+    max_groups: int | None = None,
+) -> list[str]:
+    """Trials of ``case`` that fell short, those that fell short the same way (same
+    reason, same calls, same answer) grouped under one line::
+
+        expected   get_weather(location="Tokyo") → get_weather(location="London")
+        trials 2, 4: failed: trajectory IN_ORDER 0.50 (...)
+          actual     get_weather(location="Tokyo") → get_weather(location="London, UK")
+          answer     "..."
+          reference  "..."
+
+    The expected line only where the case expects tool calls; the answer against the
+    reference only where a criterion on the answer failed."""
+    if not results:
+        return []
+    lines: list[str] = []
+    expects_calls = any(turn.tool_calls for turn in case.expected)
+    if expects_calls:
+        lines.append(f"{indent}expected   {_expected_text(case.expected)}")
+    reference = case.expected[-1].final_response if case.expected else None
+    groups: dict[tuple[str, str, str | None], list[int]] = {}
+    for result in results:
+        actual = _actual_text(result)
+        shows_calls = expects_calls or bool(result.trial.tool_calls)
+        answer = result.trial.final_response
+        on_answer = result.status == "failed" and _answer_failed(result)
+        key = (
+            _why_short(result),
+            actual if shows_calls else "",
+            (answer or "") if reference and answer != reference and on_answer else None,
+        )
+        groups.setdefault(key, []).append(result.trial.number)
+    shown = list(groups.items())
+    if max_groups is not None:
+        shown = shown[:max_groups]
+    for (why, actual, answer), numbers in shown:
+        lines.append(f"{indent}{_trial_list(numbers)}: {_short(why)}")
+        if actual:
+            lines.append(f"{indent}  actual     {actual}")
+        if answer is not None and reference:
+            lines.append(
+                f"{indent}  answer     {_short(json.dumps(answer, ensure_ascii=False), 120)}"
+            )
+            lines.append(
+                f"{indent}  reference  {_short(json.dumps(reference, ensure_ascii=False), 120)}"
+            )
+    left = sum(len(numbers) for _, numbers in list(groups.items())[len(shown) :])
+    if left:
+        lines.append(f"{indent}… {left} more trials fell short in other ways")
+    return lines
+
+
+def _why_short(result: TrialResult) -> str:
+    if result.trial.error is not None:
+        return f"errored: {error_text(result.trial.error)}"
+    if result.status == "not_evaluated":
+        return f"not evaluated: {_why_not_evaluated(result.criteria)}"
+    return f"failed: {_why_failed(result)}"
 
 
 def _answer_failed(result: TrialResult) -> bool:

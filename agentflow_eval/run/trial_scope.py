@@ -55,7 +55,7 @@ class AgentExited(SystemExit):
 
     def __init__(self, code: int, case_id: str, trial_index: int) -> None:
         super().__init__(
-            f"the agent called os._exit({code}) during trial {trial_index} of case "
+            f"the agent called os._exit({code}) during trial {trial_index + 1} of case "
             f"{case_id!r}; that trial failed and the run went on"
         )
         self.exit_code = code

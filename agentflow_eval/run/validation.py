@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentflow_eval.criteria.config_files import load_config
-from agentflow_eval.criteria.registry import known_criteria
+from agentflow_eval.criteria.registry import known_criteria, unknown_criterion_message
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.errors import EvalFileError, Problem
 from agentflow_eval.files.loading import (
@@ -76,8 +76,7 @@ def _unknown_criteria(path: Path) -> list[Problem]:
     known = set(known_criteria())
     return [
         Problem(
-            message=f"unknown criterion {name!r}; expected one of {', '.join(sorted(known))}, "
-            "or an entry with function: 'module:attr'",
+            message=unknown_criterion_message(name),
             field=f"criteria.{name}",
         )
         for name, entry in criteria.items()

@@ -156,8 +156,8 @@ def test_os_exit_from_an_agent_fails_its_trial_by_name_and_the_run_resumes(
     for index in (0, 1):
         error = trials(tmp_path)[f"bye#{index}"]["error"]
         assert error["type"] == "AgentExited"
-        assert f"os._exit(9) during trial {index} of case 'bye'" in error["message"]
-        assert f"os._exit(9) during trial {index} of case 'bye'" in done.stdout
+        assert f"os._exit(9) during trial {index + 1} of case 'bye'" in error["message"]
+        assert f"os._exit(9) during trial {index + 1} of case 'bye'" in done.stdout
     totals = results(tmp_path)["totals"]
     assert (totals["passed"], totals["errored"]) == (2, 2)
     (run_dir,) = (tmp_path / "out").glob("*/*/")

@@ -95,9 +95,10 @@ def test_async_evaluations_run_and_a_failure_shows_the_cases(project: pytest.Pyt
     assert "async def functions are not natively supported" not in out
     failure = out[out.index("test_cities_fall_short") :]
     assert "cities: pass rate 50% (2/4) below 90%" in failure
-    assert "paris: 0/2 passed  [trajectory EXACT]" in failure
+    assert "paris: 0/2 passed  [FAILED: trajectory EXACT (2 trials)]" in failure
     assert '  expected   lookup(city="Paris")' in failure
-    assert "  trial 0    (no tool calls)" in failure
+    assert "  trials 1, 2: failed: trajectory EXACT 0.00" in failure  # numbered from 1
+    assert "    actual     (no tool calls)" in failure
     assert "Traceback" not in failure and "def test_cities_fall_short" not in failure
     report = re.search(r"report: (\S+report\.html)", failure)
     assert report and Path(report.group(1)).is_file()

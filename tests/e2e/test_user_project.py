@@ -168,12 +168,12 @@ def test_the_plugin_in_a_project_of_ones_own(
     assert "async def functions are not natively supported" not in out
     failure = out[out.index("test_forecasts_hold_up") :]
     assert "forecasts: pass rate 50% (2/4) below 90%" in failure
-    assert "oslo_and_rome: 0/2 passed  [trajectory EXACT]" in failure
+    assert "oslo_and_rome: 0/2 passed  [FAILED: trajectory EXACT (2 trials)]" in failure
     assert '  expected   forecast(city="Oslo") → forecast(city="Rome")' in failure
-    assert '  trial 0    forecast(city="Rome")' in failure
+    assert '    actual     forecast(city="Rome")' in failure
     assert (
-        "failed: trajectory EXACT 0.00 (invocation 1: 0/2 expected call(s) matched among 1 "
-        "made; EXACT needs 2 call(s), the agent made 1)"
+        "  trials 1, 2: failed: trajectory EXACT 0.00 (invocation 1: 0/2 expected call(s) "
+        "matched among 1 made; EXACT needs 2 call(s), the agent made 1)"
     ) in failure
     assert "Traceback" not in failure
     report = Path(re.search(r"report: (\S+report\.html)", failure).group(1))

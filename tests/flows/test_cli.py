@@ -81,6 +81,23 @@ def test_an_unknown_criterion_exits_2_before_any_trial(tmp_path):
     assert not out.exists()  # refused before the run folder, let alone a trial
 
 
+def test_mistyped_names_get_the_near_match_on_one_line(tmp_path):
+    config = tmp_path / "eval_config.json"
+    config.write_text(json.dumps({"criteria": {"response_match_scor": 0.8}}))
+    result = cli("run", "examples.weather.agent:agent", EVALSET, "--config", str(config))
+    assert result.returncode == 2
+    assert result.stderr.strip().endswith("did you mean 'response_match_score'?")
+    assert "criteria.response_match_scor: unknown criterion" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+    agent = tmp_path / "my_agent.py"
+    agent.write_text("import json\n\n\ndef agent(message):\n    return json.dumps(message)\n")
+    result = cli("run", f"{agent}:agentt", EVALSET)
+    assert result.returncode == 2
+    assert "has no attribute 'agentt'; did you mean 'agent'?" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
 def test_an_unknown_agent_exits_2(tmp_path):
     result = cli("run", "no_such_module:agent", EVALSET)
     assert result.returncode == 2
@@ -98,7 +115,7 @@ def test_report_only_by_default_and_a_gate_with_fail_under(tmp_path, lazy_agent,
     capsys.readouterr()
     assert main([*common, "--verbose"]) == 0  # why each trial failed, read from the run folder
     verbose = capsys.readouterr().out
-    assert verbose.count("trial 0: failed: ") == 2  # one per case
+    assert verbose.count("trial 1: failed: ") == 2  # one per case, numbered from 1
 
 
 def test_report_rerenders_an_earlier_run_and_publish_uploads_it(tmp_path, lazy_agent, capsys):

@@ -527,3 +527,24 @@ def write_run_dir_streamed(directory: Path, run: RunResult, eval_set: EvalSet) -
     )
     write_run_reports(summary, trials, digest, directory)
     return directory
+
+
+LOCAL_RUNS = (  # (eval set, run id, started), as an --output folder holds them
+    ("travel", "aaaa1111", datetime(2026, 11, 20, 9, 0, tzinfo=UTC)),
+    ("travel", "bbbb2222", datetime(2026, 11, 22, 9, 0, tzinfo=UTC)),
+    ("support", "cccc3333", datetime(2026, 11, 21, 9, 0, tzinfo=UTC)),
+)
+
+
+def write_output_folder(root: Path) -> list[Path]:
+    """An ``--output`` folder holding the finished runs of :data:`LOCAL_RUNS` (two eval
+    sets) and a run still going (no results.json); the finished run folders, in order."""
+    run, _ = sample_run(trials=2)
+    folders = []
+    for eval_set, run_id, started in LOCAL_RUNS:
+        copy = run.model_copy(
+            update={"eval_set_id": eval_set, "run_id": run_id, "started_at": started}
+        )
+        folders.append(write_run_dir(root / eval_set / f"{started:%Y%m%dT%H%M%SZ}-{run_id}", copy))
+    (root / "travel" / "20261123T090000Z-dddd4444").mkdir()
+    return folders

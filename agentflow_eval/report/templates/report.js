@@ -236,7 +236,7 @@
 
   function trialItem(tr) {
     var item = el("details", "trial t-" + tr.status, el("summary", null, [
-      pill(tr.status), " ", el("span", "tno", "Trial " + (tr.index + 1)), " ",
+      pill(tr.status), " ", el("span", "tno", "Trial " + tr.number), " ",
       el("span", "why", tr.why || ""), " ", el("span", "meta", tr.meta)
     ]));
     undrawn.set(item, tr);

@@ -165,10 +165,24 @@ def test_malformed_or_missing_specs(project: str, spec: str, message: str) -> No
     assert repr(spec) in str(info.value)
 
 
+AGENT_LIKE = "agent-like names there: Custom, echo, llm, make_agent, make_function, make_nothing"
+
+
 def test_a_missing_attribute_lists_the_agents_that_are_there(project: str) -> None:
     with pytest.raises(AgentLoadError, match="has no attribute 'agent'") as info:
         load_agent(f"{project}:agent")
-    assert "agent-like names there: llm" in str(info.value)
+    # what the loader accepts, defined there: not the classes it imports, nor a number
+    assert str(info.value).endswith(f"{AGENT_LIKE}, needs_user")
+
+
+def test_a_mistyped_attribute_gets_the_near_agent_like_name(tmp_path: Path) -> None:
+    path = tmp_path / "my_agent.py"
+    path.write_text(AGENTS_MODULE)
+    with pytest.raises(AgentLoadError) as info:
+        load_agent(f"{path}:make_agnet")
+    message = str(info.value)
+    assert f"has no attribute 'make_agnet'; did you mean 'make_agent'?; {AGENT_LIKE}" in message
+    assert "\n" not in message
 
 
 @pytest.mark.parametrize(
@@ -252,7 +266,7 @@ def test_module_and_folder_specs_take_root_agent_else_agent(
 def test_a_module_without_root_agent_or_agent_lists_what_it_has(project: str) -> None:
     with pytest.raises(AgentLoadError, match="defines neither root_agent nor agent") as info:
         load_agent(project)
-    assert "agent-like names there: llm" in str(info.value)
+    assert AGENT_LIKE in str(info.value)
     assert "'package.module:attr'" in str(info.value)
 
 

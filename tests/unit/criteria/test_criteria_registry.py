@@ -143,3 +143,16 @@ def test_criteria_a_config_asks_for_apply_to_every_case():
     config = EvalConfig.model_validate({"criteria": {"tool_trajectory_avg_score": 1.0}})
     judged = case(written(), expectations=["completes"])
     assert _names(config, judged) == ["tool_trajectory_avg_score", "completes"]
+
+
+def test_a_mistyped_criterion_gets_the_near_match_beside_the_list():
+    config = EvalConfig.model_validate({"criteria": {"response_match_scor": 0.8}})
+    with pytest.raises(UnknownCriterion) as caught:
+        build_criteria(config, case(invocation()))
+    message = str(caught.value)
+    assert message.endswith("; did you mean 'response_match_score'?")
+    assert "expected one of calls_tool, " in message and "\n" not in message
+    far = EvalConfig.model_validate({"criteria": {"zzz": 1.0}})
+    with pytest.raises(UnknownCriterion) as caught:
+        build_criteria(far, case(invocation()))
+    assert "did you mean" not in str(caught.value)

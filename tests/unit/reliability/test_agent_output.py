@@ -140,7 +140,7 @@ async def test_os_exit_from_an_agent_fails_its_trial_naming_it(tmp_path: Path) -
             error = errors[(case_id, index)]
             assert error is not None and error.type == "AgentExited"
             assert error.message == (
-                f"the agent called os._exit(7) during trial {index} of case {case_id!r}; "
+                f"the agent called os._exit(7) during trial {index + 1} of case {case_id!r}; "
                 "that trial failed and the run went on"
             )
     assert run.totals.passed == 2

@@ -18,7 +18,12 @@ from agentflow_eval.files.case_trials import JudgedFileTrials
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import CaseResult, RunResult, Trial, Turn
-from agentflow_eval.report.scorecard import case_verdict, format_failures, format_scorecard
+from agentflow_eval.report.scorecard import (
+    case_verdict,
+    format_failures,
+    format_scorecard,
+    judge_calls_text,
+)
 from agentflow_eval.run.aggregate import aggregate
 from agentflow_eval.run.judging import judge_trial
 from agentflow_eval.run.plan import RunMeta
@@ -49,14 +54,15 @@ def test_the_summary_leads_then_failing_flaky_and_passing_cases() -> None:
 def test_errored_trials_say_why_without_verbose() -> None:
     run, _ = sample_run(trials=4)
     text = format_scorecard(run)
-    assert "errored ×1 (trial 1): timeout: no answer within 30 s" in text
+    # trials numbered from 1, as report.html and junit.xml number them
+    assert "errored ×1 (trial 2): timeout: no answer within 30 s" in text
     assert (
-        "errored ×1 (trial 2): exception: BookingUnavailable: book_hotel: HTTP 503 from booking API"
+        "errored ×1 (trial 3): exception: BookingUnavailable: book_hotel: HTTP 503 from booking API"
         in text
     )
-    assert "trial 1: failed" not in text  # the failing trials' details are --verbose's
+    assert ": failed: " not in text  # the failing trials' details are --verbose's
     lines = text.splitlines()
-    index = next(i for i, line in enumerate(lines) if "errored ×1 (trial 1)" in line)
+    index = next(i for i, line in enumerate(lines) if "errored ×1 (trial 2)" in line)
     assert lines[index - 1].startswith("  hotel_booking_two_turns ")
 
 
@@ -73,12 +79,14 @@ def test_verbose_names_every_failing_trial_under_its_case() -> None:
                 break
             details.append(line.strip())
         failed = [t for t in run.trials if t.trial.case_id == case.case_id and not t.passed]
-        listed = re.findall(r"trials? ([\d, ]+)", " ".join(d for d in details if "×" in d))
+        listed = re.findall(r"\(trials? ([\d, ]+)\)", " ".join(d for d in details if "×" in d))
         listed += [
-            d.split(":", 1)[0].removeprefix("trial ") for d in details if d.startswith("trial ")
+            d.split(":", 1)[0].split(" ", 1)[1]
+            for d in details
+            if re.match(r"trials? [\d, ]+: failed: ", d)
         ]
         named = sorted(int(n) for item in listed for n in item.split(",") if n.strip())
-        assert named == sorted(t.trial.trial_index for t in failed)
+        assert named == sorted(t.trial.trial_index + 1 for t in failed)
         for crit in case.criteria:
             assert any(d.startswith(f"{crit.label}: mean ") for d in details)
 
@@ -98,7 +106,7 @@ def test_the_plain_scorecard_needs_no_trials() -> None:
     run, _ = sample_run(trials=2)
     text = format_scorecard(run.model_copy(update={"trials": []}))
     assert f"overall: {run.totals.passed}/{run.totals.trials}" in text
-    assert "trial 0:" not in text
+    assert ": failed: " not in text
 
 
 def _many_cases(run: RunResult, count: int) -> RunResult:
@@ -179,7 +187,7 @@ def test_a_case_whose_criteria_were_all_skipped_is_not_evaluated_not_passed() ->
     text = format_scorecard(run)
     lines = text.splitlines()
     assert _section_of(lines, "refund_scenario").startswith("not evaluated")
-    assert "not evaluated ×2 (trials 0, 1): every criterion was skipped" in text
+    assert "not evaluated ×2 (trials 1, 2): every criterion was skipped" in text
     assert "conversation_scenario" in text
     counts = next(line for line in lines if line.strip().startswith("2 cases:"))
     assert "2 trials not evaluated" in counts
@@ -224,28 +232,92 @@ def test_failures_show_expected_against_actual_tool_calls_compactly() -> None:
     lines = text.splitlines()
     assert "weather_lookup_simple" not in text  # passing cases are left out
     start = lines.index(next(line for line in lines if line.startswith("weather_multi_city: ")))
-    assert lines[start].startswith("weather_multi_city: 2/4 passed")
+    assert lines[start] == (
+        "weather_multi_city: 2/4 passed  [FAILED: trajectory IN_ORDER (2 trials); "
+        "passed: response ROUGE-1 >= 0.6, judge: answer agrees with reference]"
+    )
     assert lines[start + 1] == (
         '  expected   get_weather(location="Tokyo") → get_weather(location="London")'
     )
+    # the two trials that fell short the same way, on one line, numbered from 1
     assert lines[start + 2] == (
-        '  trial 1    get_weather(location="Tokyo") → '
-        'get_weather(location="London, UK", units="metric")'
+        "  trials 2, 4: failed: trajectory IN_ORDER 0.50 "
+        "(invocation 1: 1/2 expected call(s) matched among 2 made)"
     )
-    assert lines[start + 3].strip() == (
-        "failed: trajectory IN_ORDER 0.50 (invocation 1: 1/2 expected call(s) matched among 2 made)"
+    assert lines[start + 3] == (
+        '    actual     get_weather(location="Tokyo") → '
+        'get_weather(location="London, UK", units="metric")'
     )
     # two turns: split by |; an errored trial says why
     assert (
         '  expected   search_hotels(area="Alfama", date="2026-12-03") | '
         'book_hotel(hotel="Memmo Alfama", nights=2)'
     ) in lines
-    assert any(line.strip() == "errored: timeout: no answer within 30 s" for line in lines)
+    assert "  trial 2: errored: timeout: no answer within 30 s" in lines
     # where the answer failed, the answer against the reference
     assert any(
         line.strip().startswith('reference  "Guests praise the rooftop view."') for line in lines
     )
-    assert "  … 1 more trials fell short" in lines
+
+
+def test_failures_past_the_limit_say_how_many_more_trials_fell_short() -> None:
+    run, _ = sample_run(trials=4)
+    lines = format_failures(run, max_trials=1).splitlines()
+    start = lines.index(next(line for line in lines if line.startswith("hotel_booking_two_turns")))
+    assert lines[start + 2].startswith("  trial 2: errored: timeout")
+    assert lines[start + 4] == "  … 1 more trials fell short in other ways"
+
+
+def test_verbose_groups_identical_reasons_with_calls_and_answers() -> None:
+    """--verbose shows failing trials as a failing test does: trials that failed the
+    same way on one line, expected against actual calls, answer against reference."""
+    run, _ = sample_run(trials=4)
+    lines = format_scorecard(run, verbose=True).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("  currency_conversion "))
+    block = lines[start + 1 : start + 7]
+    assert '      expected   convert_currency(amount=250, from="USD", to="EUR")' in block
+    assert (
+        "      trials 1, 2, 3, 4: failed: trajectory IN_ORDER 0.00 "
+        "(invocation 1: 0/1 expected call(s) matched among 1 made)"
+    ) in block
+    assert '        actual     web_search(query="250 USD to EUR")' in block
+    assert sum("failed: trajectory IN_ORDER 0.00" in line for line in lines) == 1
+    start = next(i for i, line in enumerate(lines) if line.startswith("  html_in_answer "))
+    answer = next(line for line in lines[start:] if line.startswith("        answer "))
+    assert "PWNED-SCRIPT" in answer
+    assert lines[lines.index(answer) + 1] == (
+        '        reference  "Guests praise the rooftop view."'
+    )
+
+
+def test_a_short_case_line_marks_what_failed_and_leaves_out_what_was_skipped() -> None:
+    run = _scenario_run(with_trajectory_case=True)
+    lines = format_scorecard(run).splitlines()
+    lookup = next(line for line in lines if line.startswith("  lookup "))
+    # response_match_score was skipped (no reference answer): not named as judging it
+    assert lookup.endswith("0/2  FAILED: trajectory EXACT (2 trials)")
+    run, _ = sample_run(trials=4)
+    lines = format_scorecard(run).splitlines()
+    html = next(line for line in lines if line.startswith("  html_in_answer "))
+    assert html.endswith(
+        "FAILED: response ROUGE-1 >= 0.6 (4 trials), judge: answer agrees with reference "
+        "(4 trials); passed: trajectory IN_ORDER"
+    )
+    passing = next(line for line in lines if line.startswith("  weather_lookup_simple "))
+    assert "FAILED" not in passing and passing.endswith(
+        "trajectory IN_ORDER, response ROUGE-1 >= 0.6, judge: answer agrees with reference"
+    )
+
+
+def test_judge_figures_say_what_was_paid_for() -> None:
+    assert judge_calls_text(15, 15) == "15 judge calls, 15 more answered from cache"
+    assert judge_calls_text(1, 0) == "1 judge call"
+    assert judge_calls_text(0, 6) == "0 judge calls, 6 more answered from cache"
+    run, _ = sample_run(trials=4)
+    totals = run.totals.model_copy(update={"judge_calls": 15, "judge_cache_hits": 15})
+    text = format_scorecard(run.model_copy(update={"totals": totals}))
+    assert "; 15 judge calls, 15 more answered from cache" in text
+    assert "cache hits" not in text
 
 
 def test_not_evaluated_trials_are_left_out_of_the_pass_rate() -> None:

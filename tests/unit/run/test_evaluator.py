@@ -48,7 +48,9 @@ async def test_evaluate_file_raises_with_the_scorecard_below_the_rate(tmp_path):
     assert "pass rate 0% (0/4) below 100%" in message
     assert re.search(r"^weather_lookup_simple: 0/2 passed", message, re.MULTILINE)
     assert re.search(r"^  expected +get_weather\(location=\"New York\"\)$", message, re.MULTILINE)
-    assert re.search(r"^  trial 0 +\(no tool calls\)$", message, re.MULTILINE)
+    # both trials fell short the same way: one line, numbered from 1
+    assert re.search(r"^  trials 1, 2: failed: trajectory ", message, re.MULTILINE)
+    assert re.search(r"^    actual +\(no tool calls\)$", message, re.MULTILINE)
     assert str(failure.value.run_dir / "report.html") in message
     assert (failure.value.run_dir / "report.html").is_file()
     assert failure.value.run.totals.trials == 4
