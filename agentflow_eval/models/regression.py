@@ -193,4 +193,5 @@ class RegressionParams(BaseModel):
             baseline=entry.baseline or self.baseline,
             fail_on_regression=self.fail_on_regression,
             secrets=self.secrets,
+            track=self.suite,  # a suite's runs are their own history, apart from ad-hoc runs
         )

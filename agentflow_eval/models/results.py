@@ -33,11 +33,13 @@ __all__ = [
     "Usage",
 ]
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 """1.1: each turn records its events in order (``events``); ``tool_calls``,
 ``intermediate_responses`` and ``usage`` are derived from them. 1.2: a component case's
 turn records the component's ``output``; a case judged on the next step only says so
-(``next_step_only``)."""
+(``next_step_only``). 1.3: the run records what its agent was loaded from
+(``agent_spec``) and the history it joins (``track``), so ``latest`` finds an earlier
+run of the same agent in the same history."""
 
 
 class Record(BaseModel):
@@ -507,6 +509,12 @@ class RunResult(Record):
     """The eval set's name."""
     agent: str
     """The agent's name."""
+    agent_spec: str | None = None
+    """What the agent was loaded from (``package.module:attr``, ``path/file.py:attr`` or
+    an endpoint URL), when the run was started from parameters."""
+    track: str | None = None
+    """The history the run joins (``adhoc``, ``schedule``, ``event`` or a team's own name):
+    its ``latest`` baseline is the last good run of the same track."""
     agent_version: str | None = None
     """The version of the agent under test, as its deploy named it."""
     git_sha: str | None = None

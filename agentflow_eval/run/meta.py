@@ -35,6 +35,10 @@ class RunMeta:
     agent_version: str | None = None
     git_sha: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
+    agent_spec: str | None = None
+    """What the agent was loaded from, when the run was started from parameters."""
+    track: str | None = None
+    """The history the run joins (see :data:`agentflow_eval.models.defaults.TRACK`)."""
 
 
 def judge_model_of(config: EvalConfig) -> str | None:

@@ -33,6 +33,7 @@ from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.run.allowed_agents import check_agent_allowed
 from agentflow_eval.run.components import ComponentTargets, load_components
 from agentflow_eval.run.folder_lock import RunFolderBusy, RunFolderLock
 from agentflow_eval.run.identity import RunIdentity
@@ -217,6 +218,8 @@ def plan_run(
         agent_version=who.agent_version,
         git_sha=who.git_sha,
         labels=dict(who.labels),
+        agent_spec=params.agent if params is not None else None,
+        track=(params.track if params is not None else None) or defaults.TRACK,
     )
     try:
         write_run_json(
@@ -249,7 +252,9 @@ def plan_from_params(
     only its share of the cases), the run's identity completed from ``environ`` (CI
     variables). Every front door that starts from parameters plans here: the evaluate
     flow's load task, and the CLI before it starts the flow. ``resume`` is the record of
-    ``params.resume``'s folder when the caller has read it already."""
+    ``params.resume``'s folder when the caller has read it already. An agent outside
+    ``params.allowed_agents`` is refused before it is imported."""
+    check_agent_allowed(params.agent, params.allowed_agents)
     if not params.agent and params.model:
         raise InputError(f"model {params.model!r} is for an agent, and no agent was given")
     agent = load_agent(params.agent, model=params.model) if params.agent else None
