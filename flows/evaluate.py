@@ -26,6 +26,7 @@ from agentflow_eval.compare.brief import comparison_lines
 from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.demo import install_for as install_demo_for
 from agentflow_eval.errors import RunStopped
+from agentflow_eval.flows.support.trigger import trigger_track
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models import defaults
 from agentflow_eval.models.params import (
@@ -33,6 +34,7 @@ from agentflow_eval.models.params import (
     Agent,
     AgentModel,
     AgentVersion,
+    AllowedAgents,
     Baseline,
     Cases,
     ConfigPath,
@@ -49,6 +51,7 @@ from agentflow_eval.models.params import (
     MaxLatencyIncrease,
     MaxTokenIncrease,
     MaxToolCallIncrease,
+    MinPassRate,
     OutputDir,
     PublishTo,
     RejudgeFrom,
@@ -60,6 +63,7 @@ from agentflow_eval.models.params import (
     Shards,
     ShardSpec,
     SharedStorage,
+    Track,
     TrialTimeout,
 )
 from agentflow_eval.pipeline.outcome import RunOutcome
@@ -68,6 +72,7 @@ from agentflow_eval.pipeline.stages import BaselineOptions
 from agentflow_eval.redaction import install_log_redaction
 from agentflow_eval.run.meta import models_named
 from agentflow_eval.run.plan import RunHandle, RunPlan
+from agentflow_eval.run.run_json import resume_params
 from agentflow_eval.tasks.load_evalset import load_evalset_task
 from agentflow_eval.tasks.publish import credentials_from_secret, publish_target
 from agentflow_eval.tasks.shards import collect_shard_task, hand_off_shard_task, merge_shards_task
@@ -83,7 +88,7 @@ from agentflow_eval.tasks.support.secrets import load_secrets
 from agentflow_eval.tasks.support.shards import finished_shards
 from agentflow_eval.tasks.support.storage import resolve_shared_storage, shared_judge_cache
 
-__all__ = ["SHARD_POLL_S", "PlannedRun", "RegressionGateFailed", "evaluate"]
+__all__ = ["SHARD_POLL_S", "PassRateGateFailed", "PlannedRun", "RegressionGateFailed", "evaluate"]
 
 SHARD_POLL_S = 2.0
 """How often a sharded run asks the API whether its shard runs finished."""
@@ -141,6 +146,9 @@ async def evaluate(
     shards: Shards = 1,
     shared_storage: SharedStorage = None,
     shard: Shard = None,
+    track: Track = None,
+    allowed_agents: AllowedAgents = [],  # noqa: B006 (validated into a new list)
+    min_pass_rate: MinPassRate = None,
     planned: SkipJsonSchema[PlannedRun | None] = None,
 ) -> RunOutcome:
     """Evaluate an agent on one eval set: repeated trials per case, judged, reported.
@@ -152,12 +160,18 @@ async def evaluate(
     secrets, a run folder in use) fails the run, before any trial starts — and a provider
     that refuses the credentials, which stops it where it is (a resume finishes it); and,
     with `fail_on_regression`, a significant regression from the baseline (or a baseline
-    that cannot be read), after everything is written, published and announced.
+    that cannot be read), and with `min_pass_rate`, a pass rate below it, after
+    everything is written, published and announced. With `allowed_agents`, an agent
+    outside the list (or none) is refused before it is imported.
 
     With `rejudge_from`, the trials are that finished run's, copied, and judged again with
     this eval set and config: the agent is not called.
     """
     params = EvaluateParams.from_flow_parameters(locals())
+    if params.resume and planned is None and params.shard is None:
+        params = resume_params(params)  # the run's own settings, not the form's defaults
+    if params.track is None and planned is None:  # the history of how the run was started
+        params = params.model_copy(update={"track": await trigger_track()})
     logger = get_run_logger()
     async with load_secrets(params.secrets) as loaded:
         if loaded:
@@ -172,7 +186,7 @@ async def evaluate(
             outcome = await _evaluate_planned(params, handle.plan, agent_under_test)
     if params.shard is not None:  # the parent publishes and reports the whole run
         return outcome
-    scope = ArtifactScope.current()
+    scope = ArtifactScope.current(outcome.run.track)
     _announce(params, outcome, scope)
     local_report = outcome.run_dir / "report.html"
     await publish_run_artifacts(
@@ -201,6 +215,8 @@ async def evaluate(
         )
         if comparison.gate_failed:
             raise RegressionGateFailed(comparison, outcome)
+    if params.min_pass_rate is not None and outcome.run.totals.pass_rate < params.min_pass_rate:
+        raise PassRateGateFailed(params.min_pass_rate, outcome)
     return outcome
 
 
@@ -277,6 +293,23 @@ class RegressionGateFailed(RunStopped):
 
     def __reduce__(self) -> tuple[type[RegressionGateFailed], tuple[RunComparison, RunOutcome]]:
         return type(self), (self.record, self.outcome)
+
+
+class PassRateGateFailed(RunStopped):
+    """A run with ``min_pass_rate`` whose pass rate fell below it (the gate of the CLI's
+    ``--fail-under``); its reports are written, published and announced all the same."""
+
+    def __init__(self, min_pass_rate: float, outcome: RunOutcome) -> None:
+        self.min_pass_rate = min_pass_rate
+        self.outcome = outcome
+        totals = outcome.run.totals
+        super().__init__(
+            f"pass rate {totals.pass_rate:.0%} ({totals.passed} of {totals.rated_trials} "
+            f"trials) is below min_pass_rate {min_pass_rate:.0%}"
+        )
+
+    def __reduce__(self) -> tuple[type[PassRateGateFailed], tuple[float, RunOutcome]]:
+        return type(self), (self.min_pass_rate, self.outcome)
 
 
 async def _run_shards(params: EvaluateParams, plan: RunPlan) -> None:

@@ -33,7 +33,7 @@ async def run_trials_task(
     logger = get_run_logger()
     total = plan.total_trials
     done = len(completed_keys(plan.paths.trials)) if plan.resumed else 0
-    progress = ProgressReporter.for_eval_set(plan.eval_set.eval_set_id)
+    progress = ProgressReporter.for_eval_set(plan.eval_set.eval_set_id, track=plan.meta.track)
     await progress.start(total, done=min(done, total))
     step = max(1, total // LOG_STEPS)
     tally = {"done": done, "errored": 0}

@@ -3,7 +3,8 @@
 Each side is a run folder, a results.json, an ``s3://`` location (a published run's
 folder or its results.json), ``<publish target>/<eval_set_id>/latest``, or ``latest``
 with ``--publish-to``. Prints the per-case table, the overall line, criterion means and
-the power line (``--json``: the comparison as JSON). Exit codes: 0 (report-only), 1 with
+the power line (``--json``: the comparison as JSON; ``--format markdown``: a summary fit
+for a pull-request comment). Exit codes: 0 (report-only), 1 with
 ``--fail-on-regression`` when a case or the overall pass rate regressed significantly
 (or cost, latency, tokens or tool calls rose significantly beyond a ``--max-*-increase``
 tolerance),
@@ -62,6 +63,13 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     parser.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default=None,
+        help="text (the default: tables for a terminal), json (as --json), or markdown (a "
+        "summary fit for a pull-request comment)",
+    )
+    parser.add_argument(
         "--fail-on-regression",
         action="store_true",
         help="exit 1 when a case or the overall pass rate regressed significantly",
@@ -91,7 +99,12 @@ def run(args: argparse.Namespace) -> int:
     from agentflow_eval.errors import InputError, StoreError
     from agentflow_eval.models.params import S3Options
     from agentflow_eval.models.tolerances import EfficiencyTolerances
+    from agentflow_eval.report.pull_request import comparison_comment
+    from agentflow_eval.storage.history import AgentIdentity
 
+    shape = args.format or ("json" if args.json else "text")
+    if args.json and shape != "json":
+        return fail(f"--json and --format {shape} disagree: give one of them")
     if not 0 < args.alpha < 1:
         return fail(f"--alpha must be between 0 and 1, got {args.alpha}")
     if not 0 < args.detect_drop <= 1:
@@ -115,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
                 eval_set_id=other.run.eval_set_id if other else None,
                 exclude_run_id=other.run.run_id if other else None,
                 s3=s3,
+                agent=AgentIdentity.of(other.run) if other else None,
             )
         baseline, candidate = sides["baseline"], sides["candidate"]
         comparison = compare_runs(
@@ -137,8 +151,10 @@ def run(args: argparse.Namespace) -> int:
     except StoreError as exc:
         fail(str(exc).splitlines()[0])
         return EXIT_RUN_FAILED if exc.transient else EXIT_BAD_INPUT
-    if args.json:
+    if shape == "json":
         print(comparison.model_dump_json(indent=2))
+    elif shape == "markdown":
+        print(comparison_comment(comparison), end="")
     else:
         print_comparison(comparison, console_for())
     return EXIT_BELOW_THRESHOLD if args.fail_on_regression and comparison.regressed else EXIT_OK

@@ -4,7 +4,7 @@
 The comparison never stops a run: a baseline that cannot be found or read becomes a
 :class:`~agentflow_eval.compare.models.BaselineProblem` in the record, which the reports,
 the run summary and an event state. ``latest`` is the newest published completed run of
-the same eval set other than the run itself.
+the same eval set and the same agent (and model) other than the run itself.
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ from pathlib import Path
 
 from agentflow_eval.compare.comparison import DEFAULT_ALPHA, ComparisonError, compare_runs
 from agentflow_eval.compare.models import BaselineProblem, RunComparison
-from agentflow_eval.compare.sides import LATEST, NoEarlierRun, SideError, load_side
+from agentflow_eval.compare.sides import LATEST, NoEarlierRun, OtherAgent, SideError, load_side
 from agentflow_eval.errors import StoreError
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.models.params import S3Options
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.models.tolerances import EfficiencyTolerances
+from agentflow_eval.storage.history import AgentIdentity
 from agentflow_eval.storage.targets import S3Credentials
 
 __all__ = [
@@ -64,6 +65,7 @@ def compare_with_baseline(
             exclude_run_id=run.run_id,
             s3=s3,
             credentials=credentials,
+            agent=AgentIdentity.of(run),
         )
         if side.run.run_id == run.run_id:
             raise SideError(f"{side.source}: the baseline is this very run ({run.run_id})")
@@ -75,6 +77,8 @@ def compare_with_baseline(
             candidate_source=candidate_source,
             tolerances=tolerances,
         )
+    except OtherAgent as exc:
+        record.problem = BaselineProblem(kind="other-agent", message=_first_line(exc))
     except NoEarlierRun as exc:
         record.problem = BaselineProblem(kind="no-earlier-run", message=_first_line(exc))
     except (SideError, ComparisonError, StoreError, OSError) as exc:

@@ -333,9 +333,11 @@ class BaselineProblem(_Model):
     """Why a run was not compared with its baseline. ``no-earlier-run``: ``latest`` found
     no published run of the eval set other than this one (the first run of a schedule);
     ``unavailable``: the baseline could not be read or compared (missing, unreadable,
-    another eval set, the store down), so nobody can say whether the agent regressed."""
+    another eval set, the store down), so nobody can say whether the agent regressed;
+    ``other-agent``: ``latest`` found only runs of other agents (or models), which are not
+    compared with this one (like a first run, it does not fail the gate)."""
 
-    kind: Literal["no-earlier-run", "unavailable"]
+    kind: Literal["no-earlier-run", "unavailable", "other-agent"]
     message: str
 
 

@@ -14,6 +14,11 @@ A side is written as:
 its regression gate; see :mod:`agentflow_eval.storage.history`). When it is the very run
 being compared (the candidate was published already), the newest other completed run in
 the eval set's ``runs.json`` is taken instead.
+
+Given the agent the other side evaluated, ``latest`` is the newest completed run of that
+same agent (and model, where it has one) in ``runs.json``: two agents published under one
+prefix are never compared with each other. When only other agents' runs are there, the
+lookup fails with :class:`OtherAgent`, naming them.
 """
 
 from __future__ import annotations
@@ -29,12 +34,12 @@ from agentflow_eval.errors import InputError
 from agentflow_eval.files.results_json import ResultsFileError
 from agentflow_eval.models.params import S3Options
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.storage.history import LatestPointer, RunsManifest
+from agentflow_eval.storage.history import AgentIdentity, LatestPointer, RunsManifest
 from agentflow_eval.storage.keys import key_part
 from agentflow_eval.storage.locations import Location, locate
 from agentflow_eval.storage.targets import S3Credentials
 
-__all__ = ["LATEST", "NoEarlierRun", "Side", "SideError", "is_latest", "load_side"]
+__all__ = ["LATEST", "NoEarlierRun", "OtherAgent", "Side", "SideError", "is_latest", "load_side"]
 
 LATEST = "latest"
 RESULTS = "results.json"
@@ -47,6 +52,11 @@ class SideError(InputError):
 class NoEarlierRun(SideError):
     """``latest`` found no published run of the eval set other than the one compared:
     the first run of a schedule has nothing to compare with yet."""
+
+
+class OtherAgent(SideError):
+    """``latest`` found completed runs of the eval set, none of them of the agent being
+    compared: runs of different agents are not compared."""
 
 
 @dataclass(frozen=True)
@@ -108,9 +118,13 @@ def _model(location: Location, model: type[Any]) -> Any | None:
         ) from None
 
 
-def _latest_results(eval_set: Location, exclude_run_id: str | None) -> Location:
-    """Where the newest published run of the eval set (other than ``exclude_run_id``)
-    keeps its results.json."""
+def _latest_results(
+    eval_set: Location, exclude_run_id: str | None, agent: AgentIdentity | None
+) -> Location:
+    """Where the newest published run of the eval set (other than ``exclude_run_id``,
+    of ``agent`` when given) keeps its results.json."""
+    if agent is not None:
+        return _latest_of_agent(eval_set, exclude_run_id, agent)
     pointer: LatestPointer | None = _model(eval_set.child("latest.json"), LatestPointer)
     if pointer is None:
         raise NoEarlierRun(
@@ -133,6 +147,32 @@ def _latest_results(eval_set: Location, exclude_run_id: str | None) -> Location:
     return _child_path(eval_set, others[0].path(RESULTS))
 
 
+def _latest_of_agent(
+    eval_set: Location, exclude_run_id: str | None, agent: AgentIdentity
+) -> Location:
+    manifest: RunsManifest | None = _model(eval_set.child("runs.json"), RunsManifest)
+    if manifest is None:
+        raise NoEarlierRun(
+            f"{eval_set.where}: no runs.json, so no run of this eval set was published "
+            "there (check the publish target and the eval set id)"
+        )
+    others = [run for run in manifest.runs if run.run_id != exclude_run_id and run.completed]
+    if not others:
+        raise NoEarlierRun(
+            f"{eval_set.where}: no completed run of this eval set was published there other "
+            "than the one compared; there is no earlier run to compare it with"
+        )
+    same = [run for run in others if run.evaluated(agent)]
+    if not same:
+        seen = list(dict.fromkeys(AgentIdentity.of_entry(run).describe() for run in others))
+        more = f" and {len(seen) - 3} more" if len(seen) > 3 else ""
+        raise OtherAgent(
+            f"{eval_set.where}: no completed run of {agent.describe()} was published there, "
+            f"only of {', '.join(seen[:3])}{more}; runs of different agents are not compared"
+        )
+    return _child_path(eval_set, same[0].path(RESULTS))
+
+
 def _child_path(location: Location, relative: str) -> Location:
     for part in relative.split("/"):
         if part in ("", ".", ".."):
@@ -149,12 +189,14 @@ def load_side(
     exclude_run_id: str | None = None,
     s3: S3Options | None = None,
     credentials: S3Credentials | None = None,
+    agent: AgentIdentity | None = None,
 ) -> Side:
     """Read one side of a comparison (see the module for how ``spec`` is written).
 
     ``latest`` needs ``publish_to`` (``s3://bucket/prefix`` or a folder) and
     ``eval_set_id``; ``exclude_run_id`` is the other side's run, never chosen as the
-    latest. ``s3`` and ``credentials`` reach S3-compatible stores (credentials otherwise
+    latest, and ``agent`` the agent it evaluated: ``latest`` is then that agent's newest
+    completed run. ``s3`` and ``credentials`` reach S3-compatible stores (credentials otherwise
     come from the standard AWS chain). Raises :class:`SideError` for a side that is
     missing or unreadable, and :class:`~agentflow_eval.errors.StoreError` when
     the store fails.
@@ -174,10 +216,10 @@ def load_side(
             raise SideError("'latest' needs the eval set's id: give the other side as a run")
         root = _location(str(publish_to).rstrip("/"), options, credentials)
         eval_set = root.child(key_part(eval_set_id))
-        location = _latest_results(eval_set, exclude_run_id)
+        location = _latest_results(eval_set, exclude_run_id, agent)
     elif is_latest(text):
         eval_set = _location(text.rstrip("/").removesuffix("/" + LATEST), options, credentials)
-        location = _latest_results(eval_set, exclude_run_id)
+        location = _latest_results(eval_set, exclude_run_id, agent)
     else:
         location = _location(text, options, credentials)
         if location.is_folder():

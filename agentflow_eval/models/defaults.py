@@ -11,6 +11,7 @@ __all__ = [
     "RUNS",
     "SUITE_CRASH_RETRIES",
     "SUITE_EVAL_TIMEOUT_MINUTES",
+    "TRACK",
     "TRIAL_TIMEOUT_S",
 ]
 
@@ -23,6 +24,11 @@ MAX_CONCURRENCY = 16
 
 TRIAL_TIMEOUT_S = 120.0
 """Seconds before a trial that has not finished is failed as hung."""
+
+TRACK = "adhoc"
+"""The history a run started by hand joins (the CLI, Python, the form): ``latest`` is the
+last good run of the same track, so runs started by hand, by a schedule or by an event
+are never each other's baseline unless a team names one track for them."""
 
 OUTPUT_DIR = "eval-results"
 """Where run folders are written, relative to the working directory."""

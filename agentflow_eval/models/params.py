@@ -352,6 +352,46 @@ Baseline = Annotated[
         form_default="",
     ),
 ]
+Track = Annotated[
+    str | None,
+    *_BLANK_TEXT,
+    _ui(
+        "History (track)",
+        "the history this run joins: Baseline latest is the last good run of the same "
+        "track; blank: how the run was started (adhoc, schedule, event); name one track to "
+        "make runs started different ways each other's baseline",
+        form_default="",
+    ),
+]
+AllowedAgents = Annotated[
+    list[str],
+    _ui(
+        "Allowed agents",
+        "module prefixes (examples.weather) and endpoint hosts (agents.example.com) the "
+        "agent must be in; any other agent, an agent file, or no agent is refused before "
+        "it is imported; empty: any agent (set it on event-triggered deployments)",
+    ),
+]
+
+
+def _a_rate(value: float | None) -> float | None:
+    if value is not None and not 0 <= value <= 1:
+        raise ValueError(f"must be a rate between 0 and 1, got {value}")
+    return value
+
+
+MinPassRate = Annotated[
+    float | None,
+    BeforeValidator(_blank_is_none),
+    AfterValidator(_a_rate),
+    _optional("number", minimum=0, maximum=1),
+    _ui(
+        "Minimum pass rate",
+        "end the run Failed, after everything is written, published and announced, when "
+        "its pass rate is below this (0 to 1, as the CLI's --fail-under); 0: no gate",
+        form_default=0,
+    ),
+]
 FailOnRegression = Annotated[
     bool,
     _ui(
@@ -473,6 +513,9 @@ class EvaluateParams(BaseModel):
     shards: Shards = 1
     shared_storage: SharedStorage = None
     shard: Shard = None
+    track: Track = None
+    allowed_agents: AllowedAgents = Field(default_factory=list)
+    min_pass_rate: MinPassRate = None
 
     @model_validator(mode="after")
     def _latest_needs_a_target(self) -> EvaluateParams:

@@ -230,4 +230,5 @@ class RegressionParams(BaseModel):
             max_token_increase=self.max_token_increase,
             max_tool_call_increase=self.max_tool_call_increase,
             secrets=self.secrets,
+            track=self.suite,  # a suite's runs are their own history, apart from ad-hoc runs
         )

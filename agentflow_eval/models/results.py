@@ -47,7 +47,9 @@ turn records the component's ``output``; a case judged on the next step only say
 keeps what each of its trials took (``trial_figures``: cost, tokens, calls, latency, the
 paths its trajectory took) and summarises it (``efficiency``: medians and 90th
 percentiles with intervals), and the run its trials' latency (``totals.trial_latency_ms``);
-a usage counts its calls whose price is unknown (``unpriced_calls``)."""
+a usage counts its calls whose price is unknown (``unpriced_calls``); the run records what
+its agent was loaded from (``agent_spec``) and the history it joins (``track``), so
+``latest`` finds an earlier run of the same agent in the same history."""
 
 
 class Record(BaseModel):
@@ -687,6 +689,12 @@ class RunResult(Record):
     """The eval set's name."""
     agent: str
     """The agent's name."""
+    agent_spec: str | None = None
+    """What the agent was loaded from (``package.module:attr``, ``path/file.py:attr`` or
+    an endpoint URL), when the run was started from parameters."""
+    track: str | None = None
+    """The history the run joins (``adhoc``, ``schedule``, ``event`` or a team's own name):
+    its ``latest`` baseline is the last good run of the same track."""
     agent_version: str | None = None
     """The version of the agent under test, as its deploy named it."""
     git_sha: str | None = None

@@ -169,8 +169,8 @@ def comparison_markdown(record: RunComparison) -> str:
         problem = record.problem
         why = md_text(problem.message) if problem else "no comparison was made"
         lines.append(f"> **Not compared** with {_code(record.baseline)}: {why}")
-        if problem is not None and problem.kind == "no-earlier-run":
-            lines += [">", "> The next run of this eval set is compared with this one."]
+        if problem is not None and problem.kind in ("no-earlier-run", "other-agent"):
+            lines += [">", "> The next run of this agent here is compared with this one."]
         elif record.fail_on_regression:
             lines += [">", "> Fails on regression: without a baseline, no regression is ruled out."]
         return "\n".join(lines) + "\n"

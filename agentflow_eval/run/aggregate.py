@@ -324,6 +324,8 @@ def _summarise(
         eval_set_id=eval_set.eval_set_id,
         eval_set_name=eval_set.name,
         agent=meta.agent,
+        agent_spec=meta.agent_spec,
+        track=meta.track,
         agent_version=meta.agent_version,
         git_sha=meta.git_sha,
         labels=dict(meta.labels),

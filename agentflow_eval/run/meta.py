@@ -45,6 +45,11 @@ class RunMeta:
     earlier_s: float = 0.0
     """Time the earlier sessions of a resumed run spent (from its ``run.json``)."""
 
+    agent_spec: str | None = None
+    """What the agent was loaded from, when the run was started from parameters."""
+    track: str | None = None
+    """The history the run joins (see :data:`agentflow_eval.models.defaults.TRACK`)."""
+
     def elapsed_s(self) -> float:
         """Time the run has spent so far: the earlier sessions' and this one's, on the
         monotonic clock — never negative, whatever the wall clock did."""

@@ -35,6 +35,7 @@ from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.params import EvaluateParams
 from agentflow_eval.run.agent_code import RunSubject, canonical_spec, source_digest
+from agentflow_eval.run.allowed_agents import check_agent_allowed
 from agentflow_eval.run.components import ComponentTargets, load_components
 from agentflow_eval.run.descriptors import fit_descriptors
 from agentflow_eval.run.folder_lock import RunFolderBusy, RunFolderLock
@@ -245,6 +246,8 @@ def plan_run(
         git_sha=who.git_sha,
         labels=dict(who.labels),
         earlier_s=record.elapsed_s if record is not None else 0.0,
+        agent_spec=params.agent if params is not None else None,
+        track=(params.track if params is not None else None) or defaults.TRACK,
     )
     if rejudge is not None:
         meta = _rejudged_meta(meta, rejudge)
@@ -290,13 +293,16 @@ def plan_from_params(
     flow's load task, and the CLI before it starts the flow. ``resume`` is the record of
     ``params.resume``'s folder when the caller has read it already, ``held`` its lock
     when the caller took it already. ``max_file_mb`` is the largest eval-set or config
-    file read, in MiB (else ``$AGENTFLOW_MAX_FILE_MB`` in ``environ``, else 64)."""
+    file read, in MiB (else ``$AGENTFLOW_MAX_FILE_MB`` in ``environ``, else 64). An agent
+    outside ``params.allowed_agents`` is refused before it is imported."""
     rejudge = read_rejudge_source(params.rejudge_from) if params.rejudge_from else None
     if rejudge is not None and params.shards > 1:
         raise InputError(
             "shards: a re-judge (rejudge_from) runs no agent, so there are no trials to "
             "split; set shards to 1"
         )
+    if rejudge is None:
+        check_agent_allowed(params.agent, params.allowed_agents)
     if not params.agent and params.model and rejudge is None:
         raise InputError(f"model {params.model!r} is for an agent, and no agent was given")
     # a re-judge's trials are its source's: the agent is not loaded

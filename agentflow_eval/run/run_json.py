@@ -19,10 +19,12 @@ from agentflow_eval.run.meta import RunMeta
 from agentflow_eval.run.paths import RunPaths
 
 __all__ = [
+    "DELIVERY_FIELDS",
     "RunRecord",
     "params_from_run_dir",
     "read_run_json",
     "record_elapsed",
+    "resume_params",
     "write_run_json",
 ]
 
@@ -164,6 +166,33 @@ def _from_started_dir(params: EvaluateParams, started_in: Path | None) -> Evalua
 def params_from_run_dir(run_dir: str | Path) -> EvaluateParams:
     """The parameters a run was started with, read back from its ``run.json``."""
     return RunRecord.read(run_dir).params()
+
+
+DELIVERY_FIELDS = (
+    "publish_to",
+    "s3",
+    "baseline",
+    "fail_on_regression",
+    "min_pass_rate",
+    "secrets",
+    "shards",
+    "shared_storage",
+    "allowed_agents",
+)
+"""What a resume from a form or a deployment gives anew: where the results go, what they
+are held to, and what the deployment allows. The rest (agent, eval set, runs, cases, ...)
+is the run's, stored in its run.json."""
+
+
+def resume_params(given: EvaluateParams) -> EvaluateParams:
+    """The parameters that finish ``given.resume``: the settings the run was started with,
+    and ``given``'s :data:`DELIVERY_FIELDS`. A form always submits every field (runs
+    filled in with the default), so a resume takes the run's own rather than refusing
+    values nobody meant to change."""
+    if not given.resume:
+        return given
+    stored = RunRecord.read(given.resume).params()
+    return stored.model_copy(update={name: getattr(given, name) for name in DELIVERY_FIELDS})
 
 
 def write_run_json(

@@ -18,6 +18,7 @@ case's recent trend, and a digest of its comparison with its baseline, if it had
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -30,6 +31,7 @@ from agentflow_eval.storage.keys import join_key, key_part
 __all__ = [
     "CASE_HISTORY_RUNS",
     "MANIFEST_VERSION",
+    "AgentIdentity",
     "ComparisonDigest",
     "LatestPointer",
     "RunEntry",
@@ -61,6 +63,31 @@ class ComparisonDigest(BaseModel):
     problem: str | None = None
 
 
+@dataclass(frozen=True)
+class AgentIdentity:
+    """Which agent a run evaluated, and in which history, as ``latest`` matches it: what
+    it was loaded from (``spec``, when recorded), its name, its model (when it has one)
+    and its track (when recorded)."""
+
+    name: str
+    spec: str | None = None
+    model: str | None = None
+    track: str | None = None
+
+    @classmethod
+    def of(cls, run: RunResult) -> AgentIdentity:
+        return cls(run.agent, run.agent_spec, run.agent_model, run.track)
+
+    @classmethod
+    def of_entry(cls, entry: RunEntry) -> AgentIdentity:
+        return cls(entry.agent, entry.agent_spec, entry.agent_model, entry.track)
+
+    def describe(self) -> str:
+        model = f" (model {self.model})" if self.model else ""
+        track = f" in history {self.track!r}" if self.track else ""
+        return f"{self.spec or self.name}{model}{track}"
+
+
 class RunEntry(BaseModel):
     """One published run, as the index lists it. Paths are relative to the eval set's
     folder, so the index works wherever the folder is served from."""
@@ -73,6 +100,10 @@ class RunEntry(BaseModel):
     finished_at: datetime
     published_at: datetime
     agent: str
+    agent_spec: str | None = None
+    track: str | None = None
+    """The history the run joined; None for runs published before tracks were recorded
+    (they count as every track's, so an upgrade keeps its baselines)."""
     agent_model: str | None = None
     judge_model: str | None = None
     simulated: bool = False
@@ -101,6 +132,17 @@ class RunEntry(BaseModel):
 
     def path(self, name: str) -> str:
         return f"{self.folder}/{name}"
+
+    def evaluated(self, agent: AgentIdentity) -> bool:
+        """Whether this run evaluated ``agent`` in its history: the same spec (its name,
+        where either run did not record one), the same model where ``agent`` names one,
+        and the same track (where both recorded one)."""
+        if agent.spec is not None and self.agent_spec is not None:
+            same = agent.spec == self.agent_spec
+        else:
+            same = agent.name == self.agent
+        same_track = agent.track is None or self.track is None or agent.track == self.track
+        return same and same_track and (agent.model is None or agent.model == self.agent_model)
 
     @property
     def completed(self) -> bool:
@@ -196,6 +238,8 @@ def run_entry(
         finished_at=_utc(run.finished_at),
         published_at=_utc(published_at or datetime.now(UTC)),
         agent=run.agent,
+        agent_spec=run.agent_spec,
+        track=run.track,
         agent_model=run.agent_model,
         judge_model=run.judge_model,
         simulated=run.simulated,

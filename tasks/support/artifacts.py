@@ -2,10 +2,13 @@
 published report, and a progress bar while trials run.
 
 Artifact keys follow Prefect's rule (lowercase letters, digits and dashes) and are made
-from the deployment, the agent and the eval set, so the runs of one agent on one eval
-set by one deployment version together in the Artifacts page, apart from other agents'
-and other deployments' runs: ``<deployment>-<agent>-<eval-set>-cases``, ``-summary``,
-``-report`` and ``-progress`` (a run outside a deployment has no deployment part).
+from the deployment, the run's history (track), the agent and the eval set, so the runs
+of one agent on one eval set by one deployment in one history version together in the
+Artifacts page, apart from other agents', other deployments' and other histories' runs
+(a nightly suite's runs of ``evaluate/adhoc`` apart from runs started by hand):
+``<deployment>-<track>-<agent>-<eval-set>-cases``, ``-summary``, ``-report``,
+``-progress``, ``-comparison`` and ``-pr-summary`` (a run outside a deployment has no
+deployment part, one without a recorded track no track part).
 
 Call these from inside a flow or task run (they attach to it). The functions are async,
 as the evaluate flow is; :meth:`ProgressReporter.update` is a plain function so it can
@@ -37,6 +40,7 @@ from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.files.naming import artifact_key
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.report.markdown import cases_table, comparison_rows, pct, summary_markdown
+from agentflow_eval.report.pull_request import run_comparison_comment
 
 __all__ = [
     "ArtifactKeys",
@@ -62,6 +66,7 @@ class ArtifactKeys:
     report: str
     progress: str
     comparison: str
+    pr_summary: str
 
 
 @dataclass(frozen=True)
@@ -71,11 +76,12 @@ class ArtifactScope:
 
     deployment: str | None = None
     agent: str | None = None
+    track: str | None = None
 
     @classmethod
-    def current(cls) -> ArtifactScope:
+    def current(cls, track: str | None = None) -> ArtifactScope:
         """The scope of the flow run this code runs in (its deployment's name and the
-        ``agent`` parameter), read from Prefect's runtime context."""
+        ``agent`` parameter, read from Prefect's runtime context) in history ``track``."""
         from prefect.runtime import deployment, flow_run
 
         try:
@@ -86,6 +92,7 @@ class ArtifactScope:
         return cls(
             deployment=name if isinstance(name, str) else None,
             agent=agent_key(spec) if isinstance(spec, str) and spec else None,
+            track=track,
         )
 
 
@@ -106,7 +113,7 @@ def artifact_keys(eval_set_id: str, scope: ArtifactScope | None = None) -> Artif
     """Keys for the artifacts of ``eval_set_id``'s runs in ``scope``: lowercase letters,
     digits and dashes only. A base too long is cut and given a hash of the whole, so two
     long names never share keys."""
-    parts = [scope.deployment, scope.agent] if scope else []
+    parts = [scope.deployment, scope.track, scope.agent] if scope else []
     full = "-".join(artifact_key(part) for part in [*parts, eval_set_id] if part)
     base = full[:KEY_BASE_MAX].strip("-") or "agentflow-eval"
     if len(full) > KEY_BASE_MAX:
@@ -118,6 +125,7 @@ def artifact_keys(eval_set_id: str, scope: ArtifactScope | None = None) -> Artif
         report=f"{base}-report",
         progress=f"{base}-progress",
         comparison=f"{base}-comparison",
+        pr_summary=f"{base}-pr-summary",
     )
 
 
@@ -129,6 +137,7 @@ class RunArtifacts:
     summary: UUID
     report: UUID | None
     comparison: UUID | None = None
+    pr_summary: UUID | None = None
 
 
 async def publish_run_artifacts(
@@ -141,7 +150,8 @@ async def publish_run_artifacts(
     comparison: RunComparison | None = None,
 ) -> RunArtifacts:
     """Create the run's table, summary and (when there is a report URL) link artifacts,
-    and, for a run compared with its baseline, the comparison's table, attached to the
+    and, for a run given a baseline, the comparison's table and its Markdown summary fit
+    for a pull-request comment (or why it was not compared), attached to the
     current flow or task run, keyed by ``scope`` (default: the current flow run's
     deployment and agent)."""
     keys = artifact_keys(run.eval_set_id, scope if scope is not None else ArtifactScope.current())
@@ -181,7 +191,14 @@ async def publish_run_artifacts(
             description=f"{title}: run {run.run_id} against baseline run "
             f"{compared.baseline.run_id}: {compared.overall.verdict}",
         )
-    return RunArtifacts(cases, summary, link, table)
+    pr_summary = None
+    if comparison is not None:
+        pr_summary = await acreate_markdown_artifact(
+            run_comparison_comment(comparison, run.eval_set_id, report_url=report_url),
+            key=keys.pr_summary,
+            description=f"{title}: the comparison with the baseline, as a pull-request comment",
+        )
+    return RunArtifacts(cases, summary, link, table, pr_summary)
 
 
 class ProgressReporter:
@@ -222,11 +239,15 @@ class ProgressReporter:
         eval_set_id: str,
         what: str = "trials",
         scope: ArtifactScope | None = None,
+        *,
+        track: str | None = None,
         **options: Any,
     ) -> ProgressReporter:
         """A reporter keyed ``<deployment>-<agent>-<eval-set>-progress`` (``scope``
         default: the current flow run's)."""
-        keys = artifact_keys(eval_set_id, scope if scope is not None else ArtifactScope.current())
+        keys = artifact_keys(
+            eval_set_id, scope if scope is not None else ArtifactScope.current(track)
+        )
         return cls(keys.progress, f"{eval_set_id}: {what} done", **options)
 
     def percent(self) -> float:

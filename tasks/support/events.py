@@ -111,6 +111,12 @@ def completed_payload(
         "report_url": report_url,
         "run_dir": str(run_dir),
         "published": published,
+        # what the run spent, the agent's and the judges' apart (cost as the providers
+        # reported it: zero where they did not)
+        "usage": totals.usage.model_dump(mode="json"),
+        "judge_usage": totals.judge_usage.model_dump(mode="json"),
+        "cost_usd": totals.usage.cost_usd + totals.judge_usage.cost_usd,
+        "track": run.track,
     }
 
 

@@ -145,7 +145,9 @@ async def _summary(api_url: str, flow_run_id: UUID) -> str:
 
 def test_a_deploy_event_with_only_the_agent_named_runs_on_the_defaults(deployed, tmp_path):
     home, api_url, worker_log, project = deployed
-    agent_file = tmp_path / "v2_agent.py"
+    # a module inside the deployment's allowed_agents (examples)
+    module = f"v2_agent_{tmp_path.name.replace('-', '_')}"
+    agent_file = project / "examples" / f"{module}.py"
     agent_file.write_text("def agent(message):\n    return 'It is sunny in New York, 72°F.'\n")
     _emit(
         home,
@@ -153,20 +155,56 @@ def test_a_deploy_event_with_only_the_agent_named_runs_on_the_defaults(deployed,
         project,
         {
             "prefect.resource.id": "agentflow.agent.weather",
-            "agentflow.agent.spec": f"{agent_file}:agent",
+            "agentflow.agent.spec": f"examples.{module}:agent",
         },
     )
     (run,) = asyncio.run(
         _wait_for_runs(
-            api_url, "on-agent-deployed", 1, where=lambda r: str(tmp_path) in r.parameters["agent"]
+            api_url, "on-agent-deployed", 1, where=lambda r: module in r.parameters["agent"]
         )
     )
     assert run.state.is_completed(), worker_log.read_text()[-3000:]
-    assert run.parameters["agent"] == f"{agent_file}:agent"
+    assert run.parameters["agent"] == f"examples.{module}:agent"
     results = _results(project / "eval-results")  # the deployment's default output folder
     assert results["agent"] == "agent"
     assert results["totals"]["trials"] == 10  # the config's runs: 5 × 2 cases
     assert results["agent_version"] is None and results["labels"] == {}
+
+
+def test_a_deploy_event_naming_no_agent_or_one_outside_the_allow_list_fails(deployed, tmp_path):
+    home, api_url, worker_log, project = deployed
+    outside = tmp_path / "evil_agent.py"
+    outside.write_text("def agent(message):\n    return 'rain'\n")
+    unnamed, refused = tmp_path / "unnamed", tmp_path / "refused"
+    _emit(
+        home,
+        api_url,
+        project,
+        {"prefect.resource.id": "agentflow.agent.x"},
+        {"output_dir": str(unnamed)},
+    )
+    _emit(
+        home,
+        api_url,
+        project,
+        {"prefect.resource.id": "agentflow.agent.x", "agentflow.agent.spec": f"{outside}:agent"},
+        {"output_dir": str(refused)},
+    )
+    runs = asyncio.run(
+        _wait_for_runs(
+            api_url,
+            "on-agent-deployed",
+            2,
+            where=lambda r: r.parameters.get("output_dir") in (str(unnamed), str(refused)),
+        )
+    )
+    by_output = {run.parameters["output_dir"]: run for run in runs}
+    for run in runs:
+        assert run.state.is_failed(), worker_log.read_text()[-3000:]
+    assert by_output[str(unnamed)].parameters["agent"] == ""
+    assert "no agent was named" in by_output[str(unnamed)].state.message
+    assert "an agent file is not allowed" in by_output[str(refused)].state.message
+    assert not unnamed.exists() and not refused.exists()  # refused before anything ran
 
 
 def test_a_deploy_event_sets_runs_identity_and_output(deployed, tmp_path):

@@ -69,6 +69,11 @@ def tokyo(message):
 
 def broken(message):
     return "I have no idea."
+
+
+def paris_agent(message):
+    # one agent whose nightly versions differ ('latest' is the same agent's run)
+    return (paris if (RAN_ON.parent / "version.txt").read_text() == "1" else broken)(message)
 """
 
 
@@ -217,7 +222,8 @@ def test_the_nightly_suite_spreads_over_workers_and_a_regression_notifies(pool, 
         }
 
     # the first night: both eval sets as evaluate/adhoc runs, one on each worker
-    first = asyncio.run(_run_suite(api_url, suite("paris", True)))
+    (tmp_path / "version.txt").write_text("1")
+    first = asyncio.run(_run_suite(api_url, suite("paris_agent", True)))
     logs = [log.read_text() for log in worker_logs]
     assert first.state.is_completed(), first.state.message + "\n".join(logs)[-4000:]
     children = asyncio.run(_evaluate_runs(api_url, str(first.id)))
@@ -232,7 +238,8 @@ def test_the_nightly_suite_spreads_over_workers_and_a_regression_notifies(pool, 
     )
 
     # the next night the Paris agent is broken: the suite regresses and fails its gate
-    second = asyncio.run(_run_suite(api_url, suite("broken", True)))
+    (tmp_path / "version.txt").write_text("2")
+    second = asyncio.run(_run_suite(api_url, suite("paris_agent", True)))
     assert second.state.is_failed(), second.state.message
     assert "paris_weather (regression)" in second.state.message
     (summary_path,) = [

@@ -25,17 +25,28 @@ CASE = "rain-in-paris"
 
 @pytest.fixture
 def eval_files(tmp_path: Path) -> dict[str, str]:
-    """A one-case eval set judged by an expectation, an agent that passes it and one
-    that fails it."""
+    """A one-case eval set judged by an expectation, an agent that passes it, one that
+    fails it, and one agent whose versions do either (``mode.txt`` beside it says which:
+    ``latest`` compares versions of the same agent)."""
     evalset = one_case_evalset(
         tmp_path / "paris.evalset.json", EVAL_SET_ID, CASE, "What is the weather in Paris?", "rain"
     )
     agents = tmp_path / "paris_agents.py"
     agents.write_text(
+        "from pathlib import Path\n\n"
         "def good(message):\n    return 'Light rain in Paris, 61°F.'\n\n"
-        "def bad(message):\n    return 'I have no idea.'\n"
+        "def bad(message):\n    return 'I have no idea.'\n\n"
+        "def versioned(message):\n"
+        "    mode = Path(__file__).with_name('mode.txt').read_text()\n"
+        "    return good(message) if mode == 'good' else bad(message)\n"
     )
-    return {"evalset": str(evalset), "good": f"{agents}:good", "bad": f"{agents}:bad"}
+    return {
+        "evalset": str(evalset),
+        "good": f"{agents}:good",
+        "bad": f"{agents}:bad",
+        "versioned": f"{agents}:versioned",
+        "mode": str(tmp_path / "mode.txt"),
+    }
 
 
 def _latest(published: Path) -> str:
@@ -59,14 +70,16 @@ def test_run_with_baseline_latest_and_the_gate(eval_files, tmp_path, capsys) -> 
     publish = ["--publish-to", str(published)]
 
     # the first night: nothing to compare with yet, which passes the gate, and says so
-    first = ["run", eval_files["good"], *common, *publish, "--baseline", "latest"]
+    Path(eval_files["mode"]).write_text("good")
+    first = ["run", eval_files["versioned"], *common, *publish, "--baseline", "latest"]
     assert main([*first, "--fail-on-regression"]) == 0
     printed = capsys.readouterr().out
-    assert "baseline latest: not compared:" in printed and "no latest.json" in printed
+    assert "baseline latest: not compared:" in printed and "no runs.json" in printed
     good_run = _latest(published)
 
-    # a regressed agent under the gate: exit 1, every output says why, latest stays put
-    gated = ["run", eval_files["bad"], *common, *publish, "--baseline", "latest"]
+    # a regressed version under the gate: exit 1, every output says why, latest stays put
+    Path(eval_files["mode"]).write_text("bad")
+    gated = ["run", eval_files["versioned"], *common, *publish, "--baseline", "latest"]
     assert main([*gated, "--fail-on-regression"]) == 1
     captured = capsys.readouterr()
     assert f"baseline: run {good_run} (" in captured.out
@@ -148,3 +161,106 @@ async def test_the_flow_compares_states_a_missing_baseline_and_fails_its_gate(
     ]
     assert regressed.payload["fail_on_regression"] is True
     assert regressed.payload["report_url"].endswith("/report.html")
+
+
+async def test_latest_is_the_same_agents_and_a_mismatch_is_stated(
+    eval_files,
+    tmp_path,
+    asserting_events_worker,  # noqa: F811
+) -> None:
+    """An A/B of two agents published under one prefix: each is compared with its own
+    last good run; the first run of the second agent says why it is not compared."""
+    good = EvaluateParams(
+        agent=eval_files["good"],
+        evalset=eval_files["evalset"],
+        runs=5,
+        output_dir=str(tmp_path / "out"),
+        publish_to=str(tmp_path / "published"),
+        baseline="latest",
+        fail_on_regression=True,
+    )
+    first = await evaluate(**good.flow_parameters())
+    assert first.run.track == "adhoc"  # started outside a deployment: by hand
+    assert first.run.agent_spec == eval_files["good"]
+
+    bad = good.model_copy(update={"agent": eval_files["bad"]})
+    other = await evaluate(**bad.flow_parameters())  # passes its gate: nothing to regress from
+    assert other.comparison is not None and other.comparison.problem is not None
+    assert other.comparison.problem.kind == "other-agent"
+    assert f"no completed run of {eval_files['bad']}" in other.comparison.problem.message
+    comment = await _artifact(f"{EVAL_SET_ID.replace('_', '-')}-pr-summary")
+    assert "not compared" in comment and "runs of different agents are not compared" in comment
+
+    again = await evaluate(**good.flow_parameters())  # the bad agent's run is newer
+    assert again.comparison is not None and again.comparison.comparison is not None
+    assert again.comparison.comparison.baseline.run_id == first.run.run_id
+    comment = await _artifact(f"{EVAL_SET_ID.replace('_', '-')}-pr-summary")
+    assert comment.startswith(f"<!-- agentflow-eval:compare {EVAL_SET_ID} -->")
+    assert f"run `{first.run.run_id}`" in comment
+
+    await asyncio.to_thread(asserting_events_worker.wait_until_empty)
+    completed = [
+        e for e in asserting_events_worker._client.events if e.event == "agentflow.eval.completed"
+    ]
+    payload = completed[-1].payload
+    assert payload["track"] == "adhoc"
+    assert set(payload["usage"]) >= {"prompt_tokens", "completion_tokens", "total_tokens"}
+    assert payload["cost_usd"] == payload["usage"]["cost_usd"] + payload["judge_usage"]["cost_usd"]
+
+
+async def test_min_pass_rate_fails_the_run_after_its_reports(eval_files, tmp_path) -> None:
+    from agentflow_eval.flows.evaluate import PassRateGateFailed
+
+    params = EvaluateParams(
+        agent=eval_files["bad"],
+        evalset=eval_files["evalset"],
+        runs=2,
+        output_dir=str(tmp_path / "out"),
+        min_pass_rate=0.5,
+    )
+    with pytest.raises(PassRateGateFailed, match=r"pass rate 0% .* is below min_pass_rate 50%"):
+        await evaluate(**params.flow_parameters())
+    (results,) = (tmp_path / "out").glob("*/*/results.json")  # written all the same
+    assert '"pass_rate": 0.0' in results.read_text()
+    passing = params.model_copy(update={"agent": eval_files["good"]})
+    assert (await evaluate(**passing.flow_parameters())).run.totals.pass_rate == 1.0
+
+
+async def test_an_agent_outside_allowed_agents_is_refused_before_it_runs(
+    eval_files, tmp_path
+) -> None:
+    from agentflow_eval.errors import InputError
+
+    params = EvaluateParams(
+        agent=eval_files["good"],
+        evalset=eval_files["evalset"],
+        output_dir=str(tmp_path / "out"),
+        allowed_agents=["examples"],
+    )
+    with pytest.raises(InputError, match="an agent file is not allowed when allowed_agents"):
+        await evaluate(**params.flow_parameters())
+    unnamed = params.model_copy(update={"agent": None})
+    with pytest.raises(InputError, match="no agent was named"):
+        await evaluate(**unnamed.flow_parameters())
+    assert not (tmp_path / "out").exists()
+
+
+async def test_a_resume_from_the_form_takes_the_runs_settings(eval_files, tmp_path) -> None:
+    """The form submits every field, runs at its default: a resume keeps the run's own
+    runs per case (and agent) instead of refusing the difference."""
+    started = EvaluateParams(
+        agent=eval_files["good"], evalset=eval_files["evalset"], runs=2, output_dir=str(tmp_path)
+    )
+    first = await evaluate(**started.flow_parameters())
+    from_form = EvaluateParams(
+        agent="",
+        evalset=eval_files["evalset"],
+        runs=5,  # the form's default, never typed
+        output_dir=str(tmp_path),
+        resume=str(first.run_dir),
+        min_pass_rate=0.5,
+    )
+    resumed = await evaluate(**from_form.flow_parameters())
+    assert resumed.run_dir == first.run_dir and resumed.run.run_id == first.run.run_id
+    assert resumed.run.runs_per_case == 2 and resumed.run.totals.trials == 2
+    assert resumed.run.agent_spec == eval_files["good"]

@@ -57,6 +57,19 @@ def tokyo_plain(message):
 
 def broken(message):
     return "I have no idea."
+
+
+def _version():
+    return (MARKS.parent / "version.txt").read_text()
+
+
+# one agent per eval set whose nightly versions differ ('latest' is the same agent's run)
+def paris_agent(message):
+    return (paris if _version() == "1" else broken)(message)
+
+
+def tokyo_agent(message):
+    return (tokyo if _version() == "1" else tokyo_plain)(message)
 """
 
 
@@ -135,12 +148,13 @@ async def test_a_suite_of_two_eval_sets_first_night_then_a_regression(
 
     # the first night: both eval sets run at once (each agent sees the other's call),
     # nothing to compare with yet, which passes the gate and says so
-    first = _params(suite_files, tmp_path, "paris", "tokyo", fail_on_regression=True)
+    (tmp_path / "version.txt").write_text("1")
+    first = _params(suite_files, tmp_path, "paris_agent", "tokyo_agent", fail_on_regression=True)
     summary = await regression(**first.flow_parameters())
     assert [o.status for o in summary.evals] == ["not compared", "not compared"]
     assert [o.pass_rate for o in summary.evals] == [1.0, 1.0], "the subflows did not overlap"
     assert summary.verdict == "no significant change" and not summary.gate_failed
-    assert all("no latest.json" in (o.problem or "") for o in summary.evals)
+    assert all("no runs.json" in (o.problem or "") for o in summary.evals)
     assert all(o.report_url and o.report_url.endswith("/report.html") for o in summary.evals)
     (first_summary,) = _summaries(published)
     assert json.loads(first_summary.read_text())["verdict"] == "no significant change"
@@ -157,7 +171,8 @@ async def test_a_suite_of_two_eval_sets_first_night_then_a_regression(
     asserting_events_worker._client.events.clear()
 
     # the next night Paris's agent is broken: a regression in that eval set only
-    second = _params(suite_files, tmp_path, "broken", "tokyo_plain", fail_on_regression=True)
+    (tmp_path / "version.txt").write_text("2")
+    second = _params(suite_files, tmp_path, "paris_agent", "tokyo_agent", fail_on_regression=True)
     state = await regression(**second.flow_parameters(), return_state=True)
     assert state.is_failed(), state.message
     assert "paris_weather (regression)" in state.message

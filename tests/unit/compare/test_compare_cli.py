@@ -156,3 +156,24 @@ def test_ids_from_results_files_cannot_forge_lines_or_escape_sequences(
     assert "\x1b]0;pwned" not in text and "\x07" not in text
     assert not any(line.startswith("overall: +100.0 pts") for line in text.splitlines())
     assert "x\\noverall: +100.0 pts" in text
+
+
+def test_markdown_for_a_pull_request_comment(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    baseline, candidate = runs
+    assert main(["compare", str(baseline), str(candidate), "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith("<!-- agentflow-eval:compare ") and lines[0].endswith(" -->")
+    assert lines[1].startswith("### ▼ ") and lines[1].endswith(": regression")
+    assert "**Regressed** (1)" in out
+    escaped = REGRESSED.replace("_", "\\_")
+    row = next(line for line in lines if line.startswith(f"| {escaped} |"))
+    assert row.split(" | ")[1:5] == ["10/10 (100%)", "0/10 (0%)", "-100 pts", "<0.001"]
+    assert "<details><summary>No significant change (5 cases)</summary>" in out
+    assert "- **Baseline**: run `base`" in out and "- **Candidate**: run `cand`" in out
+    assert "Boschloo's exact test per case, Holm-corrected" in out
+    assert any(line.startswith("Power \\(80%") for line in lines)  # escaped, renders plain
+    assert main(["compare", str(baseline), str(candidate), "--format", "markdown", "--json"]) == 2
+    assert "--json and --format markdown disagree" in capsys.readouterr().err

@@ -102,6 +102,9 @@ async def test_the_configs_concurrency_and_timeout_hold_here_as_in_the_cli(tmp_p
 
 
 GOOD_AND_BAD = """
+from pathlib import Path
+
+
 def good(message: str, recorder) -> str:
     with recorder.tool("get_weather", {"location": "New York"}) as call:
         call.result = {"condition": "sunny"}
@@ -110,6 +113,12 @@ def good(message: str, recorder) -> str:
 
 def bad(message: str) -> str:
     return "no idea"
+
+
+def agent(message: str, recorder) -> str:
+    # one agent, two versions: mode.txt beside it says which ('latest' is the same agent's)
+    mode = Path(__file__).with_name("mode.txt").read_text()
+    return good(message, recorder) if mode == "good" else bad(message)
 """
 
 
@@ -120,7 +129,8 @@ async def test_it_compares_with_a_baseline_publishes_and_records_identity(
     agents.write_text(GOOD_AND_BAD, encoding="utf-8")
     site, out = tmp_path / "site", tmp_path / "out"
     monkeypatch.setenv("GITHUB_SHA", "c0ffee")  # CI variables fill what the test left out
-    first = await AgentEvaluator(f"{agents}:good", TRAJECTORY_ONLY).evaluate(
+    (tmp_path / "mode.txt").write_text("good")
+    first = await AgentEvaluator(f"{agents}:agent", TRAJECTORY_ONLY).evaluate(
         EVALSET, runs=6, output_dir=out, publish_to=site, baseline="latest",
         agent_version="1.0", labels={"team": "weather"},
     )  # fmt: skip
@@ -129,8 +139,9 @@ async def test_it_compares_with_a_baseline_publishes_and_records_identity(
     latest = json.loads((site / first.eval_set_id / "latest.json").read_text())
     assert latest["run_id"] == first.run_id  # published, and the next run's baseline
 
+    (tmp_path / "mode.txt").write_text("bad")  # the regressed version of the same agent
     with pytest.raises(RegressionFound) as found:
-        await AgentEvaluator(f"{agents}:bad", TRAJECTORY_ONLY).evaluate(
+        await AgentEvaluator(f"{agents}:agent", TRAJECTORY_ONLY).evaluate(
             EVALSET, runs=6, output_dir=out, publish_to=site, baseline="latest",
             fail_on_regression=True,
         )  # fmt: skip
