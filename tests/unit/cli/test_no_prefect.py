@@ -77,7 +77,7 @@ def test_a_run_without_prefect_writes_the_run_folder_and_the_scorecard(cli, tmp_
         "--no-prefect", "--verbose",
     )  # fmt: skip
     assert again.returncode == 0, again.stderr
-    assert "judge calls 0, cache hits 12" in again.stdout  # never paid twice
+    assert "0 judge calls, 12 more answered from cache" in again.stdout  # never paid twice
 
 
 def test_the_environment_setting_and_the_gates(

@@ -207,6 +207,6 @@ async def test_what_a_trial_printed_is_shown_in_the_report_and_verbose_scorecard
         ["stderr", "sync warns c00\n"],
     ]
     scorecard = format_scorecard(run, verbose=True)
-    assert "trial 0 printed (stdout): sync says c00#0 key=[REDACTED] thread says c00" in scorecard
-    assert "trial 0 printed (stderr): sync warns c00" in scorecard
+    assert "trial 1 printed (stdout): sync says c00#0 key=[REDACTED] thread says c00" in scorecard
+    assert "trial 1 printed (stderr): sync warns c00" in scorecard
     assert "printed" not in format_scorecard(run)
