@@ -8,17 +8,16 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli_subprocess import command_in
 from tests.support.prefect_server import PrefectServer
 
 pytestmark = pytest.mark.e2e
 
-AGENTFLOW_EVAL = str(Path(sys.executable).parent / "agentflow-eval")
 AGENT = """
 def chatty(message):
     return "rain " * 40_000  # 200 kB an answer: a few trials fill a 1 MB disk
@@ -64,22 +63,10 @@ def test_a_full_disk_stops_the_run_in_one_line_and_it_resumes_once_freed(
             }
         )
     )
-    env = {
-        **os.environ,
-        "PREFECT_API_URL": shared_prefect.api_url,
-        "PREFECT_HOME": str(tmp_path / "prefect"),
-        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    }
+    run = command_in(tmp_path, shared_prefect.api_url, timeout_s=300)
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [AGENTFLOW_EVAL, "run", *args],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        return run("run", *args)
 
     full = cli("chatty_agents.py:chatty", str(evalset), "--runs", "5", "--output", str(small_disk))
     assert full.returncode == 3, full.stdout + full.stderr

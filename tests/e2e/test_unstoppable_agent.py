@@ -7,18 +7,16 @@ resume per such trial), and finishes with those trials errored and the others pa
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli_subprocess import command_in
 from tests.support.prefect_server import PrefectServer
 
 pytestmark = pytest.mark.e2e
 
-AGENTFLOW_EVAL = str(Path(sys.executable).parent / "agentflow-eval")
 AGENT = """
 import asyncio, time
 
@@ -54,21 +52,10 @@ def test_an_agent_that_will_not_stop_ends_the_run_resumably(
             }
         )
     )
-    env = {
-        **os.environ,
-        "PREFECT_API_URL": shared_prefect.api_url,
-        "PREFECT_HOME": str(tmp_path / "prefect"),
-    }
+    run = command_in(tmp_path, shared_prefect.api_url, timeout_s=240)
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [AGENTFLOW_EVAL, "run", *args],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=240,  # a CLI that does not end on its own fails the test here
-        )
+        return run("run", *args)
 
     stopped = cli("swallow_agents.py:swallows", str(evalset), "--runs", "2", "--timeout", "3")
     assert stopped.returncode == 3, stopped.stdout + stopped.stderr
