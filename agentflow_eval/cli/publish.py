@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agentflow_eval.cli.common import EXIT_BELOW_THRESHOLD, EXIT_OK, fail
+from agentflow_eval.cli.run_flags import add_link_flags
 
 __all__ = ["add_parser", "run"]
 
@@ -16,8 +17,8 @@ def add_parser(sub: Any) -> None:
         "publish",
         help="upload a run folder that could not be published (or any run folder)",
         description="Publish a finished run folder to a folder or S3-compatible storage, "
-        "with the eval set's history (runs.json, index.html, latest.json): a run whose "
-        "publish failed is kept marked for this.",
+        "with the eval set's history (runs.json, index.html, explorer.html, latest.json): "
+        "a run whose publish failed is kept marked for this.",
     )
     parser.add_argument("run_dir", help="the run folder (holds results.json, report.html)")
     parser.add_argument(
@@ -30,6 +31,7 @@ def add_parser(sub: Any) -> None:
         "--s3-region", help="the S3 region (default: what boto3's configuration says)"
     )
     parser.add_argument("--s3-path-style", action="store_true", help="path-style S3 addressing")
+    add_link_flags(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
                 endpoint_url=args.s3_endpoint_url,
                 region=args.s3_region,
                 path_style=args.s3_path_style,
+                public_url=args.s3_public_url,
+                links=args.s3_links or ("public" if args.s3_public_url else "presigned"),
+                link_expiry_s=args.s3_link_expiry_hours * 3600,
             )
             if args.target
             else None

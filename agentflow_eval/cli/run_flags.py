@@ -10,6 +10,7 @@ from typing import Any
 __all__ = [
     "add_baseline_flags",
     "add_fail_under_flag",
+    "add_link_flags",
     "add_no_prefect_flag",
     "add_print_flags",
     "add_publish_flags",
@@ -47,6 +48,12 @@ def add_publish_flags(parser: Any) -> None:
         help="the S3 region (default: what boto3's configuration says)",
     )
     parser.add_argument("--s3-path-style", action="store_true", help="path-style S3 addressing")
+    add_link_flags(parser)
+
+
+def add_link_flags(parser: Any) -> None:
+    """How published files are linked: ``--s3-links``, ``--s3-public-url`` and
+    ``--s3-link-expiry-hours`` (``run`` and ``publish`` link alike)."""
     parser.add_argument(
         "--s3-links",
         choices=["presigned", "public", "endpoint"],

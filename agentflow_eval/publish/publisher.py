@@ -8,6 +8,7 @@ Layout under the target (``s3://bucket/prefix`` or a directory)::
                                                /comparison.json   (compared runs)
     <prefix>/<eval_set_id>/runs.json     every published run, newest first
     <prefix>/<eval_set_id>/index.html    those runs as a page, with pass rates and trends
+    <prefix>/<eval_set_id>/explorer.html the runs filtered, any two side by side
     <prefix>/<eval_set_id>/latest.json   the newest completed run (written last)
 
 The order of writes is what keeps ``latest`` honest: a run's own files first, then the
@@ -47,7 +48,7 @@ from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.errors import StoreError
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.report.index_page import render_index
+from agentflow_eval.publish.history_pages import HistoryPages, publish_history_pages
 from agentflow_eval.storage import open_store
 from agentflow_eval.storage.base import ObjectStore
 from agentflow_eval.storage.history import ComparisonDigest, LatestPointer, RunsManifest, run_entry
@@ -235,7 +236,7 @@ def _read_manifest(
 
 def _upload(
     store: ObjectStore, run: RunResult, files: dict[str, bytes], retry: Retrier
-) -> tuple[dict[str, str], list[str]]:
+) -> tuple[dict[str, str], list[str], HistoryPages]:
     base = key_part(run.eval_set_id)
     folder = run_folder(run)
     urls: dict[str, str] = {}
@@ -252,10 +253,8 @@ def _upload(
     manifest_body = manifest.model_dump_json(indent=2).encode("utf-8")
     retry(lambda: store.put(manifest_key, manifest_body, "application/json", NO_CACHE))
 
-    index_key = join_key(base, "index.html")
-    index_body = render_index(manifest).encode("utf-8")
-    retry(lambda: store.put(index_key, index_body, CONTENT_TYPES[".html"], NO_CACHE))
-    urls["index"] = store.url(index_key)
+    pages = publish_history_pages(store, base, manifest, (folder, run), retry)
+    urls["index"], urls["explorer"] = pages.index, pages.explorer
 
     # latest.json last, and always the newest completed run: publishing an older pending
     # run later adds it to the history without moving "latest" back in time, and a run
@@ -280,7 +279,7 @@ def _upload(
         retry(lambda: store.put(latest_key, latest_body, "application/json", NO_CACHE))
         urls["latest"] = store.url(latest_key)
     urls["manifest"] = store.url(manifest_key)
-    return urls, notes
+    return urls, notes, pages
 
 
 def _write_marker(local_dir: Path, name: str, data: dict[str, Any]) -> None:
@@ -313,7 +312,7 @@ def publish_run(
     run, files = _read_run_dir(local_dir)
     retrier = Retrier(retry or RetryPolicy(), sleep)
     try:
-        urls, notes = _upload(store, run, files, retrier)
+        urls, notes, pages = _upload(store, run, files, retrier)
     except StoreError as exc:
         if resolved is not None:
             record = _PendingRecord(
@@ -339,9 +338,16 @@ def publish_run(
     _write_marker(
         local_dir,
         PUBLISHED_MARKER,
-        {"target": where, "published_at": datetime.now(UTC), "urls": urls},
+        {
+            "target": where,
+            "published_at": datetime.now(UTC),
+            "urls": urls,
+            "links_expire_at": pages.links_until,
+        },
     )
+    # the report link ends the first line (scripts read it there); the pages get their own
     message = " ".join([f"published to {where}: {urls['report']}", *notes])
+    message += "\n" + pages.describe()
     return PublishOutcome(True, where, local_dir, message, urls, retrier.attempts)
 
 

@@ -9,6 +9,9 @@ at all and allows only its own inline style.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
+
 from agentflow_eval.report.charts import RunRate, trend_chart
 from agentflow_eval.report.csp import content_security_policy
 from agentflow_eval.report.templating import compact, environment, page_style
@@ -19,8 +22,21 @@ from agentflow_eval.version import __version__
 __all__ = ["render_index"]
 
 
-def render_index(manifest: RunsManifest) -> str:
-    """The index page of ``manifest``'s eval set."""
+def _relative(folder: str, name: str) -> str:
+    return f"{folder}/{name}"
+
+
+def render_index(
+    manifest: RunsManifest,
+    *,
+    link: Callable[[str, str], str] = _relative,
+    explorer_link: str | None = None,
+    links_until: datetime | None = None,
+) -> str:
+    """The index page of ``manifest``'s eval set. ``link(folder, name)`` is the link to
+    file ``name`` of the run in ``folder`` (relative unless given: a presigning store
+    gives presigned ones); ``explorer_link``, where the run explorer is, if published;
+    ``links_until``, when presigned links stop working (the page says so)."""
     style = page_style()
     rates = [
         RunRate(
@@ -33,6 +49,9 @@ def render_index(manifest: RunsManifest) -> str:
         .get_template("index.html.j2")
         .render(
             manifest=manifest,
+            link=link,
+            explorer_link=explorer_link,
+            links_until=links_until,
             title=manifest.eval_set_name or manifest.eval_set_id,
             trend=trend_chart(rates),
             case_trends=case_trends(manifest.runs),

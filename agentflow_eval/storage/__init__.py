@@ -9,7 +9,7 @@ from __future__ import annotations
 from agentflow_eval.errors import StoreError
 from agentflow_eval.storage.base import ObjectStore, ReadableStream
 from agentflow_eval.storage.local import LocalStore
-from agentflow_eval.storage.s3 import S3Store
+from agentflow_eval.storage.s3 import S3Store, presigned_lifetime_s
 from agentflow_eval.storage.targets import LocalTarget, S3Target, Target
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "StoreError",
     "Target",
     "open_store",
+    "presigned_lifetime_s",
 ]
 
 

@@ -11,7 +11,7 @@ from agentflow_eval.errors import StoreError
 from agentflow_eval.storage.keys import join_key
 from agentflow_eval.storage.targets import S3Target
 
-__all__ = ["S3Body", "S3Store"]
+__all__ = ["S3Body", "S3Store", "presigned_lifetime_s"]
 
 _TRANSIENT_CODES = {
     "RequestTimeout",
@@ -173,6 +173,16 @@ class S3Store:
             return f"{parts.scheme}://{target.bucket}.{parts.netloc}{parts.path}/{full}"
         region = target.region or "us-east-1"
         return f"https://{target.bucket}.s3.{region}.amazonaws.com/{full}"
+
+
+def presigned_lifetime_s(store: object) -> int | None:
+    """How long the links ``store`` gives out work, in seconds, when they are presigned
+    (they expire); None when its links are plain (public, endpoint, a folder) and last
+    as long as the objects. Pages that link to other objects of a presigning store must
+    carry presigned links themselves: a relative link from a presigned page is refused."""
+    if isinstance(store, S3Store) and store.target.link_style == "presigned":
+        return store.target.link_expiry_s
+    return None
 
 
 class S3Body:

@@ -52,13 +52,16 @@ def test_layout_in_a_local_directory(tmp_path: Path) -> None:
     assert sorted(p.name for p in folder.iterdir()) == ["junit.xml", "report.html", "results.json"]
     assert sorted(p.name for p in base.iterdir()) == [
         "20261120T023000Z-r1",
+        "explorer.html",
         "index.html",
         "latest.json",
         "runs.json",
     ]
     assert read_results_json(folder / "results.json") == run
     assert outcome.report_url == (folder / "report.html").as_uri()
-    assert set(outcome.urls) == {"report", "results", "junit", "index", "latest", "manifest"}
+    assert set(outcome.urls) == {
+        *("report", "results", "junit", "index", "explorer", "latest", "manifest")
+    }
     latest = json.loads((base / "latest.json").read_text())
     assert latest["run_id"] == "r1" and latest["report"] == "20261120T023000Z-r1/report.html"
     index = (base / "index.html").read_text()
@@ -90,7 +93,7 @@ def test_hostile_ids_stay_inside_the_target(tmp_path: Path) -> None:
     outcome = publish_run(_run_dir(tmp_path, run), tmp_path / "site", sleep=no_sleep)
     assert outcome.published, outcome.message
     written = [p for p in (tmp_path / "site").rglob("*") if p.is_file()]
-    assert len(written) == 6
+    assert len(written) == 7
     for path in written:
         relative = path.relative_to(tmp_path / "site").as_posix()
         assert ".." not in relative and "<" not in relative and "\x00" not in relative
@@ -138,6 +141,7 @@ def test_every_object_gets_its_content_type_and_latest_comes_last(tmp_path: Path
         (f"{folder}/results.json", "application/json", None),
         (f"{folder}/junit.xml", "application/xml", None),
         ("travel_agent_nightly/runs.json", "application/json", "no-cache"),
+        ("travel_agent_nightly/explorer.html", "text/html; charset=utf-8", "no-cache"),
         ("travel_agent_nightly/index.html", "text/html; charset=utf-8", "no-cache"),
         ("travel_agent_nightly/latest.json", "application/json", "no-cache"),
     ]
@@ -149,10 +153,10 @@ def test_transient_failures_are_retried_with_jittered_backoff(tmp_path: Path) ->
     waits: list[float] = []
     policy = RetryPolicy(attempts=5, base_delay_s=0.5, max_delay_s=8.0)
     outcome = publish_run(_run_dir(tmp_path, _run("r1")), store, retry=policy, sleep=waits.append)
-    assert outcome.published and len(store.puts) == 6
+    assert outcome.published and len(store.puts) == 7
     assert len(waits) == 3
     assert all(0 <= wait <= cap for wait, cap in zip(waits, (0.5, 1.0, 2.0), strict=True))
-    assert outcome.attempts == 6 + 1 + 3  # six puts, one manifest read, three retries
+    assert outcome.attempts == 7 + 1 + 3  # seven puts, one manifest read, three retries
 
 
 def test_backoff_caps_and_stays_within_bounds() -> None:
