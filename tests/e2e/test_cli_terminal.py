@@ -131,7 +131,7 @@ def test_a_terminal_shows_live_bars_then_the_scorecard(
     assert not COLOUR.search(output)  # NO_COLOR
     scorecard = text[text.index("agentflow-eval: weather · 6 runs each") :]
     assert "overall: 6/12" in scorecard
-    assert "errored ×3 (trials 1, 3, 5): exception: ConnectionError: the weather service" in (
+    assert "errored ×3 (trials 2, 4, 6): exception: ConnectionError: the weather service" in (
         scorecard
     )
     assert "━" not in scorecard  # the bars ended before the scorecard

@@ -90,7 +90,7 @@ def _create_automation_as_documented(home: Path, api_url: str, project: Path, ur
     """Run the README's "Notify the team" commands (the webhook block, its id into
     the automation file, `prefect automation create`), with a local URL for Slack's."""
     text = section((ROOT / "deployments" / "README.md").read_text(), "## Nightly regression")
-    (block,) = [b for b in blocks_of(text) if "prefect automation create" in b.text]
+    (block,) = [b for b in blocks_of(text) if "regressed-webhook.yaml" in b.text]
     assert SLACK_URL in block.text
     automations = project / "deployments" / "automations"
     automations.mkdir(parents=True)

@@ -148,7 +148,7 @@ def test_missing_runs_and_an_unreachable_store(
         == 2
     )
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"s3://{BUCKET}/elsewhere/{EVAL_SET}: no latest.json" in err
+    assert err.count("\n") == 1 and f"s3://{BUCKET}/elsewhere/{EVAL_SET}: no runs.json" in err
 
     folder = f"s3://{BUCKET}/{PREFIX}/{EVAL_SET}/20991231T000000Z-nothing"
     assert main(["compare", folder, tonight, *s3_env]) == 2

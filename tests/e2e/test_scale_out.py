@@ -117,6 +117,7 @@ def _counts(results: dict) -> dict:
 
 CRASH_ONCE = """
 import os
+import signal
 from pathlib import Path
 
 MARKER = Path({marker!r})
@@ -125,7 +126,7 @@ MARKER = Path({marker!r})
 def agent(message):
     if "Tokyo" in message and not MARKER.exists():  # a worker dying mid-shard, once
         MARKER.write_text("crashed")
-        os._exit(3)
+        os.kill(os.getpid(), signal.SIGKILL)  # (an agent's os._exit only fails its trial)
     return "It is sunny in New York, 72°F." if "New York" in message else "Rain in Tokyo."
 """
 

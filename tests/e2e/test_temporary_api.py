@@ -221,7 +221,8 @@ def test_a_cli_runs_trials_are_inside_its_run_trials_task_run(tmp_path: Path) ->
     )
     (progress,) = [a for a in record["artifacts"] if a.type == "progress"]
     # keyed by agent and eval set (the CLI has no deployment): histories do not mix
-    assert progress.data == 100.0 and progress.key == "slow-agent-agent-quick-progress"
+    # keyed in the ad-hoc runs' history
+    assert progress.data == 100.0 and progress.key == "adhoc-slow-agent-agent-quick-progress"
 
 
 def test_the_cli_exits_3_when_the_server_cannot_start(tmp_path: Path) -> None:
