@@ -46,6 +46,7 @@ from agentflow_eval.cli.run_flags import (
     add_no_prefect_flag,
     add_print_flags,
     add_publish_flags,
+    add_track_flag,
     add_verbose_flag,
 )
 from agentflow_eval.models import defaults
@@ -139,6 +140,7 @@ def add_parser(sub: Any) -> None:
     )
     add_print_flags(parser)
     add_baseline_flags(parser)
+    add_track_flag(parser)
     add_tolerance_flags(parser)
     add_verbose_flag(parser)
     parser.set_defaults(rejudge_from=None)  # set by ``agentflow-eval rejudge``, run through here
@@ -180,6 +182,7 @@ def _params(args: argparse.Namespace, earlier: RunRecord | None = None) -> Evalu
             "max_latency_increase": args.max_latency_increase,
             "max_token_increase": args.max_token_increase,
             "max_tool_call_increase": args.max_tool_call_increase,
+            "track": args.track,
         }.items()
         if value is not None
     }

@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from agentflow_eval.models import defaults
+
 __all__ = [
     "add_baseline_flags",
     "add_fail_under_flag",
@@ -14,6 +16,7 @@ __all__ = [
     "add_no_prefect_flag",
     "add_print_flags",
     "add_publish_flags",
+    "add_track_flag",
     "add_verbose_flag",
     "rate",
 ]
@@ -102,6 +105,17 @@ def add_baseline_flags(parser: Any) -> None:
         action="store_true",
         help="exit 1 (and fail regressed cases in junit.xml) on a significant regression "
         "from --baseline, or when the baseline cannot be read",
+    )
+
+
+def add_track_flag(parser: Any) -> None:
+    """``--track``: the history the run joins (its ``latest`` baseline is that history's)."""
+    parser.add_argument(
+        "--track",
+        metavar="NAME",
+        help=f"the history this run joins (default {defaults.TRACK}): --baseline latest is "
+        "the last good run of the same track; name a scheduled or suite run's track (e.g. "
+        "the nightly's) to compare with its history on purpose",
     )
 
 

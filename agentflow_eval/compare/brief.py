@@ -3,11 +3,20 @@ flow's log. The full table is ``agentflow-eval compare`` (and the report's secti
 
 from __future__ import annotations
 
-from agentflow_eval.compare.models import CaseComparison, CaseCounts, RunComparison
-from agentflow_eval.compare.render import format_overall, format_p, format_power
+from agentflow_eval.compare.models import CaseComparison, CaseCounts, Comparison, RunComparison
+from agentflow_eval.compare.render import (
+    efficiency_changes,
+    format_divergence,
+    format_efficiency_overall,
+    format_measure_change,
+    format_overall,
+    format_p,
+    format_power,
+    worse_verdicts,
+)
 from agentflow_eval.files.naming import printable
 
-__all__ = ["CHANGED_CASES_SHOWN", "case_change_text", "comparison_lines"]
+__all__ = ["CHANGED_CASES_SHOWN", "case_change_text", "comparison_lines", "efficiency_lines"]
 
 CHANGED_CASES_SHOWN = 10
 """Regressed (then improved) cases listed by name; the rest are counted."""
@@ -27,9 +36,39 @@ def case_change_text(case: CaseComparison) -> str:
     return text
 
 
+def efficiency_lines(comparison: Comparison) -> list[str]:
+    """The efficiency facts, unindented, in ``agentflow-eval compare``'s wording: each
+    significant per-case change (measure, medians, ratio, the test, the verdict), each
+    measure that changed overall (or went beyond its tolerance), and where the paths of
+    the cases that got worse part ways. Empty when nothing changed."""
+    if comparison.efficiency is None:
+        return []
+    changes = [
+        f"efficiency: {printable(case.case_id, keep_newlines=False)}: "
+        + format_measure_change(change)
+        for case in comparison.cases
+        for change in efficiency_changes(case)
+    ]
+    lines = changes[:CHANGED_CASES_SHOWN]
+    if len(changes) > CHANGED_CASES_SHOWN:
+        lines.append(f"efficiency: and {len(changes) - CHANGED_CASES_SHOWN} more case measures")
+    lines.extend(
+        f"efficiency overall: {format_efficiency_overall(change)}"
+        for change in comparison.efficiency.overall
+        if change.verdict != "no significant change" or change.beyond_tolerance
+    )
+    lines.extend(
+        f"diverged: {printable(case.case_id, keep_newlines=False)} "
+        f"({', '.join(worse_verdicts(case))}): {format_divergence(divergence)}"
+        for case in comparison.cases
+        for divergence in case.divergence
+    )
+    return lines
+
+
 def comparison_lines(record: RunComparison) -> list[str]:
     """The comparison block: the baseline, the overall line, the cases that changed
-    significantly, the power line; or why the run was not compared."""
+    significantly, the power line, the efficiency facts; or why the run was not compared."""
     if record.comparison is None:
         problem = record.problem
         why = problem.message if problem else "no comparison was made"
@@ -52,5 +91,6 @@ def comparison_lines(record: RunComparison) -> list[str]:
         lines.append(f"  {name}: {shown}" + (f"; and {more} more" if more > 0 else ""))
     if comparison.power is not None:
         lines.append(f"  {format_power(comparison.power)}")
+    lines.extend(f"  {line}" for line in efficiency_lines(comparison))
     lines.extend(f"  note: {note}" for note in comparison.notes)
     return lines

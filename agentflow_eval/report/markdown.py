@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agentflow_eval.compare.brief import case_change_text
+from agentflow_eval.compare.brief import case_change_text, efficiency_lines
 from agentflow_eval.compare.models import CaseCounts, RunComparison
 from agentflow_eval.compare.render import format_overall, format_power
 from agentflow_eval.models.results import RunResult
@@ -211,6 +211,11 @@ def comparison_markdown(record: RunComparison) -> str:
         lines += ["", "No case changed significantly."]
     if comparison.power is not None:
         lines += ["", md_text(format_power(comparison.power))]
+    efficiency = efficiency_lines(comparison)
+    if efficiency:
+        lines += ["", "**Efficiency and trajectories**", ""]
+        lines += [f"- {md_text(line)}" for line in efficiency]
+        lines.append("")
     lines += [f"- {md_text(note)}" for note in comparison.notes]
     return "\n".join(lines) + "\n"
 

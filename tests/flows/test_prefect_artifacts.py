@@ -17,6 +17,7 @@ from prefect.client.schemas.filters import (
     ArtifactFilterKey,
 )
 from prefect.context import get_run_context
+from support.efficiency_sim import slower_and_diverged
 from support.sample_results import sample_run
 
 from agentflow_eval.models.results import RunResult
@@ -97,6 +98,28 @@ async def test_run_artifacts_are_attached_to_the_flow_run(
     (link,) = await artifacts_with_key(keys.report, flow_run_id)
     assert link.id == created.report
     assert "(https://reports.example/r/report.html)" in link.data
+
+
+async def test_a_compared_runs_summary_shows_efficiency_and_divergence(
+    prefect_api: None,
+) -> None:
+    candidate, record = slower_and_diverged()
+
+    @flow
+    async def compared_flow() -> str:
+        await publish_run_artifacts(candidate, None, comparison=record)
+        return str(get_run_context().flow_run.id)  # type: ignore[union-attr]
+
+    flow_run_id = await compared_flow()
+    (summary,) = await artifacts_with_key(artifact_keys(candidate.eval_set_id).summary, flow_run_id)
+    lines = summary.data.splitlines()
+    slower = next(line for line in lines if line.startswith("- efficiency: c0: latency"))
+    assert "Mann–Whitney U p \\(Holm\\)" in slower
+    assert slower.endswith(": slower, beyond the 25% tolerated")
+    assert any(
+        line.startswith("- diverged: c3 \\(regression\\): tools: step 2: refund 0/30 → 18/30")
+        for line in lines
+    )
 
 
 async def test_no_report_url_means_no_link(prefect_api: None, run: RunResult) -> None:

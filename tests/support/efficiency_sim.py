@@ -11,9 +11,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from agentflow_eval.models.results import TrialFigures
+from agentflow_eval.compare import compare_runs
+from agentflow_eval.compare.models import RunComparison
+from agentflow_eval.models.results import RunResult, TrialFigures
+from agentflow_eval.models.tolerances import EfficiencyTolerances
+from support.run_counts import Counts, run_with_counts
 
-__all__ = ["LATENCY_MEDIAN_MS", "LATENCY_SIGMA", "simulated_figures"]
+__all__ = [
+    "LATENCY_MEDIAN_MS",
+    "LATENCY_SIGMA",
+    "simulated_figures",
+    "slower_and_diverged",
+]
 
 LATENCY_MEDIAN_MS = 2_000.0
 LATENCY_SIGMA = 0.5
@@ -47,3 +56,28 @@ def simulated_figures(
             )
         )
     return figures
+
+
+def slower_and_diverged() -> tuple[RunResult, RunComparison]:
+    """A candidate of four cases of 30 trials against its baseline: ``c0`` twice as slow
+    (beyond a 25% latency tolerance), ``c3`` calling refund second in 18 trials and
+    passing only 12; with the comparison record (failing on regression)."""
+    rng = np.random.default_rng(9)
+    baseline = run_with_counts(
+        [Counts(f"c{i}", 30, 30, figures=simulated_figures(rng, 30)) for i in range(4)]
+    )
+    refund = simulated_figures(rng, 18, tool_path=("search_orders", "refund"))
+    candidate = run_with_counts(
+        [
+            Counts("c0", 30, 30, figures=simulated_figures(rng, 30, latency=2.0)),
+            *(Counts(f"c{i}", 30, 30, figures=simulated_figures(rng, 30)) for i in (1, 2)),
+            Counts("c3", 12, 30, figures=[*refund, *simulated_figures(rng, 12)]),
+        ],
+        run_id="cand",
+        day=1,
+    )
+    comparison = compare_runs(
+        baseline, candidate, tolerances=EfficiencyTolerances(max_latency_increase=0.25)
+    )
+    record = RunComparison(baseline="base", fail_on_regression=True, comparison=comparison)
+    return candidate, record

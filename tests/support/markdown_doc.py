@@ -36,7 +36,7 @@ __all__ = ["Block", "DocRun", "blocks_of", "normalise", "section"]
 _FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+)(?P<info>[^`]*)$")
 _DIRECTIVE = re.compile(r"<!--\s*doctest:\s*(?P<body>.*?)\s*-->", re.DOTALL)
 _RUN_STAMP = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{8}")
-_SPEND_LINE = re.compile(r"^ *spend: .*\n?", re.MULTILINE)
+_SPEND_LATENCY = re.compile(r"^( *spend: .*median trial )[^(]*\(p90 [^)]*\)", re.MULTILINE)
 _COMMANDS = {"bash", "sh", "shell", "console"}
 
 
@@ -138,10 +138,10 @@ def _inside_fence(lines: list[str]) -> bool:
 
 
 def normalise(text: str) -> str:
-    """Output as compared: run folder stamps made uniform, the scorecard's spend line
-    dropped (its latencies are wall time; a document may show one or not), trailing
-    spaces and blank lines at either end dropped."""
-    text = _SPEND_LINE.sub("", _RUN_STAMP.sub("<RUN>", text))
+    """Output as compared: run folder stamps made uniform, the trial latencies of the
+    scorecard's spend line made uniform (they are wall time; its cost and tokens are
+    compared), trailing spaces and blank lines at either end dropped."""
+    text = _SPEND_LATENCY.sub(r"\1<TIME> (p90 <TIME>)", _RUN_STAMP.sub("<RUN>", text))
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
 
 

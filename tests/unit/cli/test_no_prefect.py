@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -180,3 +181,27 @@ def test_the_judge_cache_is_where_prefect_keeps_local_results(tmp_path: Path) ->
     assert local_result_storage({}) == Path.home() / ".prefect" / "storage"
     named = {"PREFECT_HOME": str(home), "PREFECT_RESULTS_LOCAL_STORAGE_PATH": str(tmp_path)}
     assert local_result_storage(named) == tmp_path
+
+
+def test_track_points_a_run_at_another_history(cli, tmp_path: Path) -> None:
+    published = str(tmp_path / "published")
+    common = ["run", AGENT, EVALSET, "--runs", "1", "--output", str(tmp_path / "out")]
+    common += ["--publish-to", published, "--no-prefect", "--json"]
+
+    def run(*flags: str) -> tuple[str, str, Any]:
+        """The run's id, its track (as results.json records it) and its comparison."""
+        ran = cli(*common, *flags)
+        assert ran.returncode == 0, ran.stderr
+        summary = json.loads(ran.stdout)
+        results = json.loads(Path(summary["results"]).read_text())
+        return results["run_id"], results["track"], summary["comparison"]
+
+    nightly, track, _ = run("--track", "nightly")
+    assert track == "nightly"
+    # an ad-hoc run's latest baseline is the last ad-hoc run: the nightly's is not its
+    _, track, record = run("--baseline", "latest")
+    assert track == "adhoc" and record["comparison"] is None
+    assert "in history 'nightly'" in record["problem"]["message"]
+    # named on purpose, the nightly's history is the baseline
+    _, track, record = run("--baseline", "latest", "--track", "nightly")
+    assert track == "nightly" and record["comparison"]["baseline"]["run_id"] == nightly

@@ -1,16 +1,14 @@
 """The report's comparison section shows efficiency (each measure overall, the cases that
-changed, the per-case test named) and where a regressed case's trajectories part ways."""
+changed, the per-case test named) and where a regressed case's trajectories part ways;
+so do the scorecard's comparison block and the Prefect summary."""
 
 from __future__ import annotations
 
-import numpy as np
-from support.efficiency_sim import simulated_figures
-from support.run_counts import Counts, run_with_counts
+from support.efficiency_sim import slower_and_diverged
 
-from agentflow_eval.compare import compare_runs
-from agentflow_eval.compare.models import RunComparison
-from agentflow_eval.models.tolerances import EfficiencyTolerances
 from agentflow_eval.report.html import render_html
+from agentflow_eval.report.markdown import md_text, summary_markdown
+from agentflow_eval.report.scorecard import format_scorecard
 
 
 def _section(page: str) -> str:
@@ -19,24 +17,7 @@ def _section(page: str) -> str:
 
 
 def test_efficiency_and_divergence_in_the_comparison_section() -> None:
-    rng = np.random.default_rng(9)
-    baseline = run_with_counts(
-        [Counts(f"c{i}", 30, 30, figures=simulated_figures(rng, 30)) for i in range(4)]
-    )
-    refund = simulated_figures(rng, 18, tool_path=("search_orders", "refund"))
-    candidate = run_with_counts(
-        [
-            Counts("c0", 30, 30, figures=simulated_figures(rng, 30, latency=2.0)),
-            *(Counts(f"c{i}", 30, 30, figures=simulated_figures(rng, 30)) for i in (1, 2)),
-            Counts("c3", 12, 30, figures=[*refund, *simulated_figures(rng, 12)]),
-        ],
-        run_id="cand",
-        day=1,
-    )
-    comparison = compare_runs(
-        baseline, candidate, tolerances=EfficiencyTolerances(max_latency_increase=0.25)
-    )
-    record = RunComparison(baseline="base", fail_on_regression=True, comparison=comparison)
+    candidate, record = slower_and_diverged()
     section = _section(render_html(candidate, record))
     efficiency = section[section.index('<div class="cmp-efficiency">') :]
     assert "<h3>Efficiency</h3>" in efficiency
@@ -48,3 +29,29 @@ def test_efficiency_and_divergence_in_the_comparison_section() -> None:
     assert "latency ×" in efficiency and "tolerated increase 25%" in efficiency
     assert "<h3>Where the trajectories part ways</h3>" in efficiency
     assert "<code>c3</code> (regression):<br>tools: step 2: refund 0/30 → 18/30" in efficiency
+
+
+_SLOWER = (
+    "efficiency: c0: latency: median 1,614 ms -> 4,454 ms (×2.76, Mann–Whitney U p (Holm) "
+    "<0.001): slower, beyond the 25% tolerated"
+)
+_DIVERGED = (
+    "diverged: c3 (regression): tools: step 2: refund 0/30 → 18/30, lookup_order 30/30 → "
+    "12/30 (most common path: search_orders, lookup_order (30/30) → search_orders, refund "
+    "(18/30))"
+)
+
+
+def test_the_scorecard_comparison_block_shows_efficiency_and_divergence() -> None:
+    candidate, record = slower_and_diverged()
+    lines = format_scorecard(candidate, comparison=record).splitlines()
+    assert f"  {_SLOWER}" in lines
+    assert f"  {_DIVERGED}" in lines
+
+
+def test_the_summary_artifact_shows_efficiency_and_divergence() -> None:
+    candidate, record = slower_and_diverged()
+    summary = summary_markdown(candidate, comparison=record)
+    block = summary[summary.index("**Efficiency and trajectories**") :]
+    assert f"- {md_text(_SLOWER)}" in block.splitlines()
+    assert f"- {md_text(_DIVERGED)}" in block.splitlines()

@@ -23,6 +23,7 @@ from agentflow_eval.criteria.judges.cache import StoreJudgeCache
 from agentflow_eval.demo import install as install_demo
 from agentflow_eval.demo.judge import demo_judge_reply
 from agentflow_eval.errors import InputError
+from agentflow_eval.evaluator import AgentEvaluator, EvaluationFailed
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.config import CriterionConfig, EvalConfig, JudgeSettings
 from agentflow_eval.models.evalset import EvalCase, EvalSet, Invocation, Message
@@ -225,3 +226,18 @@ async def test_a_stopped_rejudge_resumes_from_its_folder(source: Path, tmp_path:
     assert outcome.run.rejudged_from is not None
     assert outcome.run.rejudged_from.run_dir == str(source)
     assert outcome.run.totals.trials == 4
+
+
+async def test_the_evaluator_rejudges_a_run_folder_as_rejudge_does(source: Path) -> None:
+    lenient = {"criteria": {"response_match_score": 0.0}}
+    run = await AgentEvaluator.rejudge(source, lenient, eval_set=EVAL_SET)
+
+    assert run.totals.passed == 4 and len(run.trials) == 4
+    folder = _folder(run, source.parent.parent)
+    assert folder.parent == source.parent and folder != source
+    assert run.rejudged_from is not None and run.rejudged_from.run_dir == str(source)
+    # its own criteria, as evaluate(): london's answer is New York's, so ROUGE fails it
+    with pytest.raises(EvaluationFailed, match="pass rate 50%"):
+        await AgentEvaluator.rejudge(
+            source, EvalConfig(criteria=ROUGE), eval_set=EVAL_SET, min_pass_rate=1.0
+        )
