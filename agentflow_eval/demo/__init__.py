@@ -15,6 +15,10 @@ __all__ = ["install", "install_for"]
 def install() -> None:
     """Register ``agentflow-demo/*`` with LiteLLM (idempotent). LiteLLM is imported here,
     so a front door calls this when it is about to run, not at its own import."""
+    # LiteLLM first, on its own: a call waiting for its import (``install_for``) runs
+    # this again as that import ends, and must not find the model's module half-made
+    import litellm  # noqa: F401
+
     from agentflow_eval.demo.model import install as install_model
 
     install_model()
