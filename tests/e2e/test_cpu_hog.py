@@ -41,7 +41,7 @@ def test_300_trials_under_a_cpu_hog_have_no_errored_trial(tmp_path: Path, cpu_ho
     run = command_in(tmp_path, "http://127.0.0.1:9/api", timeout_s=900)
     done = run(
         "run",
-        "examples.weather.agent:agent",
+        "agentflow_eval.examples.weather.agent:agent",  # as installed
         str(ROOT / "examples/weather/weather.evalset.json"),
         "--config",
         str(ROOT / "examples/weather/eval_config.json"),
