@@ -15,7 +15,9 @@ planned the run itself (the CLI) passes it as ``planned``.
 from __future__ import annotations
 
 import asyncio
-from pathlib import PurePath
+from collections.abc import Coroutine
+from pathlib import Path, PurePath
+from typing import Any
 
 from prefect import flow, get_run_logger
 from pydantic import BaseModel, ConfigDict, Field
@@ -57,6 +59,7 @@ from agentflow_eval.models.params import (
     RejudgeFrom,
     Resume,
     Runs,
+    RunTimeout,
     S3Options,
     Secrets,
     Shard,
@@ -88,7 +91,14 @@ from agentflow_eval.tasks.support.secrets import load_secrets
 from agentflow_eval.tasks.support.shards import finished_shards
 from agentflow_eval.tasks.support.storage import resolve_shared_storage, shared_judge_cache
 
-__all__ = ["SHARD_POLL_S", "PassRateGateFailed", "PlannedRun", "RegressionGateFailed", "evaluate"]
+__all__ = [
+    "SHARD_POLL_S",
+    "PassRateGateFailed",
+    "PlannedRun",
+    "RegressionGateFailed",
+    "RunTimedOut",
+    "evaluate",
+]
 
 SHARD_POLL_S = 2.0
 """How often a sharded run asks the API whether its shard runs finished."""
@@ -125,6 +135,7 @@ async def evaluate(
     limit: Limit = None,
     max_concurrency: MaxConcurrency = None,
     trial_timeout_s: TrialTimeout = None,
+    timeout_minutes: RunTimeout = None,
     model: AgentModel = None,
     judge_model: JudgeModel = None,
     agent_version: AgentVersion = None,
@@ -166,6 +177,9 @@ async def evaluate(
 
     With `rejudge_from`, the trials are that finished run's, copied, and judged again with
     this eval set and config: the agent is not called.
+
+    With `timeout_minutes`, a run still going then stops there, Failed, saying so; the
+    trials it finished are kept, and a run with `resume` set to its folder finishes it.
     """
     params = EvaluateParams.from_flow_parameters(locals())
     if params.resume and planned is None and params.shard is None:
@@ -183,7 +197,11 @@ async def evaluate(
         # agentflow-demo/* models answer offline, whoever calls them (when the run needs them)
         install_demo_for(models_named(handle.plan.config, handle.plan.meta.agent_model))
         with handle:  # the run folder is free for a resume once the run is over
-            outcome = await _evaluate_planned(params, handle.plan, agent_under_test)
+            outcome = await _within_timeout(
+                params.timeout_minutes,
+                _evaluate_planned(params, handle.plan, agent_under_test),
+                handle.plan.paths.run_dir,
+            )
     if params.shard is not None:  # the parent publishes and reports the whole run
         return outcome
     scope = ArtifactScope.current(outcome.run.track)
@@ -218,6 +236,30 @@ async def evaluate(
     if params.min_pass_rate is not None and outcome.run.totals.pass_rate < params.min_pass_rate:
         raise PassRateGateFailed(params.min_pass_rate, outcome)
     return outcome
+
+
+class RunTimedOut(RunStopped):
+    """The run was still going at its ``timeout_minutes``: stopped where it was, what it
+    finished kept for a resume."""
+
+
+async def _within_timeout(
+    minutes: float | None, work: Coroutine[Any, Any, RunOutcome], run_dir: Path
+) -> RunOutcome:
+    """``work``'s outcome, or :class:`RunTimedOut` once ``minutes`` have passed."""
+    if minutes is None:
+        return await work
+    deadline = asyncio.timeout(minutes * 60)
+    try:
+        async with deadline:
+            return await work
+    except TimeoutError:
+        if not deadline.expired():  # a timeout of the work's own, not the run's
+            raise
+        raise RunTimedOut(
+            f"the run did not finish within {minutes:g} min (timeout_minutes); the trials "
+            f"it finished are kept in {run_dir}: run again with resume={run_dir} to finish it"
+        ) from None
 
 
 async def _evaluate_planned(

@@ -48,6 +48,7 @@ __all__ = [
     "MaxToolCallIncrease",
     "RejudgeFrom",
     "ReportLinks",
+    "RunTimeout",
     "S3Options",
     "ShardSpec",
 ]
@@ -266,6 +267,18 @@ TrialTimeout = Annotated[
         "a trial still running after this is failed as hung; left out, the config's, else "
         "the default",
         form_default=defaults.TRIAL_TIMEOUT_S,
+    ),
+]
+RunTimeout = Annotated[
+    float | None,
+    BeforeValidator(lambda value: None if value in ("", 0) else _blank_is_none(value)),
+    _optional("number", minimum=0),
+    _ui(
+        "Run timeout (minutes)",
+        "a run still going after this stops there, Failed, saying so; the trials it "
+        "finished are kept for a resume; 0: no limit (a suite bounds each of its runs with "
+        "its eval set timeout)",
+        form_default=0,
     ),
 ]
 AgentModel = Annotated[
@@ -492,6 +505,7 @@ class EvaluateParams(BaseModel):
     limit: Limit = None
     max_concurrency: MaxConcurrency = None
     trial_timeout_s: TrialTimeout = None
+    timeout_minutes: RunTimeout = None
     model: AgentModel = None
     judge_model: JudgeModel = None
     agent_version: AgentVersion = None

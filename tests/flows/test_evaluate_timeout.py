@@ -1,0 +1,65 @@
+"""An evaluate run still going at its timeout stops there, Failed, saying so and how to
+finish it; the trials it finished are kept, and a resume finishes the run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agentflow_eval.flows.evaluate import evaluate
+
+AGENTS = """
+import time
+from pathlib import Path
+
+RELEASE = Path({release!r})
+
+
+def agent(message):
+    if "slow" in message:
+        while not RELEASE.exists():  # held until the test lets it go
+            time.sleep(0.05)
+    return "Light rain."
+"""
+
+
+async def test_a_run_still_going_at_its_timeout_fails_saying_so_and_resumes(tmp_path: Path) -> None:
+    release = tmp_path / "release"
+    agents = tmp_path / "timeout_agents.py"
+    agents.write_text(AGENTS.format(release=str(release)))
+    evalset = tmp_path / "rain.evalset.json"
+    evalset.write_text(
+        json.dumps(
+            {
+                "eval_set_id": "rain",
+                "eval_cases": [
+                    {
+                        "eval_id": case_id,
+                        "conversation": [{"user_content": text}],
+                        "expectations": [{"final_contains": "rain"}],
+                    }
+                    for case_id, text in [("quick", "quick?"), ("slow", "slow?")]
+                ],
+            }
+        )
+    )
+    common = {"agent": f"{agents}:agent", "evalset": str(evalset), "runs": 1}
+    try:
+        state = await evaluate(
+            **common,
+            output_dir=str(tmp_path / "out"),
+            trial_timeout_s=600,
+            timeout_minutes=0.05,
+            return_state=True,
+        )
+    finally:
+        release.touch()
+    assert state.is_failed()
+    assert "the run did not finish within 0.05 min (timeout_minutes)" in state.message
+    (run_dir,) = (tmp_path / "out" / "rain").iterdir()
+    assert f"resume={run_dir}" in state.message
+    kept = (run_dir / "trials.jsonl").read_text().splitlines()
+    assert [json.loads(line)["case_id"] for line in kept] == ["quick"]
+
+    outcome = await evaluate(**common, resume=str(run_dir))
+    assert outcome.run.totals.trials == 2 and outcome.run.totals.passed == 2
