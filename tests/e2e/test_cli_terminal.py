@@ -183,10 +183,9 @@ def test_a_pipe_gets_plain_lines_json_and_a_rerun_of_errored_trials(
     assert len((new_dir / "trials.jsonl").read_text().splitlines()) == 8
 
 
-def test_ctrl_c_stops_cleanly_and_says_how_to_finish(
-    project: Path, shared_prefect: PrefectServer
-) -> None:
-    env = environment(project, None, AGENT_DELAY_S="0.5", AGENT_FIXED="1")
+def _interrupted_once(project: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str, str]:
+    """Start a 40-trial run, press Ctrl-C once its trials are running; the ended process,
+    its stdout and its whole stderr."""
     process = subprocess.Popen(
         [*COMMAND, "agent.py:agent", EVALSET, "--runs", "20", "--max-concurrency", "2"],
         stdout=subprocess.PIPE,
@@ -203,7 +202,14 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_finish(
             break
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=120)
-    err = "".join(seen) + err
+    return process, out, "".join(seen) + err
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_finish(
+    project: Path, shared_prefect: PrefectServer
+) -> None:
+    env = environment(project, None, AGENT_DELAY_S="0.5", AGENT_FIXED="1")
+    process, out, err = _interrupted_once(project, env)
     assert process.returncode == 130, err[-3000:]
     assert "Traceback" not in err and "Crash detected" not in err
     assert "telemetry" not in err.lower()  # the temporary server sends none
@@ -236,23 +242,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_finish(
 def test_ctrl_c_without_prefect_stops_cleanly_and_the_resume_finishes(project: Path) -> None:
     env = environment(project, None, AGENT_DELAY_S="0.5", AGENT_FIXED="1")
     env["AGENTFLOW_EVAL_NO_PREFECT"] = "1"
-    process = subprocess.Popen(
-        [*COMMAND, "agent.py:agent", EVALSET, "--runs", "20", "--max-concurrency", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=project,
-        env=env,
-    )
-    seen = []
-    assert process.stderr is not None
-    for line in process.stderr:  # wait until trials are running
-        seen.append(line)
-        if line.startswith("trials "):
-            break
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=120)
-    err = "".join(seen) + err
+    process, out, err = _interrupted_once(project, env)
     assert process.returncode == 130, err[-3000:]
     assert "Traceback" not in err and out == ""
     match = re.search(r"finish the run with: agentflow-eval run --resume (\S+)", err)
