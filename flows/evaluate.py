@@ -15,9 +15,7 @@ planned the run itself (the CLI) passes it as ``planned``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
-from pathlib import Path, PurePath
-from typing import Any
+from pathlib import PurePath
 
 from prefect import flow, get_run_logger
 from pydantic import BaseModel, ConfigDict, Field
@@ -69,6 +67,7 @@ from agentflow_eval.models.params import (
     Track,
     TrialTimeout,
 )
+from agentflow_eval.pipeline.deadline import RunTimedOut, within_deadline
 from agentflow_eval.pipeline.outcome import RunOutcome
 from agentflow_eval.pipeline.runner import RunServices, conclude, measure
 from agentflow_eval.pipeline.stages import BaselineOptions
@@ -135,7 +134,7 @@ async def evaluate(
     limit: Limit = None,
     max_concurrency: MaxConcurrency = None,
     trial_timeout_s: TrialTimeout = None,
-    timeout_minutes: RunTimeout = None,
+    timeout_minutes: RunTimeout = defaults.RUN_TIMEOUT_MINUTES,
     model: AgentModel = None,
     judge_model: JudgeModel = None,
     agent_version: AgentVersion = None,
@@ -197,7 +196,7 @@ async def evaluate(
         # agentflow-demo/* models answer offline, whoever calls them (when the run needs them)
         install_demo_for(models_named(handle.plan.config, handle.plan.meta.agent_model))
         with handle:  # the run folder is free for a resume once the run is over
-            outcome = await _within_timeout(
+            outcome = await within_deadline(
                 params.timeout_minutes,
                 _evaluate_planned(params, handle.plan, agent_under_test),
                 handle.plan.paths.run_dir,
@@ -236,30 +235,6 @@ async def evaluate(
     if params.min_pass_rate is not None and outcome.run.totals.pass_rate < params.min_pass_rate:
         raise PassRateGateFailed(params.min_pass_rate, outcome)
     return outcome
-
-
-class RunTimedOut(RunStopped):
-    """The run was still going at its ``timeout_minutes``: stopped where it was, what it
-    finished kept for a resume."""
-
-
-async def _within_timeout(
-    minutes: float | None, work: Coroutine[Any, Any, RunOutcome], run_dir: Path
-) -> RunOutcome:
-    """``work``'s outcome, or :class:`RunTimedOut` once ``minutes`` have passed."""
-    if minutes is None:
-        return await work
-    deadline = asyncio.timeout(minutes * 60)
-    try:
-        async with deadline:
-            return await work
-    except TimeoutError:
-        if not deadline.expired():  # a timeout of the work's own, not the run's
-            raise
-        raise RunTimedOut(
-            f"the run did not finish within {minutes:g} min (timeout_minutes); the trials "
-            f"it finished are kept in {run_dir}: run again with resume={run_dir} to finish it"
-        ) from None
 
 
 async def _evaluate_planned(

@@ -29,6 +29,7 @@ from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.ratelimit import RateLimiter
 from agentflow_eval.models.config import JudgeSettings
 from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.pipeline.deadline import within_deadline
 from agentflow_eval.pipeline.outcome import RunOutcome
 from agentflow_eval.pipeline.runner import DirectStages, RunServices, run_pipeline
 from agentflow_eval.pipeline.stages import BaselineOptions
@@ -134,9 +135,12 @@ def direct_run(
     publish_to = target_of(params.publish_to, s3) if params.publish_to else None
     judge_cache = local_judge_cache(plan.config.judge, environ)
 
-    async def run() -> RunOutcome:
+    async def stages() -> RunOutcome:
         async with ModelClient(RateLimiter.from_config(plan.config)) as models:
             services = RunServices(agent, models, judge_cache, baseline, publish_to)
             return await run_pipeline(plan, services, DirectStages())
+
+    async def run() -> RunOutcome:
+        return await within_deadline(params.timeout_minutes, stages(), plan.paths.run_dir)
 
     return run

@@ -25,6 +25,7 @@ from agentflow_eval.cli.run_flags import (
     add_no_prefect_flag,
     add_print_flags,
     add_publish_flags,
+    add_run_timeout_flag,
     add_verbose_flag,
 )
 
@@ -64,6 +65,7 @@ def add_parser(sub: Any) -> None:
     add_baseline_flags(parser)
     add_tolerance_flags(parser)
     add_verbose_flag(parser)
+    add_run_timeout_flag(parser)
     add_no_prefect_flag(parser)
     parser.set_defaults(max_file_mb=None)  # the source's files were read once already
 

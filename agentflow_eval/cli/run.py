@@ -46,6 +46,7 @@ from agentflow_eval.cli.run_flags import (
     add_no_prefect_flag,
     add_print_flags,
     add_publish_flags,
+    add_run_timeout_flag,
     add_track_flag,
     add_verbose_flag,
 )
@@ -143,6 +144,7 @@ def add_parser(sub: Any) -> None:
     add_track_flag(parser)
     add_tolerance_flags(parser)
     add_verbose_flag(parser)
+    add_run_timeout_flag(parser)
     parser.set_defaults(rejudge_from=None)  # set by ``agentflow-eval rejudge``, run through here
     add_no_prefect_flag(parser)
     parser.add_argument(
@@ -169,6 +171,7 @@ def _params(args: argparse.Namespace, earlier: RunRecord | None = None) -> Evalu
             "runs": args.runs,
             "max_concurrency": args.max_concurrency,
             "trial_timeout_s": args.trial_timeout_s,
+            "timeout_minutes": args.timeout_minutes,
             "model": args.model,
             "judge_model": args.judge_model,
             "publish_to": args.publish_to,
@@ -627,7 +630,14 @@ def _stopped(exc: BaseException, run_dir: Path) -> int | None:
     the user could fix was refused before the flow started."""
     from agentflow_eval.files.disk_full import disk_full_in
     from agentflow_eval.llm.retry import auth_error_in
+    from agentflow_eval.pipeline.deadline import RunTimedOut
 
+    if isinstance(exc, RunTimedOut):
+        return fail(
+            f"the run did not finish within {exc.minutes:g} min (--timeout-minutes); the "
+            f"trials it finished are kept: finish it with --resume {_shown(run_dir)}",
+            EXIT_RUN_FAILED,
+        )
     full = disk_full_in(exc)
     if full is not None:
         where = full.filename or run_dir

@@ -16,6 +16,7 @@ __all__ = [
     "add_no_prefect_flag",
     "add_print_flags",
     "add_publish_flags",
+    "add_run_timeout_flag",
     "add_track_flag",
     "add_verbose_flag",
     "rate",
@@ -116,6 +117,28 @@ def add_track_flag(parser: Any) -> None:
         help=f"the history this run joins (default {defaults.TRACK}): --baseline latest is "
         "the last good run of the same track; name a scheduled or suite run's track (e.g. "
         "the nightly's) to compare with its history on purpose",
+    )
+
+
+def minutes(value: str) -> float:
+    """A run timeout in minutes: a number from 0 (0: no limit)."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of minutes, got {value!r}") from None
+    if not 0 <= number < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more minutes, got {value}")
+    return number
+
+
+def add_run_timeout_flag(parser: Any) -> None:
+    """How long the whole run may take (the evaluate flow's ``timeout_minutes``)."""
+    parser.add_argument(
+        "--timeout-minutes",
+        type=minutes,
+        metavar="MINUTES",
+        help="stop a run still going after this long, exit 3, its finished trials kept for "
+        f"--resume (default {defaults.RUN_TIMEOUT_MINUTES:g}; 0: no limit)",
     )
 
 

@@ -9,6 +9,7 @@ __all__ = [
     "MAX_TRIALS",
     "OUTPUT_DIR",
     "RUNS",
+    "RUN_TIMEOUT_MINUTES",
     "SUITE_CRASH_RETRIES",
     "SUITE_EVAL_TIMEOUT_MINUTES",
     "TRACK",
@@ -24,6 +25,12 @@ MAX_CONCURRENCY = 16
 
 TRIAL_TIMEOUT_S = 120.0
 """Seconds before a trial that has not finished is failed as hung."""
+
+RUN_TIMEOUT_MINUTES = 300.0
+"""Minutes a run may take before it stops where it is, Failed, its finished trials kept for
+a resume: whatever its agent, its providers or its machine do, a run ends. Inside a suite's
+``SUITE_EVAL_TIMEOUT_MINUTES``, so an evaluate run a suite started ends itself, resumable,
+before the suite gives up on it. 0 (or none) lifts it."""
 
 TRACK = "adhoc"
 """The history a run started by hand joins (the CLI, Python, the form): ``latest`` is the

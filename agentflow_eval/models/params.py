@@ -276,9 +276,8 @@ RunTimeout = Annotated[
     _ui(
         "Run timeout (minutes)",
         "a run still going after this stops there, Failed, saying so; the trials it "
-        "finished are kept for a resume; 0: no limit (a suite bounds each of its runs with "
-        "its eval set timeout)",
-        form_default=0,
+        "finished are kept for a resume; 0: no limit",
+        form_default=defaults.RUN_TIMEOUT_MINUTES,
     ),
 ]
 AgentModel = Annotated[
@@ -505,7 +504,7 @@ class EvaluateParams(BaseModel):
     limit: Limit = None
     max_concurrency: MaxConcurrency = None
     trial_timeout_s: TrialTimeout = None
-    timeout_minutes: RunTimeout = None
+    timeout_minutes: RunTimeout = defaults.RUN_TIMEOUT_MINUTES
     model: AgentModel = None
     judge_model: JudgeModel = None
     agent_version: AgentVersion = None

@@ -1,11 +1,11 @@
 """What the CLI's terminal shows of Prefect's own logging when a run stops on purpose.
 
 When a model provider refuses the credentials, a run folder turns out to be held by
-another run, or the disk fills up, the stage raises and Prefect logs the task's and the
-flow's failure with two full tracebacks — on the terminal, right above the one line the
-CLI prints to say what happened and what to do. :func:`quiet_deliberate_stops` keeps
-those records off the terminal only: the run's record on the Prefect server (its logs,
-its states) keeps them whole.
+another run, the disk fills up or the run reaches its timeout, the stage raises and
+Prefect logs the task's and the flow's failure with two full tracebacks — on the
+terminal, right above the one line the CLI prints to say what happened and what to do.
+:func:`quiet_deliberate_stops` keeps those records off the terminal only: the run's record
+on the Prefect server (its logs, its states) keeps them whole.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from agentflow_eval.files.disk_full import disk_full_in
 
 __all__ = ["DELIBERATE_STOPS", "quiet_deliberate_stops"]
 
-DELIBERATE_STOPS = ("ProviderAuthError", "RunFolderBusy", "ResumeMismatch")
+DELIBERATE_STOPS = ("ProviderAuthError", "RunFolderBusy", "ResumeMismatch", "RunTimedOut")
 """The exceptions a run stops with on purpose, each explained by the CLI in one line."""
 
 _DISK_FULL = ("[Errno 28]", "[Errno 122]")  # ENOSPC, EDQUOT, as a state's message quotes them

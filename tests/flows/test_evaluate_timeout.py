@@ -63,3 +63,53 @@ async def test_a_run_still_going_at_its_timeout_fails_saying_so_and_resumes(tmp_
 
     outcome = await evaluate(**common, resume=str(run_dir))
     assert outcome.run.totals.trials == 2 and outcome.run.totals.passed == 2
+
+
+def test_runs_have_a_deadline_by_default_in_the_flow_and_the_command() -> None:
+    from agentflow_eval.models import defaults
+    from agentflow_eval.models.params import EvaluateParams
+
+    schema = evaluate.parameters.model_dump()["properties"]["timeout_minutes"]
+    assert schema["default"] == defaults.RUN_TIMEOUT_MINUTES > 0
+    assert EvaluateParams(evalset="x.json").timeout_minutes == defaults.RUN_TIMEOUT_MINUTES
+    # inside the suite's wait, so a suite's evaluate run ends itself, resumable
+    assert defaults.RUN_TIMEOUT_MINUTES < defaults.SUITE_EVAL_TIMEOUT_MINUTES
+
+
+def test_the_command_on_prefect_stops_at_its_timeout_in_one_line(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    from agentflow_eval.cli import main
+
+    release = tmp_path / "release"
+    agents = tmp_path / "timeout_agents.py"
+    agents.write_text(AGENTS.format(release=str(release)))
+    evalset = tmp_path / "slow.evalset.json"
+    evalset.write_text(
+        json.dumps(
+            {
+                "eval_set_id": "slow",
+                "eval_cases": [
+                    {
+                        "eval_id": "slow",
+                        "conversation": [{"user_content": "slow?"}],
+                        "expectations": [{"final_contains": "rain"}],
+                    }
+                ],
+            }
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    args = [f"{agents}:agent", str(evalset), "--runs", "1", "--output", "out"]
+    try:
+        code = main(["run", *args, "--timeout", "600", "--timeout-minutes", "0.05"])
+    finally:
+        release.touch()
+    err = capsys.readouterr().err
+    assert code == 3, err
+    (run_dir,) = (tmp_path / "out" / "slow").iterdir()
+    assert (
+        "the run did not finish within 0.05 min (--timeout-minutes); the trials it finished "
+        f"are kept: finish it with --resume out/slow/{run_dir.name}"
+    ) in err
+    assert "Traceback" not in err

@@ -205,3 +205,58 @@ def test_track_points_a_run_at_another_history(cli, tmp_path: Path) -> None:
     # named on purpose, the nightly's history is the baseline
     _, track, record = run("--baseline", "latest", "--track", "nightly")
     assert track == "nightly" and record["comparison"]["baseline"]["run_id"] == nightly
+
+
+HELD_AGENT = """
+import asyncio
+from pathlib import Path
+
+HOLD = Path({hold!r})
+
+
+async def agent(message):
+    while "held" in message and HOLD.exists():  # until the test lets it go
+        await asyncio.sleep(0.05)
+    return "done"
+"""
+
+
+def test_a_run_past_its_timeout_stops_in_one_line_and_resumes(cli, tmp_path: Path) -> None:
+    hold = tmp_path / "hold"
+    hold.touch()
+    agents = tmp_path / "held_agents.py"
+    agents.write_text(HELD_AGENT.format(hold=str(hold)))
+    evalset = tmp_path / "held.evalset.json"
+    cases = [
+        {
+            "eval_id": name,
+            "conversation": [{"user_content": f"{name} please"}],
+            "expectations": [{"final_contains": "done"}],
+        }
+        for name in ("quick", "held")
+    ]
+    evalset.write_text(json.dumps({"eval_set_id": "held", "eval_cases": cases}))
+    stopped = cli(
+        "run", f"{agents}:agent", str(evalset), "--runs", "1", "--output",
+        str(tmp_path / "out"), "--timeout-minutes", "0.01", "--no-prefect",
+    )  # fmt: skip
+    assert stopped.returncode == 3, stopped.stderr
+    (line,) = [line for line in stopped.stderr.splitlines() if "--timeout-minutes" in line]
+    assert "the run did not finish within 0.01 min (--timeout-minutes)" in line
+    run_dir = Path(line.rsplit("--resume ", 1)[1])
+    run_dir = run_dir if run_dir.is_absolute() else ROOT / run_dir
+    assert not (run_dir / "results.json").exists()  # stopped, not reported as complete
+    held = [json.loads(t) for t in (run_dir / "trials.jsonl").read_text().splitlines()]
+    assert all(trial["case_id"] != "held" for trial in held)  # nothing charged to the agent
+
+    hold.unlink()
+    resumed = cli("run", "--resume", str(run_dir), "--no-prefect", "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    results = json.loads((run_dir / "results.json").read_text())
+    assert results["totals"]["passed"] == 2, results["totals"]
+
+
+def test_the_run_timeout_flag_takes_minutes_from_zero(cli) -> None:
+    refused = cli("run", AGENT, EVALSET, "--timeout-minutes", "-1", "--no-prefect")
+    assert refused.returncode == 2
+    assert "--timeout-minutes: must be 0 (no limit) or more minutes, got -1" in refused.stderr
