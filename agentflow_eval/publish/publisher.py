@@ -272,9 +272,12 @@ def _upload(
     newest = manifest.latest_completed()
     latest_key = join_key(base, "latest.json")
     if newest is not None:
-        pointer = LatestPointer.of(
-            run.eval_set_id, newest, store.url(join_key(base, newest.folder, "report.html"))
-        )
+        # this run's report: the very link printed and stored with it (a presigned link
+        # signed again a second later would differ from it)
+        report_url = urls.get("report") if newest.folder == folder else None
+        if report_url is None:
+            report_url = store.url(join_key(base, newest.folder, "report.html"))
+        pointer = LatestPointer.of(run.eval_set_id, newest, report_url)
         latest_body = pointer.model_dump_json(indent=2).encode("utf-8")
         retry(lambda: store.put(latest_key, latest_body, "application/json", NO_CACHE))
         urls["latest"] = store.url(latest_key)

@@ -148,6 +148,26 @@ def test_every_object_gets_its_content_type_and_latest_comes_last(tmp_path: Path
     assert outcome.report_url == f"memory://test/{folder}/report.html"
 
 
+@dataclass
+class SigningStore(RecordingStore):
+    """A store whose links differ at each signing, as presigned links do from one second
+    to the next."""
+
+    signed: int = 0
+
+    def url(self, key: str) -> str:
+        self.signed += 1
+        return f"memory://test/{key}?signature={self.signed}"
+
+
+def test_latest_points_at_the_very_link_printed_for_the_run(tmp_path: Path) -> None:
+    store = SigningStore()
+    outcome = publish_run(_run_dir(tmp_path, _run("r1")), store, sleep=no_sleep)
+    latest = json.loads(store.objects["travel_agent_nightly/latest.json"])
+    assert latest["report_url"] == outcome.report_url
+    assert "signature=" in latest["report_url"]
+
+
 def test_transient_failures_are_retried_with_jittered_backoff(tmp_path: Path) -> None:
     store = RecordingStore(failures=3)
     waits: list[float] = []
