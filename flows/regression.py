@@ -100,10 +100,11 @@ async def regression(
 
     The summary (summary.json and summary.html) is written under the output folder and
     published under `<publish_to>/regression/<suite>/`; a summary and a table artifact,
-    the log and the `agentflow.eval.suite-completed` event (and `suite-regressed`, and
-    `suite-publish-failed`) say how it went. With `fail_on_regression`, the run fails
-    after all that when an eval set regressed, failed, or could not be compared with its
-    baseline (a first run, with nothing to compare with yet, passes).
+    the log and the `agentflow.eval.suite-completed` event (and `suite-regressed`,
+    `suite-incomplete`, and `suite-publish-failed`) say how it went. With
+    `fail_on_regression`, the run fails after all that when an eval set regressed, failed,
+    or could not be compared with its baseline (a first run, with nothing to compare with
+    yet, passes).
 
     The suite always ends: an evaluate run still going after `eval_timeout_minutes` is
     cancelled and its eval set reported incomplete, and one that crashed (its worker

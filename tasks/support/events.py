@@ -26,6 +26,9 @@ resource (``agentflow.eval-suite.<suite>``) and its eval sets as related resourc
   set's status, pass rate and report URL, and the summary's URL;
 - ``agentflow.eval.suite-regressed``: some eval set regressed; the payload names them
   with their regressed cases, changes and report URLs;
+- ``agentflow.eval.suite-incomplete``: some eval set has no evaluated run (its evaluate
+  run failed, crashed, was cancelled at ``eval_timeout_minutes``, or published nothing);
+  the payload names them, each with the problem that says why;
 - ``agentflow.eval.suite-publish-failed``: the suite's summary could not be published.
 """
 
@@ -48,6 +51,7 @@ __all__ = [
     "PUBLISH_FAILED",
     "REGRESSED",
     "SUITE_COMPLETED",
+    "SUITE_INCOMPLETE",
     "SUITE_PUBLISH_FAILED",
     "SUITE_REGRESSED",
     "emit_comparison",
@@ -63,6 +67,7 @@ REGRESSED = "agentflow.eval.regressed"
 BASELINE_UNAVAILABLE = "agentflow.eval.baseline-unavailable"
 SUITE_COMPLETED = "agentflow.eval.suite-completed"
 SUITE_REGRESSED = "agentflow.eval.suite-regressed"
+SUITE_INCOMPLETE = "agentflow.eval.suite-incomplete"
 SUITE_PUBLISH_FAILED = "agentflow.eval.suite-publish-failed"
 
 
@@ -289,8 +294,9 @@ def emit_suite(
     local_dir: Path,
 ) -> list[str]:
     """Emit the suite's events: ``suite-completed`` always, ``suite-regressed`` when an
-    eval set regressed, ``suite-publish-failed`` when the summary was not published.
-    Returns the names emitted."""
+    eval set regressed, ``suite-incomplete`` when one has no evaluated run,
+    ``suite-publish-failed`` when the summary was not published. Returns the names
+    emitted."""
     resource, related = _suite_resources(summary)
     common = {
         "suite": summary.suite,
@@ -313,14 +319,19 @@ def emit_suite(
             "evals": [_eval_set_payload(o) for o in summary.evals],
         },
     )
-    if summary.regressed:
-        emitted.append(SUITE_REGRESSED)
-        emit_event(
-            SUITE_REGRESSED,
-            resource=resource,
-            related=[r for r in related if _regressed_id(r, summary)],
-            payload={**common, "regressed": [_eval_set_payload(o) for o in summary.regressed]},
-        )
+    # the eval sets each event is about, related to it and listed in its payload
+    for name, key, outcomes in (
+        (SUITE_REGRESSED, "regressed", summary.regressed),
+        (SUITE_INCOMPLETE, "incomplete", summary.failed),
+    ):
+        if outcomes:
+            emitted.append(name)
+            emit_event(
+                name,
+                resource=resource,
+                related=[r for r in related if _names(r, outcomes)],
+                payload={**common, key: [_eval_set_payload(o) for o in outcomes]},
+            )
     if publish_problem is not None:
         emitted.append(SUITE_PUBLISH_FAILED)
         emit_event(
@@ -332,6 +343,7 @@ def emit_suite(
     return emitted
 
 
-def _regressed_id(related: dict[str, str], summary: SuiteSummary) -> bool:
-    ids = {f"agentflow.eval-set.{o.eval_set_id}" for o in summary.regressed}
+def _names(related: dict[str, str], outcomes: list[EvalSetOutcome]) -> bool:
+    """Whether ``related`` is the eval set of one of ``outcomes``."""
+    ids = {f"agentflow.eval-set.{o.eval_set_id}" for o in outcomes}
     return related["prefect.resource.id"] in ids

@@ -42,6 +42,21 @@ def test_each_deployment_names_a_real_flow_and_valid_parameters(path: Path) -> N
         model.model_validate(deployment["parameters"])
 
 
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_each_deploy_installs_the_crash_automation_with_a_wait_it_can_set(path: Path) -> None:
+    """Whichever file a team deploys with, its lost workers' runs end Crashed (the step
+    itself runs in tests/flows/test_deploy_automations.py)."""
+    document = yaml.safe_load(path.read_text())
+    (step,) = [
+        build["agentflow_eval.flows.support.deploy_steps.ensure_automations"]
+        for build in document.get("build") or []
+        if "agentflow_eval.flows.support.deploy_steps.ensure_automations" in build
+    ]
+    assert step["files"] == ["deployments/automations/crash-unresponsive-runs.yaml"]
+    assert all((ROOT / name).is_file() for name in step["files"])
+    assert step["unresponsive_after_s"] == "{{ $AGENTFLOW_EVAL_UNRESPONSIVE_AFTER_S }}"
+
+
 def test_the_nightly_suite_runs_each_eval_set_as_an_evaluate_deployment_run() -> None:
     """The nightly regression deployment's eval sets exist, and the evaluate deployment
     it starts them as is declared in the same file (else they would run in-process)."""
@@ -67,8 +82,11 @@ def test_the_docker_image_is_built_from_files_a_repository_has() -> None:
     dockerfile = (ROOT / "deployments/docker/Dockerfile").read_text()
     assert "agentflow-eval[s3]" in dockerfile and "requirements.txt" in dockerfile
     document = yaml.safe_load((ROOT / "deployments/docker/prefect.yaml").read_text())
-    (build,) = document["build"]
-    step = build["prefect_docker.deployments.steps.build_docker_image"]
+    (step,) = [
+        build["prefect_docker.deployments.steps.build_docker_image"]
+        for build in document["build"]
+        if "prefect_docker.deployments.steps.build_docker_image" in build
+    ]
     assert step["dockerfile"] == "deployments/docker/Dockerfile"
     assert document["deployments"][0]["work_pool"]["job_variables"]["image"]
 

@@ -21,7 +21,6 @@ from uuid import UUID
 import pytest
 from prefect.client.orchestration import PrefectClient
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterDeploymentId
-from prefect.events.filters import EventFilter, EventNameFilter
 
 from tests.support.prefect_server import (
     PREFECT,
@@ -31,6 +30,7 @@ from tests.support.prefect_server import (
     prefect_cli,
     prefect_env,
     process_worker,
+    server_events,
 )
 
 pytestmark = pytest.mark.e2e
@@ -66,21 +66,6 @@ async def _wait_for_runs(
                 return sorted(finished, key=lambda r: r.created)
             await asyncio.sleep(2)
     raise AssertionError(f"no {count} finished runs of {deployment} within {timeout_s}s")
-
-
-async def _events(api_url: str, name: str, where=lambda event: True, timeout_s: float = 60):
-    """The ``name`` events matching ``where``, once there is one (events are stored a
-    moment after they are emitted)."""
-    async with PrefectClient(api=api_url) as client:
-        for _ in range(int(timeout_s / 2)):
-            page = await client.read_events(
-                EventFilter(event=EventNameFilter(name=[name])), limit=50
-            )
-            found = [event for event in page.events if where(event)]
-            if found:
-                return found
-            await asyncio.sleep(2)
-    raise AssertionError(f"no matching {name} event within {timeout_s}s")
 
 
 def _of_run(event, flow_run_id: UUID) -> bool:
@@ -247,7 +232,7 @@ def test_a_deploy_event_sets_runs_identity_and_output(deployed, tmp_path):
     assert "2.4.1" in asyncio.run(_summary(api_url, run.id))
     # the outcome is an event automations can use
     mine = asyncio.run(
-        _events(
+        server_events(
             api_url,
             "agentflow.eval.completed",
             where=lambda e: _of_run(e, run.id) and e.payload.get("agent_version") == "2.4.1",
@@ -335,13 +320,13 @@ def test_a_failed_publish_is_in_the_summary_and_an_event_an_automation_reacts_to
     summary = asyncio.run(_summary(api_url, run.id))
     assert "Report not published" in summary and "agentflow-eval publish" in summary
     (failed,) = asyncio.run(
-        _events(api_url, "agentflow.eval.publish-failed", where=lambda e: _of_run(e, run.id))
+        server_events(api_url, "agentflow.eval.publish-failed", where=lambda e: _of_run(e, run.id))
     )
     assert failed.payload["target"] == "s3://reports/nightly"
     assert str(out) in failed.payload["run_dir"]
     assert any(r.id == f"prefect.flow-run.{run.id}" for r in failed.related)
     fired = asyncio.run(
-        _events(
+        server_events(
             api_url,
             "prefect.automation.triggered",
             where=lambda e: e.resource.id == f"prefect.automation.{automation_id}",

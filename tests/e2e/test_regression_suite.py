@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -27,7 +26,6 @@ from pathlib import Path
 import pytest
 from prefect.client.orchestration import PrefectClient
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterDeploymentId
-from prefect.events.filters import EventFilter, EventNameFilter
 
 from tests.support.markdown_doc import blocks_of, section, venv_env
 from tests.support.prefect_server import (
@@ -37,6 +35,7 @@ from tests.support.prefect_server import (
     prefect_cli,
     prefect_env,
     process_worker,
+    server_events,
 )
 from tests.support.webhook import recording_webhook, wait_for_posts
 
@@ -92,9 +91,7 @@ def _create_automation_as_documented(home: Path, api_url: str, project: Path, ur
     text = section((ROOT / "deployments" / "README.md").read_text(), "## Nightly regression")
     (block,) = [b for b in blocks_of(text) if "regressed-webhook.yaml" in b.text]
     assert SLACK_URL in block.text
-    automations = project / "deployments" / "automations"
-    automations.mkdir(parents=True)
-    shutil.copy(ROOT / "deployments" / "automations" / "regressed-webhook.yaml", automations)
+    assert (project / "deployments" / "automations" / "regressed-webhook.yaml").is_file()
     env = venv_env(Path(sys.executable).parent.parent, prefect_env(home, api_url))
     done = subprocess.run(
         ["bash", "-e", "-c", block.text.replace(SLACK_URL, url)],
@@ -164,20 +161,6 @@ async def _evaluate_runs(api_url: str, suite_run_id: str) -> list:
         for r in runs
         if str(r.parameters.get("labels", {}).get("regression", "")).startswith(label)
     ]
-
-
-async def _events(api_url: str, name: str, where=lambda e: True, timeout_s: float = 60) -> list:
-    """Events named ``name`` from the server's events API (POST /api/events/filter)."""
-    async with PrefectClient(api=api_url) as client:
-        for _ in range(int(timeout_s / 2)):
-            page = await client.read_events(
-                EventFilter(event=EventNameFilter(name=[name])), limit=50
-            )
-            found = [e for e in page.events if where(e)]
-            if found:
-                return found
-            await asyncio.sleep(2)
-    raise AssertionError(f"no {name} event within {timeout_s}s")
 
 
 def _related(event) -> set[str]:
@@ -258,12 +241,12 @@ def test_the_nightly_suite_spreads_over_workers_and_a_regression_notifies(pool, 
     }
     tonight.add(f"prefect.flow-run.{second.id}")
     (regressed,) = asyncio.run(
-        _events(api_url, "agentflow.eval.regressed", lambda e: _related(e) & tonight)
+        server_events(api_url, "agentflow.eval.regressed", lambda e: _related(e) & tonight)
     )
     assert regressed.resource.id == "agentflow.eval-set.paris_weather"
     assert regressed.payload["regressed_cases"][0]["case_id"] == "rain"
     (suite_regressed,) = asyncio.run(
-        _events(api_url, "agentflow.eval.suite-regressed", lambda e: _related(e) & tonight)
+        server_events(api_url, "agentflow.eval.suite-regressed", lambda e: _related(e) & tonight)
     )
     assert suite_regressed.resource.id == "agentflow.eval-suite.e2e"
     assert any(r.id == f"prefect.flow-run.{second.id}" for r in suite_regressed.related)

@@ -168,6 +168,7 @@ async def test_a_suite_of_two_eval_sets_first_night_then_a_regression(
         "agentflow.eval-set.tokyo_weather",
     }
     assert "agentflow.eval.suite-regressed" not in events
+    assert "agentflow.eval.suite-incomplete" not in events
     asserting_events_worker._client.events.clear()
 
     # the next night Paris's agent is broken: a regression in that eval set only
@@ -219,6 +220,7 @@ async def test_an_eval_set_that_cannot_run_fails_the_suite_and_says_why(
     suite_files,
     tmp_path,
     caplog,
+    asserting_events_worker,  # noqa: F811
 ) -> None:
     params = _params(suite_files, tmp_path, "paris_plain", "tokyo_plain")
     params.evals[1].evalset = str(tmp_path / "missing.evalset.json")
@@ -231,6 +233,15 @@ async def test_an_eval_set_that_cannot_run_fails_the_suite_and_says_why(
     assert failed.status == "failed" and failed.eval_set_id == "missing"
     assert "its evaluate run ended Failed" in (failed.problem or "")
     assert summary.evals[0].status == "not compared"  # the other still ran and published
+    events = await _events(asserting_events_worker)
+    assert events["agentflow.eval.suite-completed"].payload["verdict"] == "incomplete"
+    incomplete = events["agentflow.eval.suite-incomplete"]
+    assert incomplete.resource.id == "agentflow.eval-suite.nightly"
+    assert [r.id for r in incomplete.related if r.role == "eval-set"] == [
+        "agentflow.eval-set.missing"
+    ]
+    (named,) = incomplete.payload["incomplete"]
+    assert named["eval_set_id"] == "missing" and named["problem"] == failed.problem
 
     # under the gate the same suite fails, after writing its summary
     gated = params.model_copy(update={"fail_on_regression": True})

@@ -3,6 +3,7 @@ prefect CLI, and a copy of the project to deploy from."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -13,10 +14,11 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 PREFECT = [sys.executable, "-m", "prefect"]
 """The prefect CLI on the tests' own interpreter (the ``prefect`` script's first line may
@@ -227,9 +229,10 @@ def prefect_cli(home: Path, api_url: str, *args: str, cwd: Path, **env: str) -> 
 
 
 def deployable_copy(target: Path, pool: str) -> Path:
-    """The files prefect.yaml's deployments need — itself, the entrypoints, the examples —
-    copied to ``target``, their work pool renamed ``pool``: tests that share a server
-    deploy to pools of their own, so no worker takes another test's flow run."""
+    """The files prefect.yaml's deployments need — itself, the entrypoints, the examples,
+    the automations its build step installs — copied to ``target``, their work pool
+    renamed ``pool``: tests that share a server deploy to pools of their own, so no worker
+    takes another test's flow run."""
     target.mkdir(parents=True)
     text = (ROOT / "prefect.yaml").read_text(encoding="utf-8")
     renamed, count = re.subn(
@@ -237,8 +240,31 @@ def deployable_copy(target: Path, pool: str) -> Path:
     )
     assert count == 2, "prefect.yaml names its work pool in two places"
     (target / "prefect.yaml").write_text(renamed, encoding="utf-8")
-    for folder in ("flows", "examples"):
+    for folder in ("flows", "examples", "deployments/automations"):
         shutil.copytree(
             ROOT / folder, target / folder, ignore=shutil.ignore_patterns("__pycache__")
         )
     return target
+
+
+async def server_events(
+    api_url: str,
+    name: str,
+    where: Callable[[Any], bool] = lambda event: True,
+    timeout_s: float = 60,
+) -> list[Any]:
+    """The ``name`` events matching ``where`` in the server's events API, once there is
+    one (events are stored a moment after they are emitted)."""
+    from prefect.client.orchestration import PrefectClient
+    from prefect.events.filters import EventFilter, EventNameFilter
+
+    async with PrefectClient(api=api_url) as client:
+        for _ in range(int(timeout_s / 2)):
+            page = await client.read_events(
+                EventFilter(event=EventNameFilter(name=[name])), limit=50
+            )
+            found = [event for event in page.events if where(event)]
+            if found:
+                return found
+            await asyncio.sleep(2)
+    raise AssertionError(f"no matching {name} event within {timeout_s}s")
