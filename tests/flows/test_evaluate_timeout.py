@@ -23,26 +23,30 @@ def agent(message):
 """
 
 
-async def test_a_run_still_going_at_its_timeout_fails_saying_so_and_resumes(tmp_path: Path) -> None:
+def _held_run(tmp_path: Path, eval_set_id: str, cases: list[str]) -> tuple[Path, Path, Path]:
+    """The agent's file, an eval set of ``cases`` (those named slow are held until the
+    release file exists) and that release file's path."""
     release = tmp_path / "release"
     agents = tmp_path / "timeout_agents.py"
     agents.write_text(AGENTS.format(release=str(release)))
-    evalset = tmp_path / "rain.evalset.json"
-    evalset.write_text(
-        json.dumps(
+    evalset = tmp_path / f"{eval_set_id}.evalset.json"
+    body = {
+        "eval_set_id": eval_set_id,
+        "eval_cases": [
             {
-                "eval_set_id": "rain",
-                "eval_cases": [
-                    {
-                        "eval_id": case_id,
-                        "conversation": [{"user_content": text}],
-                        "expectations": [{"final_contains": "rain"}],
-                    }
-                    for case_id, text in [("quick", "quick?"), ("slow", "slow?")]
-                ],
+                "eval_id": case_id,
+                "conversation": [{"user_content": f"{case_id}?"}],
+                "expectations": [{"final_contains": "rain"}],
             }
-        )
-    )
+            for case_id in cases
+        ],
+    }
+    evalset.write_text(json.dumps(body))
+    return release, agents, evalset
+
+
+async def test_a_run_still_going_at_its_timeout_fails_saying_so_and_resumes(tmp_path: Path) -> None:
+    release, agents, evalset = _held_run(tmp_path, "rain", ["quick", "slow"])
     common = {"agent": f"{agents}:agent", "evalset": str(evalset), "runs": 1}
     try:
         state = await evaluate(
@@ -81,24 +85,7 @@ def test_the_command_on_prefect_stops_at_its_timeout_in_one_line(
 ) -> None:
     from agentflow_eval.cli import main
 
-    release = tmp_path / "release"
-    agents = tmp_path / "timeout_agents.py"
-    agents.write_text(AGENTS.format(release=str(release)))
-    evalset = tmp_path / "slow.evalset.json"
-    evalset.write_text(
-        json.dumps(
-            {
-                "eval_set_id": "slow",
-                "eval_cases": [
-                    {
-                        "eval_id": "slow",
-                        "conversation": [{"user_content": "slow?"}],
-                        "expectations": [{"final_contains": "rain"}],
-                    }
-                ],
-            }
-        )
-    )
+    release, agents, evalset = _held_run(tmp_path, "slow", ["slow"])
     monkeypatch.chdir(tmp_path)
     args = [f"{agents}:agent", str(evalset), "--runs", "1", "--output", "out"]
     try:
