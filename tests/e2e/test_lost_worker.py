@@ -91,12 +91,17 @@ async def _automations_named(api_url: str, name: str) -> list[Any]:
         return await client.read_automations_by_name(name)
 
 
+async def _delete_automation(api_url: str, automation_id: Any) -> None:
+    async with PrefectClient(api=api_url) as client:
+        await client.delete_automation(automation_id)
+
+
 @pytest.fixture(scope="module")
 def pool(tmp_path_factory, shared_prefect: PrefectServer):
     root = tmp_path_factory.mktemp("lost-worker")
     home = root / "deploy-home"
     home.mkdir()
-    project = deployable_copy(root / "project", POOL)
+    project = deployable_copy(root / "project", POOL, crash_automation=True)
     api_url = shared_prefect.api_url
     prefect_cli(home, api_url, "work-pool", "create", POOL, "--type", "process", cwd=project)
     prefect_cli(
@@ -112,7 +117,9 @@ def pool(tmp_path_factory, shared_prefect: PrefectServer):
     (crash,) = asyncio.run(_automations_named(api_url, CRASH_AUTOMATION))
     assert crash.trigger.within == timedelta(seconds=UNRESPONSIVE_AFTER_S)
     assert crash.actions[0].message.startswith(f"no heartbeat for {UNRESPONSIVE_AFTER_S} s")
-    return api_url, root, project
+    yield api_url, root, project
+    # the modules after this one run without it (see deployable_copy)
+    asyncio.run(_delete_automation(api_url, crash.id))
 
 
 async def _start_suite(api_url: str, parameters: dict) -> object:

@@ -228,17 +228,31 @@ def prefect_cli(home: Path, api_url: str, *args: str, cwd: Path, **env: str) -> 
     return result.stdout
 
 
-def deployable_copy(target: Path, pool: str) -> Path:
+_CRASH_AUTOMATION_STEP = re.compile(
+    r"(?m)^  - agentflow_eval\.flows\.support\.deploy_steps\.ensure_automations:\n(?:      .*\n)+"
+)
+
+
+def deployable_copy(target: Path, pool: str, *, crash_automation: bool = False) -> Path:
     """The files prefect.yaml's deployments need — itself, the entrypoints, the examples,
     the automations its build step installs — copied to ``target``, their work pool
     renamed ``pool``: tests that share a server deploy to pools of their own, so no worker
-    takes another test's flow run."""
+    takes another test's flow run.
+
+    The build step that installs the crash automation is left out unless
+    ``crash_automation``: on the session's SQLite server its proactive trigger writes a
+    bucket per flow run, and those writes lock the database for the modules after it (the
+    pool setup the deployment guide gives is PostgreSQL). The module that tests it asks
+    for it and removes it when done."""
     target.mkdir(parents=True)
     text = (ROOT / "prefect.yaml").read_text(encoding="utf-8")
     renamed, count = re.subn(
         r"(?m)^(\s+work_pool:.*\n\s+name: )agentflow-eval$", rf"\g<1>{pool}", text
     )
     assert count == 2, "prefect.yaml names its work pool in two places"
+    if not crash_automation:
+        renamed, count = _CRASH_AUTOMATION_STEP.subn("", renamed)
+        assert count == 1, "prefect.yaml installs the crash automation in one build step"
     (target / "prefect.yaml").write_text(renamed, encoding="utf-8")
     for folder in ("flows", "examples", "deployments/automations"):
         shutil.copytree(
