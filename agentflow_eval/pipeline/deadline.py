@@ -23,13 +23,13 @@ T = TypeVar("T")
 
 class RunTimedOut(RunStopped):
     """The run was still going at its deadline: stopped where it was, what it finished
-    kept in ``run_dir`` for a resume. The message names the setting and how to finish
-    the run in the words of the front door that set it."""
+    kept in ``run_dir`` for a resume. The message is in the flow's words
+    (``timeout_minutes``, ``resume=``); the CLI words its own from the attributes."""
 
-    def __init__(self, minutes: float, run_dir: Path, *, setting: str, finish: str) -> None:
+    def __init__(self, minutes: float, run_dir: Path) -> None:
         super().__init__(
-            f"the run did not finish within {minutes:g} min ({setting}); the trials it "
-            f"finished are kept in {run_dir}: {finish}"
+            f"the run did not finish within {minutes:g} min (timeout_minutes); the trials "
+            f"it finished are kept in {run_dir}: run again with resume={run_dir} to finish it"
         )
         self.minutes = minutes
         self.run_dir = run_dir
@@ -39,13 +39,9 @@ async def within_deadline(
     minutes: float | None,
     work: Awaitable[T],
     run_dir: Path,
-    *,
-    setting: str = "timeout_minutes",
-    finish: str = "",
 ) -> T:
     """``work``'s result, or :class:`RunTimedOut` once ``minutes`` have passed (``None``
-    or 0: no deadline). ``finish`` tells how to finish the run (default: resume its
-    folder)."""
+    or 0: no deadline)."""
     if not minutes:
         return await work
     deadline = asyncio.timeout(minutes * 60)
@@ -55,9 +51,4 @@ async def within_deadline(
     except TimeoutError:
         if not deadline.expired():  # a timeout of the work's own, not the run's
             raise
-        raise RunTimedOut(
-            minutes,
-            run_dir,
-            setting=setting,
-            finish=finish or f"run again with resume={run_dir} to finish it",
-        ) from None
+        raise RunTimedOut(minutes, run_dir) from None
