@@ -3,11 +3,13 @@ a test session, and who is told when a run finishes.
 
 The pytest plugin (:mod:`agentflow_eval.pytest_plugin`) sets them from its command-line
 options (``--agentflow-runs``, ``--agentflow-max-concurrency``,
-``--agentflow-judge-model``, ``--agentflow-output``) for the length of the session, and
-listens for finished runs to list their reports. Anything else that drives
-``AgentEvaluator`` in bulk (a notebook, a script) may use them the same way::
+``--agentflow-trial-timeout-s``, ``--agentflow-judge-model``,
+``--agentflow-output-dir``: each a run-request field's flag behind ``agentflow-``) for the
+length of the session, and listens for finished runs to list their reports. Anything
+else that drives ``AgentEvaluator`` in bulk (a notebook, a script) may use them the same
+way::
 
-    with session_settings(SessionSettings(runs=1, output_dir=Path("smoke"))):
+    with session_settings(SessionSettings(runs=1, output_dir="smoke")):
         await AgentEvaluator.evaluate_file(...)
 
 A setting given here wins over the test's own arguments and the config file: it is the
@@ -17,11 +19,13 @@ choice of whoever started the session, made for all its evaluations at once.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from agentflow_eval.models.results import RunResult
+if TYPE_CHECKING:  # imported by the pytest plugin of every session: the standard library only
+    from agentflow_eval.models.results import RunResult
 
 __all__ = [
     "FinishedRun",
@@ -32,14 +36,21 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
 class SessionSettings:
-    """Overrides for every evaluator run; ``None`` leaves a setting to the run."""
+    """Run-request fields set for every evaluator run, by the fields' own names
+    (``SessionSettings(runs=1, output_dir="smoke")``; ``None`` leaves one to the run)."""
 
-    runs: int | None = None
-    max_concurrency: int | None = None
-    judge_model: str | None = None
-    output_dir: Path | None = None
+    __slots__ = ("values",)
+
+    def __init__(self, **values: Any) -> None:
+        self.values: Mapping[str, Any] = {k: v for k, v in values.items() if v is not None}
+
+    def over(self, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """``settings`` with this session's values over them."""
+        return {**settings, **self.values}
+
+    def __repr__(self) -> str:
+        return f"SessionSettings({', '.join(f'{k}={v!r}' for k, v in self.values.items())})"
 
 
 @dataclass(frozen=True)

@@ -15,25 +15,28 @@ Evaluation tests::
 - **async tests run as they are**: a coroutine test marked ``agentflow`` (or asking for
   one of the fixtures below) runs on a fresh event loop, with no pytest-asyncio or
   anyio setting needed. Where such a plugin already runs the test, it is left to it.
-- **options** for every evaluation of the session, over the tests' own values:
-  ``--agentflow-runs N``, ``--agentflow-max-concurrency N``,
-  ``--agentflow-judge-model MODEL``, ``--agentflow-output DIR`` (where run folders go;
-  default ``eval-results``).
-- **fixtures**: ``agentflow_settings`` (those options, resolved) and
+- **options** for every evaluation of the session, over the tests' own values: run
+  request fields (:data:`SESSION_OPTIONS`), each the run command's flag behind
+  ``agentflow-``: ``--agentflow-runs N``, ``--agentflow-max-concurrency N``,
+  ``--agentflow-trial-timeout-s SECONDS``, ``--agentflow-judge-model MODEL``,
+  ``--agentflow-output-dir DIR`` (where run folders go; default ``eval-results``).
+- **fixtures**: ``agentflow_settings`` (those options: ``.values``) and
   ``agent_evaluator`` (makes an :class:`~agentflow_eval.AgentEvaluator` for an agent).
 - **a failing evaluation** is shown compactly: each case short of the bar with its
   expected tool calls against the failing trials' actual ones, why each fell short, and
   the path of the run's report, instead of a traceback.
 - the terminal summary lists each evaluation test's runs: pass rate and report.
 
-This module imports only pytest and the standard library when pytest loads it; the
-evaluator is imported when a test uses it.
+This module imports only pytest, the standard library and the session's settings
+(:mod:`agentflow_eval.evaluator_session`, standard library only) when pytest loads it;
+the evaluator is imported when a test uses it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import sys
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,11 +44,17 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 import pytest
 
+from agentflow_eval.evaluator_session import (
+    FinishedRun,
+    SessionSettings,
+    on_finished_run,
+    session_settings,
+)
+
 if TYPE_CHECKING:
     from agentflow_eval.evaluator import AgentEvaluator
-    from agentflow_eval.evaluator_session import FinishedRun, SessionSettings
 
-__all__ = ["MARKER"]
+__all__ = ["MARKER", "SESSION_OPTIONS"]
 
 MARKER = "agentflow"
 _FIXTURES = frozenset({"agent_evaluator", "agentflow_settings"})
@@ -59,30 +68,32 @@ def _positive_int(value: str) -> int:
     return number
 
 
+def _positive_float(value: str) -> float:
+    number = float(value)
+    if not 0 < number < float("inf"):
+        raise ValueError(f"must be a number above 0, got {value}")
+    return number
+
+
+SESSION_OPTIONS: dict[str, tuple[Callable[[str], Any], str, str]] = {
+    "runs": (_positive_int, "N", "trials per case in every evaluation"),
+    "max_concurrency": (_positive_int, "N", "trials in flight in every evaluation"),
+    "trial_timeout_s": (_positive_float, "SECONDS", "seconds per trial in every evaluation"),
+    "judge_model": (str, "MODEL", "LiteLLM model for the LLM judges of every evaluation"),
+    "output_dir": (str, "DIR", "folder for the run folders of every evaluation"),
+}
+"""The run-request fields a session sets for every evaluation, over the tests' own
+values and the configs': each is ``--agentflow-`` and the field's name with dashes (the
+run command's flag behind ``agentflow-``)."""
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("agentflow-eval", "agent evaluations (agentflow-eval)")
-    group.addoption(
-        "--agentflow-runs",
-        type=_positive_int,
-        metavar="N",
-        help="trials per case in every evaluation (over the tests' and configs' own)",
-    )
-    group.addoption(
-        "--agentflow-max-concurrency",
-        type=_positive_int,
-        metavar="N",
-        help="trials in flight in every evaluation",
-    )
-    group.addoption(
-        "--agentflow-judge-model",
-        metavar="MODEL",
-        help="LiteLLM model for the LLM judges of every evaluation",
-    )
-    group.addoption(
-        "--agentflow-output",
-        metavar="DIR",
-        help="folder for the run folders of every evaluation (default: eval-results)",
-    )
+    for field, (kind, metavar, help) in SESSION_OPTIONS.items():
+        names = [f"--agentflow-{field.replace('_', '-')}"]
+        if field == "output_dir":
+            names.append("--agentflow-output")  # the earlier spelling
+        group.addoption(*names, dest=f"agentflow_{field}", type=kind, metavar=metavar, help=help)
 
 
 class _Plugin:
@@ -95,8 +106,6 @@ class _Plugin:
         self._contexts: list[Any] = []
 
     def open(self) -> None:
-        from agentflow_eval.evaluator_session import on_finished_run, session_settings
-
         for context in (session_settings(self.settings), on_finished_run(self._finished)):
             context.__enter__()
             self._contexts.append(context)
@@ -119,17 +128,10 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{MARKER}: an agent evaluation (agentflow-eval): async or not, it runs without "
         "extra settings, and a failing evaluation is reported case by case",
     )
-    from agentflow_eval.evaluator_session import SessionSettings
-
-    output = config.getoption("agentflow_output")
-    plugin = _Plugin(
-        SessionSettings(
-            runs=config.getoption("agentflow_runs"),
-            max_concurrency=config.getoption("agentflow_max_concurrency"),
-            judge_model=config.getoption("agentflow_judge_model"),
-            output_dir=Path(output).resolve() if output else None,
-        )
-    )
+    values = {field: config.getoption(f"agentflow_{field}") for field in SESSION_OPTIONS}
+    if values["output_dir"]:
+        values["output_dir"] = str(Path(values["output_dir"]).resolve())
+    plugin = _Plugin(SessionSettings(**values))
     plugin.open()
     config.stash[_PLUGIN] = plugin
 
@@ -174,10 +176,11 @@ def pytest_runtest_makereport(
     report = outcome.get_result()
     if call.excinfo is None or report.when != "call":
         return
-    from agentflow_eval.evaluator import EvaluationFailed
-
+    evaluator = sys.modules.get("agentflow_eval.evaluator")
+    if evaluator is None:  # no test has used the evaluator: the error is not its
+        return
     error = call.excinfo.value
-    if isinstance(error, EvaluationFailed):
+    if isinstance(error, evaluator.EvaluationFailed):
         path, line, _ = item.location
         report.longrepr = f"{error}\n({path}:{(line or 0) + 1}: {item.name})"
 

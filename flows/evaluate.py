@@ -1,35 +1,31 @@
-"""The ``evaluate`` flow: load-evalset, then the pipeline's stage list (run-trials → judge
-→ aggregate → (compare) → report → (publish), :mod:`agentflow_eval.pipeline.runner`), each
-stage in its task run, for one eval set; or, with ``shards`` > 1, the trials and judging
-split over flow runs of its deployment. The flow adds what only Prefect has: secrets from
-blocks, rate limits shared by the pool, the judge cache in shared storage, artifacts and
-events.
+"""The ``evaluate`` flow: one run request, run by the one call every front door ends in
+(:func:`agentflow_eval.pipeline.execute.execute`) with the flow's runtime
+(:class:`~agentflow_eval.flows.support.runtime.PrefectRuntime`): load-evalset, then the
+stage list (run-trials → judge → aggregate → (compare) → report → (publish)), each stage
+in its task run; or, with ``shards`` > 1, the trials and judging split over flow runs of
+its deployment. What the flow adds is how Prefect tells a run's end: artifacts, events,
+and a Failed state for a failed gate.
 
-Its parameters are top-level, so the Prefect UI renders them as a form; each one's type,
-title and description is in :mod:`agentflow_eval.models.params`, and
-:class:`~agentflow_eval.models.params.EvaluateParams` holds them together for the CLI and
-the run folder. Call it with ``evaluate(**params.flow_parameters())``; a front door that
-planned the run itself (the CLI) passes it as ``planned``.
+Its parameters are the run request's fields, top-level, so the Prefect UI renders them as
+a form; each one's type, title and description is in :mod:`agentflow_eval.models.request`.
+Call it with ``evaluate(**request.flow_parameters())``; a front door that prepared the run
+itself (the CLI) passes it as ``planned``.
 """
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import PurePath
+import os
 
-from prefect import flow, get_run_logger
-from pydantic import BaseModel, ConfigDict, Field
+from prefect import flow
 from pydantic.json_schema import SkipJsonSchema
 
-from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.compare.brief import comparison_lines
 from agentflow_eval.compare.models import RunComparison
-from agentflow_eval.demo import install_for as install_demo_for
 from agentflow_eval.errors import RunStopped
+from agentflow_eval.flows.support.runtime import PrefectRuntime
 from agentflow_eval.flows.support.trigger import trigger_track
-from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models import defaults
-from agentflow_eval.models.params import (
+from agentflow_eval.models.request import (
     S3,
     Agent,
     AgentModel,
@@ -40,14 +36,15 @@ from agentflow_eval.models.params import (
     ConfigPath,
     CountInfrastructureErrors,
     EvalSetPath,
-    EvaluateParams,
     FailOnRegression,
     GitSha,
     JudgeModel,
+    KeepWorkdirs,
     Labels,
     Limit,
     MaxConcurrency,
     MaxCostIncrease,
+    MaxFileMb,
     MaxLatencyIncrease,
     MaxTokenIncrease,
     MaxToolCallIncrease,
@@ -56,71 +53,41 @@ from agentflow_eval.models.params import (
     PublishTo,
     RejudgeFrom,
     Resume,
+    RunRequest,
     Runs,
     RunTimeout,
     S3Options,
     Secrets,
     Shard,
     Shards,
-    ShardSpec,
     SharedStorage,
     Track,
     TrialTimeout,
+    Workroot,
 )
-from agentflow_eval.pipeline.deadline import RunTimedOut, within_deadline
+from agentflow_eval.pipeline.deadline import RunTimedOut
+from agentflow_eval.pipeline.execute import PreparedRun, execute
 from agentflow_eval.pipeline.outcome import RunOutcome
-from agentflow_eval.pipeline.runner import RunServices, conclude, measure
-from agentflow_eval.pipeline.stages import BaselineOptions
 from agentflow_eval.redaction import install_log_redaction
-from agentflow_eval.run.meta import models_named
-from agentflow_eval.run.plan import RunHandle, RunPlan
 from agentflow_eval.run.run_json import resume_params
-from agentflow_eval.tasks.load_evalset import load_evalset_task
-from agentflow_eval.tasks.publish import credentials_from_secret, publish_target
-from agentflow_eval.tasks.shards import collect_shard_task, hand_off_shard_task, merge_shards_task
-from agentflow_eval.tasks.stages import TaskStages, unwalked
 from agentflow_eval.tasks.support.artifacts import ArtifactScope, publish_run_artifacts
 from agentflow_eval.tasks.support.events import (
     emit_comparison,
     emit_completed,
     emit_publish_failed,
 )
-from agentflow_eval.tasks.support.rate_limits import prefect_rate_limiter
-from agentflow_eval.tasks.support.secrets import load_secrets
-from agentflow_eval.tasks.support.shards import finished_shards
-from agentflow_eval.tasks.support.storage import resolve_shared_storage, shared_judge_cache
 
 __all__ = [
-    "SHARD_POLL_S",
     "PassRateGateFailed",
-    "PlannedRun",
+    "PreparedRun",
     "RegressionGateFailed",
     "RunTimedOut",
     "evaluate",
 ]
 
-SHARD_POLL_S = 2.0
-"""How often a sharded run asks the API whether its shard runs finished."""
-
 _NO_S3 = S3Options()
 
 install_log_redaction()  # the flow's log lines (terminal, Prefect's API) carry no secret
-
-
-class PlannedRun(BaseModel):
-    """A run the CLI planned before it started the flow: its handle (the frozen plan and
-    the run folder's lock) and its agent, loaded once. The flow run's record keeps only
-    the run folder."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
-
-    run_dir: str
-    handle: RunHandle = Field(exclude=True)
-    agent: AgentUnderTest | None = Field(exclude=True)
-
-    @classmethod
-    def of(cls, handle: RunHandle, agent: AgentUnderTest | None) -> PlannedRun:
-        return cls(run_dir=str(handle.paths.run_dir), handle=handle, agent=agent)
 
 
 @flow(name="evaluate")
@@ -159,7 +126,10 @@ async def evaluate(
     track: Track = None,
     allowed_agents: AllowedAgents = [],  # noqa: B006 (validated into a new list)
     min_pass_rate: MinPassRate = None,
-    planned: SkipJsonSchema[PlannedRun | None] = None,
+    max_file_mb: MaxFileMb = None,
+    workroot: Workroot = None,
+    keep_workdirs: KeepWorkdirs = False,
+    planned: SkipJsonSchema[PreparedRun | None] = None,
 ) -> RunOutcome:
     """Evaluate an agent on one eval set: repeated trials per case, judged, reported.
 
@@ -180,31 +150,12 @@ async def evaluate(
     With `timeout_minutes`, a run still going then stops there, Failed, saying so; the
     trials it finished are kept, and a run with `resume` set to its folder finishes it.
     """
-    params = EvaluateParams.from_flow_parameters(locals())
-    if params.resume and planned is None and params.shard is None:
-        params = resume_params(params)  # the run's own settings, not the form's defaults
-    if params.track is None and planned is None:  # the history of how the run was started
-        params = params.model_copy(update={"track": await trigger_track()})
-    logger = get_run_logger()
-    async with load_secrets(params.secrets) as loaded:
-        if loaded:
-            logger.info("provider keys from Prefect Secrets: %s", ", ".join(loaded))
-        if planned is None:
-            handle, agent_under_test = load_evalset_task(params)
-        else:
-            handle, agent_under_test = planned.handle, planned.agent
-        # agentflow-demo/* models answer offline, whoever calls them (when the run needs them)
-        install_demo_for(models_named(handle.plan.config, handle.plan.meta.agent_model))
-        with handle:  # the run folder is free for a resume once the run is over
-            outcome = await within_deadline(
-                params.timeout_minutes,
-                _evaluate_planned(params, handle.plan, agent_under_test),
-                handle.plan.paths.run_dir,
-            )
-    if params.shard is not None:  # the parent publishes and reports the whole run
+    request = await _request(locals(), planned)
+    outcome = await execute(request, PrefectRuntime(), prepared=planned)
+    if request.shard is not None:  # the parent publishes and reports the whole run
         return outcome
     scope = ArtifactScope.current(outcome.run.track)
-    _announce(params, outcome, scope)
+    _announce(request, outcome, scope)
     local_report = outcome.run_dir / "report.html"
     await publish_run_artifacts(
         outcome.run,
@@ -221,77 +172,41 @@ async def evaluate(
         published=None if outcome.publish is None else outcome.publish.published,
         scope=scope,
     )
-    comparison = outcome.comparison
-    if comparison is not None:
+    if outcome.comparison is not None:
         emit_comparison(
             outcome.run,
-            comparison,
+            outcome.comparison,
             report_url=outcome.report_url or local_report.as_uri(),
             run_dir=outcome.run_dir,
             scope=scope,
         )
-        if comparison.gate_failed:
-            raise RegressionGateFailed(comparison, outcome)
-    if params.min_pass_rate is not None and outcome.run.totals.pass_rate < params.min_pass_rate:
-        raise PassRateGateFailed(params.min_pass_rate, outcome)
+    gates = outcome.gates
+    if gates.regression is not None:
+        raise RegressionGateFailed(gates.regression, outcome)
+    if gates.below_min_pass_rate and gates.min_pass_rate is not None:
+        raise PassRateGateFailed(gates.min_pass_rate, outcome)
     return outcome
 
 
-async def _evaluate_planned(
-    params: EvaluateParams, plan: RunPlan, agent: AgentUnderTest | None
-) -> RunOutcome:
-    """The stage list of a planned run, each stage in its task run; a sharded run's
-    trials and judging are its shards'."""
-    stages = TaskStages()
-    storage = await resolve_shared_storage(params.shared_storage)
-    limiter = await prefect_rate_limiter(plan.config)
-    async with ModelClient(limiter) as models:  # trials and judges share limits
-        services = RunServices(
-            agent,
-            models,
-            judge_cache=shared_judge_cache(plan.config.judge, storage),
-            baseline=await _baseline(params),
-            publish_to=await publish_target(params.publish_to, params.s3)
-            if params.publish_to and params.shard is None
-            else None,
-        )
-        if params.shards > 1 and params.shard is None:
-            await _run_shards(params, plan)
-            merge_shards_task(unwalked(plan), params.shards)
-        else:
-            await measure(plan, services, stages)
-    outcome = await conclude(plan, services, stages)
-    if params.shard is not None:
-        await hand_off_shard_task(
-            plan.paths, params.shard.parent_run_id, params.shard.index, params.shared_storage
-        )
-    return outcome
+async def _request(parameters: dict[str, object], planned: PreparedRun | None) -> RunRequest:
+    """The run request of this flow run's parameters, completed from the worker's
+    environment; a resume takes the run's own settings (not the form's defaults), and a
+    run given no track joins the history of how it was started."""
+    request = RunRequest.from_flow_parameters(parameters).with_environment(os.environ)
+    if request.resume and planned is None and request.shard is None:
+        request = resume_params(request)
+    if request.track is None and planned is None:
+        request = request.updated(track=await trigger_track())
+    return request
 
 
-async def _baseline(params: EvaluateParams) -> BaselineOptions | None:
-    """What the run is compared with (a shard is not compared: its parent is)."""
-    if not params.baseline or params.shard is not None:
-        return None
-    s3 = params.s3
-    return BaselineOptions(
-        params.baseline,
-        publish_to=params.publish_to,
-        s3=s3,
-        credentials=await credentials_from_secret(s3.credentials_secret)
-        if s3.credentials_secret
-        else None,
-        fail_on_regression=params.fail_on_regression,
-        tolerances=params.tolerances(),
-    )
-
-
-def _announce(params: EvaluateParams, outcome: RunOutcome, scope: ArtifactScope) -> None:
+def _announce(request: RunRequest, outcome: RunOutcome, scope: ArtifactScope) -> None:
     """A publish that failed is an event of its own (the summary says it too)."""
     problem = outcome.publish_problem
-    if problem is not None and params.publish_to:
+    if problem is not None and request.publish_to:
         emit_publish_failed(
             outcome.run,
-            target=params.publish_to,
+            target=request.publish_to,
             message=problem,
             run_dir=outcome.run_dir,
             scope=scope,
@@ -327,63 +242,3 @@ class PassRateGateFailed(RunStopped):
 
     def __reduce__(self) -> tuple[type[PassRateGateFailed], tuple[float, RunOutcome]]:
         return type(self), (self.min_pass_rate, self.outcome)
-
-
-async def _run_shards(params: EvaluateParams, plan: RunPlan) -> None:
-    """Start a flow run of this deployment for each shard the run folder lacks, wait for
-    them, and collect each finished one's results. Raises naming the shards that did not
-    finish (the others are kept: resuming the run starts only those)."""
-    from prefect.deployments import arun_deployment
-    from prefect.runtime import deployment, flow_run
-
-    count = params.shards
-    if deployment.id is None:
-        raise ValueError(
-            f"shards={count} starts flow runs of this run's deployment, and this run has "
-            "none; start it from a deployment (prefect deployment run ...), or use shards=1"
-        )
-    logger = get_run_logger()
-    todo = sorted(set(range(count)) - finished_shards(plan.paths, count))
-    if len(todo) < count:
-        logger.info("shards already finished: %d of %d", count - len(todo), count)
-    parent = plan.meta.run_id
-
-    async def one(index: int) -> str | None:
-        child = params.model_copy(
-            update={
-                "shards": 1,
-                "resume": None,
-                # a shard's own run folder sits apart from whole runs: <output>/shard-runs/
-                "output_dir": str(PurePath(params.output_dir) / "shard-runs"),
-                "runs": plan.settings.runs,  # every shard runs the parent's decided settings
-                "max_concurrency": plan.settings.max_concurrency,
-                "trial_timeout_s": plan.settings.trial_timeout_s,
-                "shard": ShardSpec(index=index, count=count, parent_run_id=parent),
-            }
-        )
-        started = await arun_deployment(
-            deployment.id,
-            # nulls left out: the server refuses a null for a typed parameter with a default
-            parameters=child.model_dump(mode="json", exclude_none=True),
-            flow_run_name=f"{flow_run.name}-shard-{index + 1}-of-{count}",
-            timeout=None,
-            poll_interval=SHARD_POLL_S,
-        )
-        state = started.state
-        if state is not None and state.is_completed():
-            await collect_shard_task(plan.paths, parent, index, params.shared_storage)
-            return None
-        return (
-            f"shard {index + 1} of {count} (flow run {started.name}) ended "
-            f"{state.name if state else 'without a state'}"
-        )
-
-    logger.info("starting %d shard runs of deployment %s", len(todo), deployment.name)
-    problems = [p for p in await asyncio.gather(*(one(i) for i in todo)) if p]
-    if problems:
-        raise RuntimeError(
-            "; ".join(problems)
-            + f". The finished shards are kept in {plan.paths.run_dir / 'shards'}; run "
-            f"this deployment with resume={plan.paths.run_dir} to run only the shards that "
-            "did not finish."
-        )

@@ -30,21 +30,6 @@ from agentflow_eval.compare.suite_outcomes import FlowRunEnd, eval_set_identity
 from agentflow_eval.errors import RunStopped
 from agentflow_eval.flows.evaluate import evaluate
 from agentflow_eval.models import defaults
-from agentflow_eval.models.params import (
-    S3,
-    AgentVersion,
-    EvaluateParams,
-    FailOnRegression,
-    GitSha,
-    Labels,
-    MaxCostIncrease,
-    MaxLatencyIncrease,
-    MaxTokenIncrease,
-    MaxToolCallIncrease,
-    OutputDir,
-    S3Options,
-    Secrets,
-)
 from agentflow_eval.models.regression import (
     DEFAULT_EVALUATE_DEPLOYMENT,
     CrashRetries,
@@ -55,6 +40,21 @@ from agentflow_eval.models.regression import (
     Suite,
     SuiteBaseline,
     SuitePublishTo,
+)
+from agentflow_eval.models.request import (
+    S3,
+    AgentVersion,
+    FailOnRegression,
+    GitSha,
+    Labels,
+    MaxCostIncrease,
+    MaxLatencyIncrease,
+    MaxTokenIncrease,
+    MaxToolCallIncrease,
+    OutputDir,
+    RunRequest,
+    S3Options,
+    Secrets,
 )
 from agentflow_eval.redaction import install_log_redaction
 from agentflow_eval.report.suite_brief import suite_lines
@@ -232,7 +232,7 @@ def _after_crashes(message: str | None, crashes: list[str]) -> str | None:
 
 
 async def _run_deployed(
-    deployment: UUID, params: EvaluateParams, name: str, limits: _ChildLimits
+    deployment: UUID, params: RunRequest, name: str, limits: _ChildLimits
 ) -> FlowRunEnd:
     """A flow run of the evaluate deployment, shown under this flow run. Waits for it at
     most ``limits.timeout_minutes``, then cancels it; starts it again when it crashed (its
@@ -294,7 +294,7 @@ async def _cancel(flow_run_id: UUID, why: str) -> None:
         get_run_logger().warning("could not cancel flow run %s: %s", flow_run_id, exc)
 
 
-async def _run_in_process(params: EvaluateParams, name: str, limits: _ChildLimits) -> FlowRunEnd:
+async def _run_in_process(params: RunRequest, name: str, limits: _ChildLimits) -> FlowRunEnd:
     """The evaluate flow as a subflow of this flow run; its failure is its state. One
     still going after ``limits.timeout_minutes`` is cancelled (a crash cannot be retried
     here: it would have taken this process with it)."""

@@ -4,23 +4,20 @@ here, before any trial runs, with the file, case and field named."""
 
 from __future__ import annotations
 
-import os
-
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from agentflow_eval.agents.base import AgentUnderTest
-from agentflow_eval.models.params import EvaluateParams
-from agentflow_eval.run.plan import RunHandle, plan_from_params
+from agentflow_eval.models.request import RunRequest
+from agentflow_eval.pipeline.execute import PreparedRun, prepare
 
 __all__ = ["load_evalset_task"]
 
 
 @task(name="load-evalset", cache_policy=NO_CACHE)
-def load_evalset_task(params: EvaluateParams) -> tuple[RunHandle, AgentUnderTest | None]:
-    """The run's plan and its agent, from the flow's parameters."""
-    handle, agent = plan_from_params(params, environ=os.environ)
-    plan = handle.plan
+def load_evalset_task(request: RunRequest) -> PreparedRun:
+    """The run's plan and its agent, from the flow's run request."""
+    prepared = prepare(request)
+    plan = prepared.plan
     logger = get_run_logger()
     for warning in plan.warnings:
         logger.warning(warning)
@@ -28,7 +25,7 @@ def load_evalset_task(params: EvaluateParams) -> tuple[RunHandle, AgentUnderTest
         "eval set %r%s: %d cases × %d runs, %d trials in flight, %g s per trial; agent %s%s; "
         "run folder %s%s",
         plan.eval_set.eval_set_id,
-        f" (shard {params.shard.index + 1} of {params.shard.count})" if params.shard else "",
+        f" (shard {request.shard.index + 1} of {request.shard.count})" if request.shard else "",
         len(plan.eval_set.eval_cases),
         plan.settings.runs,
         plan.settings.max_concurrency,
@@ -38,4 +35,4 @@ def load_evalset_task(params: EvaluateParams) -> tuple[RunHandle, AgentUnderTest
         plan.paths.run_dir,
         " (resumed)" if plan.resumed else "",
     )
-    return handle, agent
+    return prepared

@@ -14,7 +14,7 @@ from typing import Any
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from agentflow_eval.models.params import S3Options
+from agentflow_eval.models.request import S3Options
 from agentflow_eval.pipeline.stages import publish_stage
 from agentflow_eval.publish.publisher import PublishOutcome
 from agentflow_eval.redaction import register_secret

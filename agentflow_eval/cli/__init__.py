@@ -10,7 +10,9 @@
     agentflow-eval init [DIR]                      make a starter project to evaluate
     agentflow-eval view [OUTPUT_DIR] [--serve]     open the newest report; serve every run
 
-Each command module offers ``add_parser(subparsers)`` and ``run(args) -> int``. Exit
+Each command module offers ``add_parser(subparsers)`` and ``run(args) -> int`` (the run
+commands, ``run(args, early)``: :mod:`.early` started what they need before the command's
+imports, which :mod:`.commands` holds). Exit
 codes: 0 ok (``run`` is report-only by default), 1 below a gate the user set, 2 bad input
 (one line naming file, case and field, or the flag), 3 a run that could not go on, 130
 stopped by Ctrl-C.
@@ -18,65 +20,34 @@ stopped by Ctrl-C.
 
 from __future__ import annotations
 
-import argparse
 import atexit
 import contextlib
 import os
 import sys
 from collections.abc import Sequence
 
-from agentflow_eval.cli import (
-    compare,
-    evalset,
-    init,
-    publish,
-    rejudge,
-    report,
-    run,
-    schema,
-    view,
-)
-from agentflow_eval.cli.common import EXIT_OK, OneLineErrorParser
-from agentflow_eval.version import __version__
+from agentflow_eval.cli.common import EXIT_OK, fail
+from agentflow_eval.cli.early import start_early
+from agentflow_eval.errors import InputError
 
-__all__ = ["build_parser", "console", "main"]
-
-COMMANDS = {
-    "run": run,
-    "report": report,
-    "publish": publish,
-    "schema": schema,
-    "compare": compare,
-    "eval-set": evalset,
-    "rejudge": rejudge,
-    "init": init,
-    "view": view,
-}
-ALIASES = {"eval": "run"}
-"""Other names a command answers to (``eval``: the name evaluation plans often use)."""
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The command's parser; every subcommand's errors are one line (their parsers are
-    made by ``add_subparsers``, of the same class)."""
-    parser = OneLineErrorParser(
-        prog="agentflow-eval",
-        description="Evaluate LLM agents: repeated trials, deterministic and LLM-judged "
-        "criteria, pass rates. Runs as a Prefect flow.",
-    )
-    parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
-    )
-    sub = parser.add_subparsers(dest="command", required=True, help="the command to run")
-    for module in COMMANDS.values():
-        module.add_parser(sub)
-    return parser
+__all__ = ["console", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    code: int = COMMANDS[ALIASES.get(args.command, args.command)].run(args)
-    return code
+    """Run the command ``argv`` (default: this process's arguments); its exit code."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        early = start_early(words, os.environ)
+    except InputError as exc:  # a resumed folder another process holds
+        return fail(str(exc))
+    try:
+        # the command graph (LiteLLM, SciPy, the agent's imports) loads while the server
+        # launched above boots
+        from agentflow_eval.cli.commands import dispatch
+
+        return dispatch(words, early)
+    finally:
+        early.release()
 
 
 def console() -> None:

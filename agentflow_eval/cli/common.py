@@ -7,6 +7,9 @@ import argparse
 import sys
 from typing import NoReturn
 
+from agentflow_eval.files.naming import printable
+from agentflow_eval.redaction import redact
+
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_BELOW_THRESHOLD",
@@ -14,11 +17,8 @@ __all__ = [
     "EXIT_NO_TRIAL_COMPLETED",
     "EXIT_OK",
     "EXIT_RUN_FAILED",
-    "TOLERANCE_FLAGS",
     "OneLineErrorParser",
-    "add_tolerance_flags",
     "fail",
-    "increase",
     "one_line",
     "positive_float",
     "positive_int",
@@ -35,9 +35,6 @@ EXIT_INTERRUPTED = 130
 def terminal_text(text: str) -> str:
     """``text`` as the terminal may show it: secrets redacted, control characters (an
     id's ESC, NUL or CR) shown escaped."""
-    from agentflow_eval.files.naming import printable
-    from agentflow_eval.redaction import redact
-
     return printable(redact(text))
 
 
@@ -88,42 +85,6 @@ def positive_float(value: str) -> float:
     if not number > 0 or number == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a number above 0, got {value}")
     return number
-
-
-def increase(value: str) -> float:
-    """A flag value that is a tolerated increase: ``10%`` or a fraction (``0.1``)."""
-    from agentflow_eval.models.tolerances import parse_increase
-
-    try:
-        parsed = parse_increase(value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    if parsed is None:
-        raise argparse.ArgumentTypeError("expected an increase such as 10%, got nothing")
-    return parsed
-
-
-TOLERANCE_FLAGS = (
-    ("--max-cost-increase", "cost"),
-    ("--max-latency-increase", "latency"),
-    ("--max-token-increase", "tokens"),
-    ("--max-tool-call-increase", "tool calls"),
-)
-"""The efficiency tolerances' flags (their ``dest`` is the tolerance's field name)."""
-
-
-def add_tolerance_flags(parser: argparse.ArgumentParser) -> None:
-    """The flags of the increases in cost, latency, tokens and tool calls a regression
-    gate tolerates."""
-    for flag, what in TOLERANCE_FLAGS:
-        parser.add_argument(
-            flag,
-            type=increase,
-            metavar="PCT",
-            help=f"with --fail-on-regression: fail on a significant increase of {what} over "
-            f"the baseline beyond this, e.g. 10%% (per case: the median; overall: the "
-            "geometric mean of the per-case ratios); without it, changes are only reported",
-        )
 
 
 class OneLineErrorParser(argparse.ArgumentParser):

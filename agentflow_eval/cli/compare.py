@@ -21,9 +21,22 @@ from agentflow_eval.cli.common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_OK,
     EXIT_RUN_FAILED,
-    add_tolerance_flags,
     fail,
 )
+from agentflow_eval.cli.request_flags import add_request_flags, request_fields_given
+from agentflow_eval.compare import (
+    Side,
+    compare_runs,
+    console_for,
+    is_latest,
+    load_side,
+    print_comparison,
+)
+from agentflow_eval.errors import InputError, StoreError
+from agentflow_eval.models.request import S3Options
+from agentflow_eval.models.tolerances import EfficiencyTolerances
+from agentflow_eval.report.pull_request import comparison_comment
+from agentflow_eval.storage.history import AgentIdentity
 
 __all__ = ["add_parser", "run"]
 
@@ -79,29 +92,21 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="compare runs of different eval sets (cases are paired by id)",
     )
-    add_tolerance_flags(parser)
-    parser.add_argument("--s3-endpoint-url", help="S3-compatible endpoint, e.g. http://host:8333")
-    parser.add_argument(
-        "--s3-region", help="the S3 region (default: what boto3's configuration says)"
-    )
-    parser.add_argument("--s3-path-style", action="store_true", help="path-style S3 addressing")
+    add_request_flags(parser, _TOLERANCES)
+    s3 = parser.add_argument_group("reaching an S3-compatible store")
+    add_request_flags(s3, ("s3",))
+
+
+_TOLERANCES = (
+    "max_cost_increase",
+    "max_latency_increase",
+    "max_token_increase",
+    "max_tool_call_increase",
+)
+"""The run request's efficiency tolerances, taken by ``compare`` as ``run`` takes them."""
 
 
 def run(args: argparse.Namespace) -> int:
-    from agentflow_eval.compare import (
-        Side,
-        compare_runs,
-        console_for,
-        is_latest,
-        load_side,
-        print_comparison,
-    )
-    from agentflow_eval.errors import InputError, StoreError
-    from agentflow_eval.models.params import S3Options
-    from agentflow_eval.models.tolerances import EfficiencyTolerances
-    from agentflow_eval.report.pull_request import comparison_comment
-    from agentflow_eval.storage.history import AgentIdentity
-
     shape = args.format or ("json" if args.json else "text")
     if args.json and shape != "json":
         return fail(f"--json and --format {shape} disagree: give one of them")
@@ -111,9 +116,11 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"--detect-drop must be within (0, 1], got {args.detect_drop}")
     if str(args.baseline).strip() == "latest" and str(args.candidate).strip() == "latest":
         return fail("only one side can be a bare 'latest': give the other side as a run")
-    s3 = S3Options(
-        endpoint_url=args.s3_endpoint_url, region=args.s3_region, path_style=args.s3_path_style
-    )
+    given = request_fields_given(args)
+    try:
+        s3 = S3Options.model_validate(given.get("s3", {}))
+    except ValueError as exc:
+        return fail(str(exc).splitlines()[-1].strip())
     try:
         # a bare 'latest' learns its eval set (and which run to skip) from the other side
         order = ("baseline", "candidate")
@@ -140,10 +147,7 @@ def run(args: argparse.Namespace) -> int:
             baseline_source=baseline.source,
             candidate_source=candidate.source,
             tolerances=EfficiencyTolerances(
-                max_cost_increase=args.max_cost_increase,
-                max_latency_increase=args.max_latency_increase,
-                max_token_increase=args.max_token_increase,
-                max_tool_call_increase=args.max_tool_call_increase,
+                **{name: value for name, value in given.items() if name in _TOLERANCES}
             ),
         )
     except InputError as exc:  # a side missing or unreadable, runs that do not compare

@@ -6,8 +6,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from agentflow_eval.cli.common import EXIT_BELOW_THRESHOLD, EXIT_OK, fail
-from agentflow_eval.cli.run_flags import add_link_flags
+from agentflow_eval.cli.common import EXIT_BELOW_THRESHOLD, EXIT_OK, fail, one_line
+from agentflow_eval.cli.request_flags import add_request_flags, request_fields_given
+from agentflow_eval.models.request import S3Options
+from agentflow_eval.publish.publisher import publish_pending
+from agentflow_eval.storage.targets import target_of
 
 __all__ = ["add_parser", "run"]
 
@@ -26,37 +29,18 @@ def add_parser(sub: Any) -> None:
         dest="target",
         help="s3://bucket/prefix or a folder (default: where the failed publish was going)",
     )
-    parser.add_argument("--s3-endpoint-url", help="S3-compatible endpoint, e.g. http://host:8333")
-    parser.add_argument(
-        "--s3-region", help="the S3 region (default: what boto3's configuration says)"
-    )
-    parser.add_argument("--s3-path-style", action="store_true", help="path-style S3 addressing")
-    add_link_flags(parser)
+    add_request_flags(parser, ("s3",))
 
 
 def run(args: argparse.Namespace) -> int:
-    from agentflow_eval.publish.publisher import publish_pending
-    from agentflow_eval.storage.targets import parse_target
-
     run_dir = Path(args.run_dir)
     if not (run_dir / "results.json").is_file():
         return fail(f"{run_dir}: no results.json; pass the run folder a run printed")
     try:
-        target = (
-            parse_target(
-                args.target,
-                endpoint_url=args.s3_endpoint_url,
-                region=args.s3_region,
-                path_style=args.s3_path_style,
-                public_url=args.s3_public_url,
-                links=args.s3_links or ("public" if args.s3_public_url else "presigned"),
-                link_expiry_s=args.s3_link_expiry_hours * 3600,
-            )
-            if args.target
-            else None
-        )
+        s3 = S3Options.model_validate(request_fields_given(args).get("s3", {}))
+        target = target_of(args.target, s3) if args.target else None
         outcome = publish_pending(run_dir, target)
     except ValueError as exc:
-        return fail(str(exc))
+        return fail(one_line(exc, field=False))
     print(outcome.message)
     return EXIT_OK if outcome.published else EXIT_BELOW_THRESHOLD

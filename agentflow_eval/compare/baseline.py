@@ -16,7 +16,7 @@ from agentflow_eval.compare.models import BaselineProblem, RunComparison
 from agentflow_eval.compare.sides import LATEST, NoEarlierRun, OtherAgent, SideError, load_side
 from agentflow_eval.errors import StoreError
 from agentflow_eval.files.atomic import write_text_atomically
-from agentflow_eval.models.params import S3Options
+from agentflow_eval.models.request import S3Options
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.models.tolerances import EfficiencyTolerances
 from agentflow_eval.storage.history import AgentIdentity

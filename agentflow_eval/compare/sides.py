@@ -32,7 +32,7 @@ from pydantic import ValidationError
 from agentflow_eval.compare.reading import run_summary_from_stream
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.results_json import ResultsFileError
-from agentflow_eval.models.params import S3Options
+from agentflow_eval.models.request import S3Options
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.storage.history import AgentIdentity, LatestPointer, RunsManifest
 from agentflow_eval.storage.keys import key_part

@@ -47,6 +47,7 @@ from agentflow_eval.files.errors import (
     problems_from_validation,
 )
 from agentflow_eval.models.config import CRITERIA_CATALOGUE, CriteriaCatalogue, EvalConfig
+from agentflow_eval.models.environment import MAX_FILE_MB_ENV
 from agentflow_eval.models.evalset import EvalCase, EvalSet
 
 __all__ = [
@@ -87,9 +88,6 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 """The largest eval-set or config file read by default (64 MiB): checked before the file
 is read, since parsing takes many times a file's size in memory. Ten thousand rich cases
 fit in a tenth of it. A front door may set another (:func:`max_file_bytes`)."""
-
-MAX_FILE_MB_ENV = "AGENTFLOW_MAX_FILE_MB"
-"""The variable a front door reads for the largest input file, in MiB."""
 
 
 def max_file_bytes(mib: str | float | None) -> int:

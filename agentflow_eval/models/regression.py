@@ -2,7 +2,7 @@
 ``evaluate`` flow run and compared with its baseline, and what the suite shares (where
 runs are published, the baseline, the gate).
 
-Like the evaluate flow's (:mod:`agentflow_eval.models.params`), the flow takes these as
+Like the evaluate flow's (:mod:`agentflow_eval.models.request`), the flow takes these as
 top-level parameters, so the Prefect UI renders a form; :class:`RegressionParams` holds
 them together, and :meth:`RegressionParams.evaluate_params` is what each eval set's
 evaluate flow run is started with.
@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agentflow_eval.models import defaults
-from agentflow_eval.models.params import (
+from agentflow_eval.models.request import (
     S3,
     Agent,
     AgentModel,
@@ -23,7 +23,6 @@ from agentflow_eval.models.params import (
     Baseline,
     ConfigPath,
     EvalSetPath,
-    EvaluateParams,
     FailOnRegression,
     GitSha,
     JudgeModel,
@@ -33,6 +32,7 @@ from agentflow_eval.models.params import (
     MaxTokenIncrease,
     MaxToolCallIncrease,
     OutputDir,
+    RunRequest,
     Runs,
     S3Options,
     Secrets,
@@ -206,11 +206,11 @@ class RegressionParams(BaseModel):
         """The :data:`REGRESSION_LABEL` value of entry ``index`` in flow run ``flow_run_id``."""
         return f"{self.suite}@{flow_run_id}#{index}"
 
-    def evaluate_params(self, index: int, tag: str) -> EvaluateParams:
+    def evaluate_params(self, index: int, tag: str) -> RunRequest:
         """What entry ``index`` is evaluated with: its own fields, the suite's shared
         ones, and the suite's label."""
         entry = self.evals[index]
-        return EvaluateParams(
+        return RunRequest(
             agent=entry.agent,
             evalset=entry.evalset,
             config=entry.config,

@@ -1,172 +1,136 @@
-"""The whole pipeline in one call, without Prefect::
+"""The whole pipeline in one call from Python, without Prefect::
 
-    run = await evaluate(agent, eval_set, config, options=RunOptions(runs=3))
+    run = await evaluate(agent, eval_set, config, runs=3)
     again = await rejudge(run_dir, new_config)   # the stored trials, judged again
 
-It plans the run, opens the run's model client (its rate limits and connection pool)
-unless the caller passes one, and runs the stage list (:func:`.runner.run_pipeline`)
-directly. ``AgentEvaluator`` is built on :func:`evaluate_outcome`. :func:`rejudge` runs
-the same stage list on a finished run's stored trials, in a new run folder, without
-calling its agent.
+Each keyword setting is a field of the run request
+(:class:`~agentflow_eval.models.request.RunRequest`: ``runs``, ``max_concurrency``,
+``trial_timeout_s``, ``baseline``, ``publish_to``, ``min_pass_rate``, ``track``, ...),
+spelled as the CLI's flags and the flow's parameters spell it; an unknown one is refused
+naming it. These functions build the request and hand it to the one call that runs every
+request (:func:`.execute.execute`). The agent, eval set and config may be objects or what
+names them (a spec, a file). ``judge_cache`` keeps judge replies across calls (default:
+this run only); ``models`` makes the run's model calls (default: a client under the
+config's rate limits; a caller's client stays the caller's to close).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 from agentflow_eval.agents.base import AgentUnderTest
-from agentflow_eval.criteria.judges.cache import InMemoryJudgeCache, JudgeCache
+from agentflow_eval.criteria.judges.cache import JudgeCache
 from agentflow_eval.llm.client import ModelClient
-from agentflow_eval.llm.ratelimit import RateLimiter
-from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.results import RunResult
+from agentflow_eval.pipeline.execute import RunObjects, Runtime, execute
 from agentflow_eval.pipeline.outcome import RunOutcome
-from agentflow_eval.pipeline.runner import DirectStages, RunServices, run_pipeline
-from agentflow_eval.pipeline.stages import BaselineOptions
-from agentflow_eval.run.identity import RunIdentity
-from agentflow_eval.run.inputs import load_inputs
-from agentflow_eval.run.plan import RunHandle, RunInputs, RunOptions, plan_run
 from agentflow_eval.run.rejudge_source import read_rejudge_source
-from agentflow_eval.storage.targets import Target
 
-__all__ = ["evaluate", "evaluate_outcome", "rejudge", "rejudge_outcome", "with_trials"]
+__all__ = [
+    "evaluate",
+    "evaluate_outcome",
+    "rejudge",
+    "rejudge_outcome",
+    "request_of",
+    "with_trials",
+]
+
+
+def request_of(
+    agent: AgentUnderTest | str | None,
+    eval_set: EvalSet | str | Path | None,
+    config: EvalConfig | str | Path | None,
+    settings: dict[str, Any],
+) -> tuple[RunRequest, RunObjects]:
+    """The run request a Python door makes of its arguments (names into the request,
+    objects beside it), completed from this process's environment as every door's is."""
+    named = {
+        key: str(value) if isinstance(value, Path) else value for key, value in settings.items()
+    }
+    for key, value in (("agent", agent), ("evalset", eval_set), ("config", config)):
+        if isinstance(value, str | Path):
+            named[key] = str(value)
+    objects = RunObjects(
+        agent=agent if isinstance(agent, AgentUnderTest) else None,
+        eval_set=eval_set if isinstance(eval_set, EvalSet) else None,
+        config=config if isinstance(config, EvalConfig) else None,
+    )
+    return RunRequest.model_validate(named).with_environment(os.environ), objects
 
 
 async def evaluate_outcome(
-    agent: AgentUnderTest | None,
-    inputs: RunInputs,
+    agent: AgentUnderTest | str | None,
+    eval_set: EvalSet | str | Path,
+    config: EvalConfig | str | Path | None = None,
     *,
-    options: RunOptions | None = None,
-    output_dir: str | Path = defaults.OUTPUT_DIR,
     judge_cache: JudgeCache | None = None,
     models: ModelClient | None = None,
-    baseline: BaselineOptions | None = None,
-    publish_to: Target | None = None,
-    identity: RunIdentity | None = None,
+    **settings: Any,
 ) -> RunOutcome:
-    """Plan a run of ``agent`` on ``inputs`` under ``output_dir`` and run every stage;
-    returns where the run is and what it found. ``models`` makes the run's model calls
-    (default: a client under the config's rate limits, opened and closed here; a caller's
-    client stays the caller's to close); ``judge_cache`` keeps judge replies across calls
-    (default: this run only)."""
-    handle = plan_run(
-        inputs, options or RunOptions(), agent=agent, output_dir=output_dir, identity=identity
-    )
-    return await _run_planned(handle, agent, judge_cache, models, baseline, publish_to)
-
-
-async def _run_planned(
-    handle: RunHandle,
-    agent: AgentUnderTest | None,
-    judge_cache: JudgeCache | None,
-    models: ModelClient | None,
-    baseline: BaselineOptions | None,
-    publish_to: Target | None,
-) -> RunOutcome:
-    """Every stage of a planned run, directly; the folder's lock released at the end."""
-    with handle:
-        plan = handle.plan
-        cache = judge_cache if judge_cache is not None else InMemoryJudgeCache()
-        if models is not None:
-            services = RunServices(agent, models, cache, baseline, publish_to)
-            return await run_pipeline(plan, services, DirectStages())
-        async with ModelClient(RateLimiter.from_config(plan.config)) as own:
-            services = RunServices(agent, own, cache, baseline, publish_to)
-            return await run_pipeline(plan, services, DirectStages())
-
-
-async def rejudge_outcome(
-    source: str | Path,
-    inputs: RunInputs | None = None,
-    *,
-    output_dir: str | Path | None = None,
-    judge_cache: JudgeCache | None = None,
-    models: ModelClient | None = None,
-    baseline: BaselineOptions | None = None,
-    publish_to: Target | None = None,
-    identity: RunIdentity | None = None,
-) -> RunOutcome:
-    """Judge the stored trials of the finished run at ``source`` again with ``inputs``
-    (default: the eval set and config the source was started with), in a new run folder
-    under ``output_dir`` (default: beside the source), without calling its agent; then
-    aggregate, compare, report and publish as any run. The source is only read."""
-    found = read_rejudge_source(source)
-    if inputs is None:
-        started = found.params()
-        inputs = load_inputs(started.evalset, started.config, judge_model=started.judge_model)
-    handle = plan_run(
-        inputs,
-        RunOptions(),
-        agent=None,
-        output_dir=output_dir if output_dir is not None else found.output_root,
-        identity=identity,
-        rejudge=found,
-    )
-    return await _run_planned(handle, None, judge_cache, models, baseline, publish_to)
-
-
-async def rejudge(
-    source: str | Path,
-    config: EvalConfig | None = None,
-    *,
-    eval_set: EvalSet | None = None,
-    output_dir: str | Path | None = None,
-    judge_cache: JudgeCache | None = None,
-    models: ModelClient | None = None,
-    baseline: BaselineOptions | None = None,
-    publish_to: Target | None = None,
-) -> RunResult:
-    """Judge the finished run at ``source`` again with ``config`` (default: its own
-    config) on ``eval_set`` (default: the eval set it was started with), without running
-    its agent; returns the new run's results with every trial. ``judge_cache`` keeps judge
-    replies across calls, so an unchanged judge prompt is not paid twice (see
-    :func:`rejudge_outcome`)."""
-    inputs: RunInputs | None = None
-    if eval_set is not None:
-        inputs = RunInputs.of(eval_set, config)
-    elif config is not None:
-        started = read_rejudge_source(source).params()
-        inputs = load_inputs(started.evalset, config)
-    outcome = await rejudge_outcome(
-        source,
-        inputs,
-        output_dir=output_dir,
-        judge_cache=judge_cache,
-        models=models,
-        baseline=baseline,
-        publish_to=publish_to,
-    )
-    return with_trials(outcome)
+    """Evaluate ``agent`` on ``eval_set`` with the request ``settings`` make; returns where
+    the run is, what it found and its gates' verdict (nothing raised for a failed gate)."""
+    request, objects = request_of(agent, eval_set, config, settings)
+    return await execute(request, Runtime(judge_cache=judge_cache, models=models), objects=objects)
 
 
 async def evaluate(
-    agent: AgentUnderTest | None,
-    eval_set: EvalSet,
-    config: EvalConfig | None = None,
+    agent: AgentUnderTest | str | None,
+    eval_set: EvalSet | str | Path,
+    config: EvalConfig | str | Path | None = None,
     *,
-    options: RunOptions | None = None,
-    output_dir: str | Path = defaults.OUTPUT_DIR,
     judge_cache: JudgeCache | None = None,
     models: ModelClient | None = None,
-    baseline: BaselineOptions | None = None,
-    publish_to: Target | None = None,
-    identity: RunIdentity | None = None,
+    **settings: Any,
 ) -> RunResult:
     """Evaluate ``agent`` on ``eval_set`` (judged by ``config``, default ADK's criteria)
     and write the run folder under ``output_dir``. Returns the run's results with every
     trial (``results.json``, ``report.html`` and ``junit.xml`` are in the folder)."""
     outcome = await evaluate_outcome(
-        agent,
-        RunInputs.of(eval_set, config),
-        options=options,
-        output_dir=output_dir,
-        judge_cache=judge_cache,
-        models=models,
-        baseline=baseline,
-        publish_to=publish_to,
-        identity=identity,
+        agent, eval_set, config, judge_cache=judge_cache, models=models, **settings
+    )
+    return with_trials(outcome)
+
+
+async def rejudge_outcome(
+    source: str | Path,
+    config: EvalConfig | str | Path | None = None,
+    *,
+    eval_set: EvalSet | str | Path | None = None,
+    judge_cache: JudgeCache | None = None,
+    models: ModelClient | None = None,
+    **settings: Any,
+) -> RunOutcome:
+    """Judge the stored trials of the finished run at ``source`` again with ``config``
+    (default: the config the source was started with) on ``eval_set`` (default: the eval
+    set it was started with), in a new run folder under ``output_dir`` (default: beside
+    the source), without calling its agent; then aggregate, compare, report and publish
+    as any run. The source is only read."""
+    settings = {"rejudge_from": str(source), **settings}
+    request, objects = request_of(None, eval_set, config, settings)
+    if "output_dir" not in settings:  # beside the source
+        request = request.updated(output_dir=str(read_rejudge_source(source).output_root))
+    return await execute(request, Runtime(judge_cache=judge_cache, models=models), objects=objects)
+
+
+async def rejudge(
+    source: str | Path,
+    config: EvalConfig | str | Path | None = None,
+    *,
+    eval_set: EvalSet | str | Path | None = None,
+    judge_cache: JudgeCache | None = None,
+    models: ModelClient | None = None,
+    **settings: Any,
+) -> RunResult:
+    """Judge the finished run at ``source`` again (see :func:`rejudge_outcome`); returns
+    the new run's results with every trial. ``judge_cache`` keeps judge replies across
+    calls, so an unchanged judge prompt is not paid twice."""
+    outcome = await rejudge_outcome(
+        source, config, eval_set=eval_set, judge_cache=judge_cache, models=models, **settings
     )
     return with_trials(outcome)
 

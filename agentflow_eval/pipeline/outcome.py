@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentflow_eval.models.results import RunResult
+from agentflow_eval.pipeline.gates import GateVerdict
 
 if TYPE_CHECKING:
     from agentflow_eval.compare.models import RunComparison
@@ -25,6 +26,7 @@ class RunOutcome:
 
     __slots__ = (
         "comparison",
+        "gates",
         "notes",
         "publish",
         "published",
@@ -32,6 +34,7 @@ class RunOutcome:
         "run",
         "run_dir",
         "trials",
+        "warnings",
     )
 
     def __init__(
@@ -57,6 +60,11 @@ class RunOutcome:
         """With a baseline: the comparison."""
         self.publish = publish
         """With a publish target: what publishing did (``None``: not asked to)."""
+        self.warnings: tuple[str, ...] = ()
+        """What the run's inputs hold that is accepted but not used as written."""
+        self.gates = GateVerdict()
+        """How the run fared against its request's gates (decided by the one call that
+        runs a request)."""
 
     @property
     def publish_problem(self) -> str | None:

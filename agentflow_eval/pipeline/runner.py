@@ -127,6 +127,7 @@ async def conclude(plan: RunPlan, services: RunServices, runner: Stages) -> RunO
     outcome = RunOutcome(
         run=run, run_dir=plan.paths.run_dir, trials=folded.trials, comparison=comparison
     )
+    outcome.warnings = plan.warnings
     if services.publish_to is not None:
         published = await runner.publish(plan.paths.run_dir, services.publish_to)
         outcome.publish = published

@@ -29,7 +29,7 @@ from agentflow_eval.criteria.judges.cache import JudgeCache
 from agentflow_eval.criteria.judges.runtime import JudgeRuntime, JudgeStats
 from agentflow_eval.files.case_trials import JudgedFileTrials
 from agentflow_eval.llm.client import ModelClient
-from agentflow_eval.models.params import S3Options
+from agentflow_eval.models.request import RunRequest, S3Options
 from agentflow_eval.models.results import RunResult, Trial
 from agentflow_eval.models.tolerances import EfficiencyTolerances
 from agentflow_eval.publish.publisher import PublishOutcome, publish_run
@@ -138,6 +138,22 @@ class BaselineOptions:
     credentials: S3Credentials | None = None
     fail_on_regression: bool = False
     tolerances: EfficiencyTolerances | None = None
+
+    @classmethod
+    def of(
+        cls, request: RunRequest, credentials: S3Credentials | None = None
+    ) -> BaselineOptions | None:
+        """The comparison ``request`` asks for (``None`` without a baseline)."""
+        if not request.baseline:
+            return None
+        return cls(
+            request.baseline,
+            publish_to=request.publish_to,
+            s3=request.s3,
+            credentials=credentials,
+            fail_on_regression=request.fail_on_regression,
+            tolerances=request.tolerances(),
+        )
 
 
 def _compare(plan: RunPlan, run: RunResult, options: BaselineOptions) -> RunComparison:

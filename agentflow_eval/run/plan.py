@@ -2,7 +2,7 @@
 records about itself.
 
 Every front door goes through here — the CLI, the evaluate flow (from
-:class:`~agentflow_eval.models.params.EvaluateParams`) and ``AgentEvaluator`` (from
+:class:`~agentflow_eval.models.request.RunRequest`) and ``AgentEvaluator`` (from
 objects) — so configuration means the same wherever a run starts::
 
     inputs = load_inputs(evalset_path, config_path)      # or RunInputs.of(eval_set, config)
@@ -20,7 +20,6 @@ lock (:mod:`.folder_lock`), resume checks (:mod:`.resume`) and ``run.json``
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,12 +27,13 @@ from types import TracebackType
 
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.agents.loader import load_agent
+from agentflow_eval.criteria.config_files import load_config
 from agentflow_eval.errors import InputError
-from agentflow_eval.files.loading import MAX_FILE_MB_ENV, max_file_bytes
+from agentflow_eval.files.loading import max_file_bytes
 from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 from agentflow_eval.run.agent_code import RunSubject, canonical_spec, source_digest
 from agentflow_eval.run.allowed_agents import check_agent_allowed
 from agentflow_eval.run.components import ComponentTargets, load_components
@@ -72,7 +72,7 @@ __all__ = [
     "RunPlan",
     "RunSettings",
     "load_inputs",
-    "plan_from_params",
+    "plan_request",
     "plan_run",
 ]
 
@@ -155,7 +155,7 @@ def plan_run(
     agent: AgentUnderTest | None,
     output_dir: str | Path = defaults.OUTPUT_DIR,
     resume: str | Path | RunRecord | None = None,
-    params: EvaluateParams | None = None,
+    params: RunRequest | None = None,
     identity: RunIdentity | None = None,
     rejudge: RejudgeSource | None = None,
     held: RunFolderLock | None = None,
@@ -247,7 +247,7 @@ def plan_run(
         labels=dict(who.labels),
         earlier_s=record.elapsed_s if record is not None else 0.0,
         agent_spec=params.agent if params is not None else None,
-        track=(params.track if params is not None else None) or defaults.TRACK,
+        track=options.track or defaults.TRACK,
     )
     if rejudge is not None:
         meta = _rejudged_meta(meta, rejudge)
@@ -278,60 +278,82 @@ def plan_run(
     return RunHandle(plan, lock)
 
 
-def plan_from_params(
-    params: EvaluateParams,
+def plan_request(
+    request: RunRequest,
     *,
-    environ: Mapping[str, str],
+    agent: AgentUnderTest | None = None,
+    eval_set: EvalSet | None = None,
+    config: EvalConfig | None = None,
     resume: RunRecord | None = None,
     held: RunFolderLock | None = None,
-    max_file_mb: float | None = None,
 ) -> tuple[RunHandle, AgentUnderTest | None]:
-    """The agent (``None`` when the parameters name none: every case is then a
-    component case) and the planned run that ``params`` ask for (a shard's plan holds
-    only its share of the cases), the run's identity completed from ``environ`` (CI
-    variables). Every front door that starts from parameters plans here: the evaluate
-    flow's load task, and the CLI before it starts the flow. ``resume`` is the record of
-    ``params.resume``'s folder when the caller has read it already, ``held`` its lock
-    when the caller took it already. ``max_file_mb`` is the largest eval-set or config
-    file read, in MiB (else ``$AGENTFLOW_MAX_FILE_MB`` in ``environ``, else 64). An agent
-    outside ``params.allowed_agents`` is refused before it is imported."""
-    rejudge = read_rejudge_source(params.rejudge_from) if params.rejudge_from else None
-    if rejudge is not None and params.shards > 1:
+    """The planned run that ``request`` asks for (a shard's plan holds only its share of
+    the cases) and its agent (``None`` when there is none: every case is then a component
+    case). Every front door plans here, through the one call
+    (:func:`agentflow_eval.pipeline.execute.prepare`).
+
+    What the request names is loaded here: the agent from its spec (one outside
+    ``request.allowed_agents`` is refused before it is imported), the eval set and config
+    from their files. A Python front door may hand over objects instead: ``agent``,
+    ``eval_set`` (then the request names no eval-set file) and ``config``; a run so
+    started is not resumable from its folder's ``run.json``, which then records no
+    request. ``resume`` is the record of ``request.resume``'s folder when the caller has
+    read it already, ``held`` its lock when the caller took it already."""
+    rejudge = read_rejudge_source(request.rejudge_from) if request.rejudge_from else None
+    if rejudge is not None and request.shards > 1:
         raise InputError(
             "shards: a re-judge (rejudge_from) runs no agent, so there are no trials to "
             "split; set shards to 1"
         )
-    if rejudge is None:
-        check_agent_allowed(params.agent, params.allowed_agents)
-    if not params.agent and params.model and rejudge is None:
-        raise InputError(f"model {params.model!r} is for an agent, and no agent was given")
-    # a re-judge's trials are its source's: the agent is not loaded
-    agent = load_agent(params.agent, model=params.model) if params.agent and not rejudge else None
-    inputs = load_inputs(
-        params.evalset,
-        params.config,
-        judge_model=params.judge_model,
-        max_file_bytes=max_file_bytes(
-            max_file_mb if max_file_mb is not None else environ.get(MAX_FILE_MB_ENV)
-        ),
-    )
+    if rejudge is None and agent is None:
+        check_agent_allowed(request.agent, request.allowed_agents)
+    if request.model and rejudge is None and (agent is not None or not request.agent):
+        raise InputError(
+            f"model {request.model!r} is for an agent named by its spec, and "
+            + ("the agent was given as an object" if agent is not None else "no agent was given")
+        )
+    if agent is None and request.agent and rejudge is None:  # a re-judge's trials are its source's
+        agent = load_agent(request.agent, model=request.model)
+    inputs = _inputs(request, eval_set, config)
+    from_files = eval_set is None and config is None and (agent is None or bool(request.agent))
     handle = plan_run(
         inputs,
-        RunOptions.of(params),
+        RunOptions.of(request),
         agent=agent,
-        output_dir=params.output_dir,
-        resume=resume if resume is not None else params.resume,
-        params=params,
-        identity=RunIdentity.of(
-            environ,
-            agent_version=params.agent_version,
-            git_sha=params.git_sha,
-            labels=params.labels,
+        output_dir=request.output_dir,
+        resume=resume if resume is not None else request.resume,
+        params=request if from_files else None,
+        identity=RunIdentity(
+            agent_version=request.agent_version,
+            git_sha=request.git_sha,
+            labels=dict(request.labels),
         ),
         rejudge=rejudge,
         held=held,
     )
     return handle, agent
+
+
+def _inputs(request: RunRequest, eval_set: EvalSet | None, config: EvalConfig | None) -> RunInputs:
+    """The run's eval set and config: the objects given, else the files the request
+    names; the request's judge model over the config's."""
+    max_bytes = max_file_bytes(request.max_file_mb)
+    if eval_set is None:
+        if request.evalset is None:
+            raise InputError("evalset: the eval set to run is required (a file or folder)")
+        return load_inputs(
+            request.evalset,
+            config if config is not None else request.config,
+            judge_model=request.judge_model,
+            max_file_bytes=max_bytes,
+        )
+    chosen = config
+    if chosen is None and request.config:
+        chosen = load_config(request.config, max_bytes=max_bytes)
+    if request.judge_model:
+        chosen = (chosen if chosen is not None else EvalConfig.default()).model_copy(deep=True)
+        chosen.judge.model = request.judge_model
+    return RunInputs.of(eval_set, chosen)
 
 
 def _rejudged_meta(meta: RunMeta, source: RejudgeSource) -> RunMeta:
@@ -361,7 +383,7 @@ def _resumed_lock(run_dir: Path, held: RunFolderLock | None) -> RunFolderLock:
 
 def _subject(
     agent: AgentUnderTest | None,
-    params: EvaluateParams | None,
+    params: RunRequest | None,
     agent_model: str | None,
     judge_model: str | None,
 ) -> RunSubject:

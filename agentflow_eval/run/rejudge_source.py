@@ -18,7 +18,7 @@ from typing import Any
 
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.jsonl import iter_raw
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.results import RejudgedFrom
 from agentflow_eval.run.inputs import RunInputs
 from agentflow_eval.run.paths import RunPaths
@@ -57,7 +57,7 @@ class RejudgeSource:
         """Whether the source recorded its parameters (a run started from Python did not)."""
         return "params" in self.record.document
 
-    def params(self) -> EvaluateParams:
+    def params(self) -> RunRequest:
         """The parameters the source was started with (its eval set and config are the
         re-judge's defaults); refused for a run started from Python."""
         if not self.started_from_params:

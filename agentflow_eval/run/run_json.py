@@ -14,7 +14,7 @@ from typing import Any
 
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.files.errors import EvalFileError
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 from agentflow_eval.run.meta import RunMeta
 from agentflow_eval.run.paths import RunPaths
 
@@ -86,7 +86,7 @@ class RunRecord:
         found = self.document.get("fingerprint")
         return found if isinstance(found, Mapping) else None
 
-    def params(self) -> EvaluateParams:
+    def params(self) -> RunRequest:
         """The parameters the run was started with, set to resume it."""
         if "params" not in self.document:
             raise ValueError(
@@ -94,7 +94,7 @@ class RunRecord:
                 "it from Python with the same agent and eval set"
             )
         try:
-            params = EvaluateParams.model_validate(self.document["params"])
+            params = RunRequest.model_validate(self.document["params"])
         except ValueError as exc:
             first = str(exc).splitlines()
             raise EvalFileError(
@@ -135,7 +135,7 @@ class RunRecord:
         return datetime.fromisoformat(self.document["started_at"])
 
 
-def _from_started_dir(params: EvaluateParams, started_in: Path | None) -> EvaluateParams:
+def _from_started_dir(params: RunRequest, started_in: Path | None) -> RunRequest:
     """``params`` with each relative file path (eval set, config, an agent named by its
     file, the output folder, a re-judge's source run) that does not exist from here, but
     does from the directory the run was started in, made absolute there."""
@@ -163,7 +163,7 @@ def _from_started_dir(params: EvaluateParams, started_in: Path | None) -> Evalua
     return params.model_copy(update=update)
 
 
-def params_from_run_dir(run_dir: str | Path) -> EvaluateParams:
+def params_from_run_dir(run_dir: str | Path) -> RunRequest:
     """The parameters a run was started with, read back from its ``run.json``."""
     return RunRecord.read(run_dir).params()
 
@@ -184,7 +184,7 @@ are held to, and what the deployment allows. The rest (agent, eval set, runs, ca
 is the run's, stored in its run.json."""
 
 
-def resume_params(given: EvaluateParams) -> EvaluateParams:
+def resume_params(given: RunRequest) -> RunRequest:
     """The parameters that finish ``given.resume``: the settings the run was started with,
     and ``given``'s :data:`DELIVERY_FIELDS`. A form always submits every field (runs
     filled in with the default), so a resume takes the run's own rather than refusing
@@ -200,7 +200,7 @@ def write_run_json(
     meta: RunMeta,
     *,
     fingerprint: Mapping[str, Any],
-    params: EvaluateParams | None,
+    params: RunRequest | None,
     earlier: RunRecord | None,
 ) -> None:
     """Write the run's ``run.json``: its id, start, runs per case, agent, the inputs'

@@ -10,7 +10,7 @@ from pathlib import Path
 from agentflow_eval.errors import InputError
 from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 from agentflow_eval.run.trial import TrialSettings
 
 __all__ = ["RunOptions", "RunSettings", "check_trial_count", "resolve_settings"]
@@ -38,6 +38,8 @@ class RunOptions:
     shard: tuple[int, int] | None = None
     """``(index, count)``: only shard ``index`` of ``count`` of the chosen cases (a
     sharded run's part, see :func:`~agentflow_eval.run.selection.shard_of`)."""
+    track: str | None = None
+    """The history the run joins (``None``: :data:`~agentflow_eval.models.defaults.TRACK`)."""
 
     def __post_init__(self) -> None:
         for name, value, low in (
@@ -51,15 +53,19 @@ class RunOptions:
             raise ValueError(f"trial_timeout_s must be positive, got {self.trial_timeout_s}")
 
     @classmethod
-    def of(cls, params: EvaluateParams) -> RunOptions:
+    def of(cls, request: RunRequest) -> RunOptions:
+        """What ``request`` asks of the run's planning."""
         return cls(
-            runs=params.runs,
-            max_concurrency=params.max_concurrency,
-            trial_timeout_s=params.trial_timeout_s,
-            count_infrastructure_errors=params.count_infrastructure_errors,
-            cases=tuple(params.cases or ()),
-            limit=params.limit,
-            shard=(params.shard.index, params.shard.count) if params.shard else None,
+            runs=request.runs,
+            max_concurrency=request.max_concurrency,
+            trial_timeout_s=request.trial_timeout_s,
+            workroot=Path(request.workroot) if request.workroot else None,
+            keep_workdirs=request.keep_workdirs,
+            count_infrastructure_errors=request.count_infrastructure_errors,
+            cases=tuple(request.cases or ()),
+            limit=request.limit,
+            shard=(request.shard.index, request.shard.count) if request.shard else None,
+            track=request.track,
         )
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from agentflow_eval.models.params import S3Options
+from agentflow_eval.models.request import S3Options
 from agentflow_eval.storage.base import ReadableStream
 from agentflow_eval.storage.s3 import S3Body, S3Store
 from agentflow_eval.storage.targets import LocalTarget, S3Credentials, S3Target, target_of

@@ -39,7 +39,7 @@ SCRIPT = textwrap.dedent(
     try:
         run = loop.run_until_complete(evaluate(
             PythonAgent(agent), answer_evalset(3), answer_config(),
-            options=RunOptions(runs=2), output_dir=sys.argv[1]))
+            runs=2, output_dir=sys.argv[1]))
     except KeyboardInterrupt:
         print(json.dumps({"stopped": True}))
     else:

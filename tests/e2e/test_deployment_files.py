@@ -16,8 +16,8 @@ from prefect.testing.utilities import prefect_test_harness
 from prefect.utilities.importtools import import_object
 from prefect.utilities.templating import apply_values
 
-from agentflow_eval.models.params import EvaluateParams
 from agentflow_eval.models.regression import RegressionParams
+from agentflow_eval.models.request import RunRequest
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +38,7 @@ def test_each_deployment_names_a_real_flow_and_valid_parameters(path: Path) -> N
             assert import_object(installed).name == flow_name
         else:
             assert import_object(entrypoint).name == flow_name
-        model = {"evaluate": EvaluateParams, "regression": RegressionParams}[flow_name]
+        model = {"evaluate": RunRequest, "regression": RegressionParams}[flow_name]
         model.model_validate(deployment["parameters"])
 
 

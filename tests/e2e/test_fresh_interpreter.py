@@ -35,7 +35,7 @@ def test_the_core_never_imports_prefect() -> None:
     script = """
 import asyncio, json, sys, tempfile
 from agentflow_eval import AgentEvaluator
-from agentflow_eval.cli import build_parser
+from agentflow_eval.cli.commands import build_parser
 build_parser()
 run = asyncio.run(AgentEvaluator("examples.weather.agent:agent").evaluate(
     "examples/weather/weather.evalset.json", runs=1, output_dir=tempfile.mkdtemp()))
@@ -95,7 +95,7 @@ def test_a_direct_run_never_imports_litellm(tmp_path: Path) -> None:
         with ScriptedOpenAIServer(handler=model) as server:
             run = asyncio.run(evaluate(
                 agent.with_model("openai/local-llama", api_base=server.url),
-                evalset, config, output_dir=Path(sys.argv[1]), options=RunOptions(runs=2)))
+                evalset, config, output_dir=Path(sys.argv[1]), runs=2))
         print(json.dumps({"passed": run.totals.passed,
                           "litellm": "litellm" in sys.modules}))
         """

@@ -14,7 +14,7 @@ from support.seaweed import SeaweedFS
 
 from agentflow_eval.cli import main
 from agentflow_eval.compare import load_side
-from agentflow_eval.models.params import S3Options
+from agentflow_eval.models.request import S3Options
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.publish.publisher import publish_run, run_folder
 from agentflow_eval.storage.targets import S3Credentials, parse_target

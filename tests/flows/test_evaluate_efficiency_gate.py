@@ -13,7 +13,7 @@ from prefect.testing.fixtures import asserting_events_worker  # noqa: F401 (a fi
 from support.evalsets import one_case_evalset
 
 from agentflow_eval.flows.evaluate import RegressionGateFailed, evaluate
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 
 CASE = "rain-in-paris"
 
@@ -37,7 +37,7 @@ async def test_a_slower_agent_fails_the_gate_only_beyond_its_tolerance(
     tmp_path,
     asserting_events_worker,  # noqa: F811
 ) -> None:
-    params = EvaluateParams(
+    params = RunRequest(
         agent=files["quick"], evalset=files["evalset"], runs=8, output_dir=str(tmp_path / "out")
     )
     quick = await evaluate(**params.flow_parameters())
@@ -52,7 +52,7 @@ async def test_a_slower_agent_fails_the_gate_only_beyond_its_tolerance(
     assert latency.verdict == "slower" and not latency.beyond_tolerance
 
     asserting_events_worker._client.events.clear()
-    gated = EvaluateParams.model_validate({**slow.model_dump(), "max_latency_increase": "50%"})
+    gated = RunRequest.model_validate({**slow.model_dump(), "max_latency_increase": "50%"})
     assert gated.max_latency_increase == 0.5
     with pytest.raises(RegressionGateFailed) as failed:
         await evaluate(**gated.flow_parameters())

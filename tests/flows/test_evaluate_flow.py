@@ -8,7 +8,7 @@ from pathlib import Path
 from prefect.client.orchestration import get_client
 
 from agentflow_eval.flows.evaluate import evaluate
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.results import SCHEMA_VERSION
 from agentflow_eval.report import read_results_json
 
@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "weather"
 
 
-def params(tmp_path: Path, **kw) -> EvaluateParams:
-    return EvaluateParams(
+def params(tmp_path: Path, **kw) -> RunRequest:
+    return RunRequest(
         agent="examples.weather.agent:agent",
         evalset=str(EXAMPLE / "weather.evalset.json"),
         config=str(EXAMPLE / "eval_config.json"),
@@ -61,7 +61,7 @@ async def test_flow_runs_every_trial_and_writes_results(tmp_path, monkeypatch):
     assert len(task_runs) < 10 * len(flow_runs)
 
 
-def agent_params(tmp_path: Path, source: str) -> EvaluateParams:
+def agent_params(tmp_path: Path, source: str) -> RunRequest:
     """Two runs of the example's cases against ``agent`` defined by ``source``."""
     agent_file = tmp_path / "file_agent.py"
     agent_file.write_text(source)

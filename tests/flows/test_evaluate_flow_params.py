@@ -9,22 +9,23 @@ from prefect.utilities.callables import parameter_schema
 
 from agentflow_eval.flows.evaluate import evaluate
 from agentflow_eval.models import defaults
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 
 
 def test_the_flow_takes_exactly_the_models_fields_with_the_same_defaults() -> None:
     signature = inspect.signature(evaluate.fn)
     # and, last, a run a front door planned itself (the CLI), which the form never shows
-    assert list(signature.parameters) == [*EvaluateParams.model_fields, "planned"]
+    assert list(signature.parameters) == [*RunRequest.model_fields, "planned"]
     assert "planned" not in parameter_schema(evaluate.fn).properties
-    blank = EvaluateParams(evalset="e.json")  # no agent: a set of component cases
+    blank = RunRequest(evalset="e.json")  # no agent: a set of component cases
     parameters = dict(signature.parameters)
     assert parameters.pop("planned").default is None
+    # the flow needs the eval set's file; a Python door may hand the eval set over instead
+    assert parameters.pop("evalset").default is inspect.Parameter.empty
+    assert blank.evalset == "e.json" and RunRequest().evalset is None
     for name, parameter in parameters.items():
-        if parameter.default is inspect.Parameter.empty:
-            assert EvaluateParams.model_fields[name].is_required(), name
-        else:
-            assert parameter.default == getattr(blank, name), name
+        assert parameter.default is not inspect.Parameter.empty, name
+        assert parameter.default == getattr(blank, name), name
 
 
 def test_the_form_has_human_titles_real_defaults_and_no_nulls() -> None:

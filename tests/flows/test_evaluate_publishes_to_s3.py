@@ -14,7 +14,7 @@ from prefect.client.orchestration import get_client
 from support.seaweed import SeaweedFS
 
 from agentflow_eval.flows.evaluate import evaluate
-from agentflow_eval.models.params import EvaluateParams, S3Options
+from agentflow_eval.models.request import RunRequest, S3Options
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +36,7 @@ async def test_the_flow_publishes_reports_to_s3_and_links_them_in_prefect(store,
     await Secret(
         value={"aws_access_key_id": store.access_key, "aws_secret_access_key": store.secret_key}
     ).save("s3-reports", overwrite=True)
-    params = EvaluateParams(
+    params = RunRequest(
         agent="examples.weather.agent:agent",
         evalset=str(ROOT / "examples/weather/weather.evalset.json"),
         config=str(ROOT / "examples/weather/eval_config.json"),

@@ -71,11 +71,11 @@ async def test_a_run_still_going_at_its_timeout_fails_saying_so_and_resumes(tmp_
 
 def test_runs_have_a_deadline_by_default_in_the_flow_and_the_command() -> None:
     from agentflow_eval.models import defaults
-    from agentflow_eval.models.params import EvaluateParams
+    from agentflow_eval.models.request import RunRequest
 
     schema = evaluate.parameters.model_dump()["properties"]["timeout_minutes"]
     assert schema["default"] == defaults.RUN_TIMEOUT_MINUTES > 0
-    assert EvaluateParams(evalset="x.json").timeout_minutes == defaults.RUN_TIMEOUT_MINUTES
+    assert RunRequest(evalset="x.json").timeout_minutes == defaults.RUN_TIMEOUT_MINUTES
     # inside the suite's wait, so a suite's evaluate run ends itself, resumable
     assert defaults.RUN_TIMEOUT_MINUTES < defaults.SUITE_EVAL_TIMEOUT_MINUTES
 

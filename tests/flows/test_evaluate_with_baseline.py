@@ -17,7 +17,7 @@ from support.evalsets import one_case_evalset
 
 from agentflow_eval.cli import main
 from agentflow_eval.flows.evaluate import RegressionGateFailed, evaluate
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 
 EVAL_SET_ID = "paris_weather"
 CASE = "rain-in-paris"
@@ -110,7 +110,7 @@ async def test_the_flow_compares_states_a_missing_baseline_and_fails_its_gate(
     tmp_path,
     asserting_events_worker,  # noqa: F811
 ) -> None:
-    params = EvaluateParams(
+    params = RunRequest(
         agent=eval_files["good"],
         evalset=eval_files["evalset"],
         runs=5,
@@ -170,7 +170,7 @@ async def test_latest_is_the_same_agents_and_a_mismatch_is_stated(
 ) -> None:
     """An A/B of two agents published under one prefix: each is compared with its own
     last good run; the first run of the second agent says why it is not compared."""
-    good = EvaluateParams(
+    good = RunRequest(
         agent=eval_files["good"],
         evalset=eval_files["evalset"],
         runs=5,
@@ -211,7 +211,7 @@ async def test_latest_is_the_same_agents_and_a_mismatch_is_stated(
 async def test_min_pass_rate_fails_the_run_after_its_reports(eval_files, tmp_path) -> None:
     from agentflow_eval.flows.evaluate import PassRateGateFailed
 
-    params = EvaluateParams(
+    params = RunRequest(
         agent=eval_files["bad"],
         evalset=eval_files["evalset"],
         runs=2,
@@ -231,7 +231,7 @@ async def test_an_agent_outside_allowed_agents_is_refused_before_it_runs(
 ) -> None:
     from agentflow_eval.errors import InputError
 
-    params = EvaluateParams(
+    params = RunRequest(
         agent=eval_files["good"],
         evalset=eval_files["evalset"],
         output_dir=str(tmp_path / "out"),
@@ -248,11 +248,11 @@ async def test_an_agent_outside_allowed_agents_is_refused_before_it_runs(
 async def test_a_resume_from_the_form_takes_the_runs_settings(eval_files, tmp_path) -> None:
     """The form submits every field, runs at its default: a resume keeps the run's own
     runs per case (and agent) instead of refusing the difference."""
-    started = EvaluateParams(
+    started = RunRequest(
         agent=eval_files["good"], evalset=eval_files["evalset"], runs=2, output_dir=str(tmp_path)
     )
     first = await evaluate(**started.flow_parameters())
-    from_form = EvaluateParams(
+    from_form = RunRequest(
         agent="",
         evalset=eval_files["evalset"],
         runs=5,  # the form's default, never typed

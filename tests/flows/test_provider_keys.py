@@ -11,7 +11,7 @@ from prefect.blocks.system import Secret
 from prefect.client.orchestration import get_client
 
 from agentflow_eval.flows.evaluate import evaluate
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-agentflow-test-0123456789"
@@ -34,7 +34,7 @@ async def test_secrets_reach_the_agent_and_nothing_records_them(
     await Secret(value=KEY).save("provider-key", overwrite=True)
     agent_file = tmp_path / "keyed_agent.py"
     agent_file.write_text(AGENT)
-    params = EvaluateParams(
+    params = RunRequest(
         agent=f"{agent_file}:agent",
         evalset=str(ROOT / "examples/weather/weather.evalset.json"),
         config=str(ROOT / "examples/weather/eval_config.json"),
@@ -63,7 +63,7 @@ async def test_secrets_reach_the_agent_and_nothing_records_them(
 
 
 async def test_a_missing_secret_block_fails_the_run_naming_it(tmp_path: Path) -> None:
-    params = EvaluateParams(
+    params = RunRequest(
         agent="examples.weather.agent:agent",
         evalset=str(ROOT / "examples/weather/weather.evalset.json"),
         output_dir=str(tmp_path / "out"),

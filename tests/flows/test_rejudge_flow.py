@@ -15,7 +15,7 @@ import pytest
 from prefect.client.orchestration import get_client
 
 from agentflow_eval.flows.evaluate import evaluate
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 from agentflow_eval.report import read_results_json
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
@@ -47,7 +47,7 @@ async def test_the_flow_rejudges_a_run_without_calling_its_agent(
 ) -> None:
     agent = f"{server.url}/chat/completions"
     source = await evaluate(
-        **EvaluateParams(
+        **RunRequest(
             agent=agent,
             evalset=str(EVALSET),
             config=_config(tmp_path / "strict.json", 0.8),
@@ -61,7 +61,7 @@ async def test_the_flow_rejudges_a_run_without_calling_its_agent(
     # the form as a deployment keeps it (the agent still filled in), plus the source run
     # and a config with a lower threshold and a new criterion
     rejudged = await evaluate(
-        **EvaluateParams(
+        **RunRequest(
             agent=agent,
             evalset=str(EVALSET),
             config=_config(tmp_path / "lenient.json", 0.0, final_contains={"text": "72°F"}),

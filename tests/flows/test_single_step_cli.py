@@ -16,7 +16,7 @@ from support.report_page import case_details
 
 from agentflow_eval.cli import main
 from agentflow_eval.flows.evaluate import evaluate
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 from agentflow_eval.report.case_details import NEXT_STEP_ONLY
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
@@ -302,7 +302,7 @@ async def test_the_flow_plans_a_run_of_component_cases_without_an_agent(tmp_path
             }
         )
     )
-    params = EvaluateParams(evalset=str(evalset), runs=2, output_dir=str(tmp_path / "out"))
+    params = RunRequest(evalset=str(evalset), runs=2, output_dir=str(tmp_path / "out"))
     assert params.agent is None
     outcome = await evaluate(**params.flow_parameters())  # the flow's own load task plans it
     assert (outcome.run.totals.passed, outcome.run.totals.trials) == (2, 2)

@@ -46,7 +46,6 @@ from agentflow_eval.models.results import (
     Trial,
 )
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.settings import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 from agentflow_eval.testing.openai_server import echo_handler
 from examples.weather.agent import get_weather
@@ -88,7 +87,7 @@ async def run(
     options.setdefault("runs", 1)
     options.setdefault("max_concurrency", 1)  # the scripted replies are one queue
     wrapped = agent if isinstance(agent, adk.AdkAgent) else adk.wrap(agent, name="adk_agent")
-    return await evaluate(wrapped, cases, cfg, options=RunOptions(**options), output_dir=tmp_path)
+    return await evaluate(wrapped, cases, cfg, **options, output_dir=tmp_path)
 
 
 def only_trial(result: RunResult) -> Trial:
@@ -661,9 +660,7 @@ async def test_the_example_agent_runs_with_the_weather_eval_set(
     assert agent.name == "weather_agent"
     loaded = load_evalset(REPO / "examples" / "weather" / "weather.evalset.json")
     cfg = load_config(REPO / "examples" / "weather" / "eval_config.json")
-    result = await evaluate(
-        agent, loaded.eval_set, cfg, options=RunOptions(runs=2), output_dir=tmp_path
-    )
+    result = await evaluate(agent, loaded.eval_set, cfg, runs=2, output_dir=tmp_path)
 
     assert result.simulated and result.agent_model == "agentflow-demo/weather"
     assert result.agent == "weather_agent"
@@ -700,7 +697,8 @@ async def test_scores_match_adk_213s_own_evaluator_case_by_case(
         agent,
         loaded.eval_set,
         cfg,
-        options=RunOptions(runs=ADK_SCORES["num_runs"], max_concurrency=4),
+        runs=ADK_SCORES["num_runs"],
+        max_concurrency=4,
         output_dir=tmp_path,
     )
 

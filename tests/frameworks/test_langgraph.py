@@ -40,7 +40,6 @@ from agentflow_eval.models.results import (
     Trial,
 )
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 from examples.weather.agent import get_weather as weather_data
 
@@ -184,7 +183,7 @@ async def test_a_turn_records_nodes_model_calls_and_tools_in_order(
             }
         ),
         config(tool_trajectory_avg_score=1.0, response_match_score=0.9),
-        options=RunOptions(runs=1),
+        runs=1,
         output_dir=tmp_path,
     )
     trial = only_trial(run)
@@ -252,7 +251,8 @@ async def test_a_conversation_keeps_its_thread_and_trials_do_not_share_one(
         agent,
         evalset(case),
         config(final_session_state_match={"threshold": 1.0, "state_match": "subset"}),
-        options=RunOptions(runs=2, max_concurrency=2),
+        runs=2,
+        max_concurrency=2,
         output_dir=tmp_path,
     )
     assert [r.status for r in run.trials] == ["passed", "passed"]
@@ -314,7 +314,7 @@ async def test_session_input_state_the_graph_does_not_take_is_refused(
             }
         ),
         config(response_match_score=0.5),
-        options=RunOptions(runs=1),
+        runs=1,
         output_dir=tmp_path,
     )
     error = only_trial(run).error
@@ -360,7 +360,7 @@ async def test_a_file_spec_loads_the_graph(
             }
         ),
         config(response_match_score=1.0),
-        options=RunOptions(runs=1),
+        runs=1,
         output_dir=tmp_path / "runs",
     )
     trial = only_trial(run)
@@ -398,7 +398,7 @@ async def test_a_tool_error_sent_to_the_model_is_recorded_and_the_run_goes_on(
         adapter.wrap(graph, name="weather_graph"),
         evalset({"eval_id": "down", "conversation": [{"user_content": "Weather in Paris?"}]}),
         config(response_match_score=0.1),
-        options=RunOptions(runs=1),
+        runs=1,
         output_dir=tmp_path,
     )
     trial = only_trial(run)
@@ -419,7 +419,7 @@ async def test_a_tool_that_raises_fails_the_trial_with_the_call_recorded(
         adapter.wrap(weather_graph(weather_server.url), name="weather_graph"),
         evalset({"eval_id": "down", "conversation": [{"user_content": "Weather in Paris?"}]}),
         config(response_match_score=0.1),
-        options=RunOptions(runs=1),
+        runs=1,
         output_dir=tmp_path,
     )
     trial = only_trial(run)
@@ -447,7 +447,8 @@ async def test_a_hung_model_call_is_stopped_by_the_trial_timeout(
         adapter.wrap(weather_graph(server.url), name="weather_graph"),
         evalset({"eval_id": "slow", "conversation": [{"user_content": "Weather in Paris?"}]}),
         config(response_match_score=0.1),
-        options=RunOptions(runs=1, trial_timeout_s=0.5),
+        runs=1,
+        trial_timeout_s=0.5,
         output_dir=tmp_path,
     )
     elapsed = time.perf_counter() - started
@@ -484,7 +485,8 @@ async def test_a_tool_call_cut_short_by_the_timeout_says_so(
         adapter.wrap(builder.compile(), name="slow"),
         evalset({"eval_id": "slow_tool", "conversation": [{"user_content": "Paris?"}]}),
         config(response_match_score=0.1),
-        options=RunOptions(runs=1, trial_timeout_s=0.5),
+        runs=1,
+        trial_timeout_s=0.5,
         output_dir=tmp_path,
     )
     trial = only_trial(run)
@@ -530,7 +532,7 @@ async def test_rate_limits_past_chatopenai_retries_are_infrastructure_errors(
             },
         ),
         config(response_match_score=1.0),
-        options=RunOptions(runs=2),
+        runs=2,
         output_dir=tmp_path,
     )
     by_case = {(r.trial.case_id, r.trial.trial_index): r for r in run.trials}
@@ -555,7 +557,8 @@ async def test_refused_credentials_stop_the_run(
             adapter.wrap(weather_graph(server.url), name="weather_graph"),
             evalset({"eval_id": "key", "conversation": [{"user_content": "Weather in Paris?"}]}),
             config(response_match_score=0.1),
-            options=RunOptions(runs=2, max_concurrency=1),
+            runs=2,
+            max_concurrency=1,
             output_dir=tmp_path,
         )
 
@@ -578,7 +581,7 @@ async def test_a_prebuilt_react_agent_is_evaluated_too(
             }
         ),
         config(node_trajectory_avg_score={"threshold": 1.0, "match_type": "IN_ORDER"}),
-        options=RunOptions(runs=1),
+        runs=1,
         output_dir=tmp_path,
     )
     result = run.trials[0]
@@ -618,7 +621,7 @@ async def test_steps_are_judged_by_node_trajectory(
             adapter.wrap(weather_graph(weather_server.url), name="weather_graph"),
             evalset(*cases, case("subset", ["router", "tools", "summary/summarize"])),
             config(node_trajectory_avg_score={"threshold": 1.0, "match_type": match_type}),
-            options=RunOptions(runs=1),
+            runs=1,
             output_dir=tmp_path / match_type,
         )
         results = {r.trial.case_id: r for r in run.trials}
@@ -648,7 +651,7 @@ async def test_running_out_of_steps_is_max_steps(
         adapter.wrap(graph, name="looping"),
         evalset({"eval_id": "loop", "conversation": [{"user_content": "Weather in Paris?"}]}),
         config(response_match_score=0.1),
-        options=RunOptions(runs=1),
+        runs=1,
         output_dir=tmp_path,
     )
     trial = only_trial(run)
@@ -668,7 +671,7 @@ async def test_an_interrupt_for_human_input_fails_the_trial_clearly(tmp_path: Pa
         adapter.wrap(builder.compile(), name="asks"),
         evalset({"eval_id": "hitl", "conversation": [{"user_content": "go"}]}),
         config(response_match_score=0.1),
-        options=RunOptions(runs=1),
+        runs=1,
         output_dir=tmp_path,
     )
     error = only_trial(run).error
@@ -685,7 +688,7 @@ async def test_the_example_agent_runs_the_weather_eval_set(tmp_path: Path) -> No
         agent,
         eval_set,
         load_config(REPO / "examples/weather/eval_config.json"),
-        options=RunOptions(runs=2),
+        runs=2,
         output_dir=tmp_path,
     )
     assert len(run.trials) == 2 * len(eval_set.eval_cases)
@@ -745,7 +748,7 @@ async def test_mocks_answer_in_the_tool_nodes_hook_and_the_tool_never_runs(
         adapter.wrap(graph, name="weather_graph"),
         evalset(case),
         config(response_match_score=0.9),
-        options=RunOptions(runs=2),
+        runs=2,
         output_dir=tmp_path,
     )
     assert [r.status for r in run.trials] == ["passed", "passed"]
@@ -762,7 +765,7 @@ async def test_mocks_answer_in_the_tool_nodes_hook_and_the_tool_never_runs(
         adapter.wrap(graph, name="weather_graph"),
         evalset({**case, "tool_mocks": [], "eval_id": "plain"}),
         config(response_match_score=0.1),
-        options=RunOptions(runs=1),
+        runs=1,
         output_dir=tmp_path / "plain",
     )
     (call,) = only_trial(plain).turns[0].tool_calls
@@ -788,7 +791,7 @@ async def test_an_injected_fault_is_the_tool_messages_error(
         adapter.wrap(weather_graph(weather_server.url), name="weather_graph"),
         evalset(case),
         config(response_match_score=0.1),
-        options=RunOptions(runs=1),
+        runs=1,
         output_dir=tmp_path,
     )
     (call,) = only_trial(run).turns[0].tool_calls
@@ -828,7 +831,7 @@ async def test_a_mocked_tool_called_outside_a_tool_node_fails_the_trial(
         adapter.wrap(builder.compile(), name="own"),
         evalset(case),
         config(response_match_score=0.5),
-        options=RunOptions(runs=1),
+        runs=1,
         output_dir=tmp_path,
     )
     trial = only_trial(run)
@@ -853,7 +856,7 @@ async def test_a_seeded_history_starts_the_thread(
         adapter.wrap(weather_graph(weather_server.url), name="weather_graph"),
         evalset(case),
         config(response_match_score=0.1),
-        options=RunOptions(runs=1),
+        runs=1,
         output_dir=tmp_path,
     )
     first = weather_server.requests[0]["messages"]

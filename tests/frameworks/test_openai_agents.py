@@ -47,7 +47,6 @@ from agentflow_eval.models.results import (
     TrialResult,
 )
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 set_tracing_disabled(True)  # the SDK's traces would go to OpenAI's platform
@@ -130,9 +129,7 @@ async def run_eval(
     tmp_path: Path,
     **options: Any,
 ) -> RunResult:
-    return await evaluate(
-        agent, cases, criteria, options=RunOptions(**options), output_dir=tmp_path
-    )
+    return await evaluate(agent, cases, criteria, **options, output_dir=tmp_path)
 
 
 def scores(result: TrialResult) -> dict[str, float | None]:
@@ -481,7 +478,8 @@ async def test_the_runs_rate_limits_hold_the_sdks_model_calls(tmp_path: Path) ->
                     )
                 ),
                 criteria,
-                options=RunOptions(runs=1, max_concurrency=4),
+                runs=1,
+                max_concurrency=4,
                 output_dir=tmp_path,
                 models=models,
             )

@@ -44,7 +44,6 @@ from agentflow_eval.models.results import (
     TrialResult,
 )
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.settings import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -171,7 +170,8 @@ async def test_an_instrumented_pydantic_ai_agent_function_is_judged_from_its_spa
             agent,
             cases,
             trajectory_config(nodes=True),
-            options=RunOptions(runs=3, max_concurrency=4),
+            runs=3,
+            max_concurrency=4,
             output_dir=tmp_path,
         )
     assert run.totals.trials == 6 and run.totals.passed == 6
@@ -214,9 +214,7 @@ async def test_each_turn_of_a_conversation_gets_its_own_spans(tmp_path: Path) ->
     cases = evalset(weather_case("two_cities", "Weather in Tokyo?", "And in London?"))
     with ScriptedOpenAIServer(handler=model) as server:
         agent = PythonAgent(pydantic_weather_agent(server.url), name="weather")
-        run = await evaluate(
-            agent, cases, trajectory_config(), options=RunOptions(runs=1), output_dir=tmp_path
-        )
+        run = await evaluate(agent, cases, trajectory_config(), runs=1, output_dir=tmp_path)
     (result,) = run.trials
     assert score(result, "tool_trajectory_avg_score") == 1.0
     first, second = result.trial.turns
@@ -234,9 +232,7 @@ async def test_a_tool_that_raises_is_recorded_with_its_error(tmp_path: Path) -> 
     cases = evalset(weather_case("atlantis", "What's the weather in Atlantis?"))
     with ScriptedOpenAIServer(handler=weather_model) as server:
         agent = PythonAgent(pydantic_weather_agent(server.url), name="weather")
-        run = await evaluate(
-            agent, cases, trajectory_config(), options=RunOptions(runs=1), output_dir=tmp_path
-        )
+        run = await evaluate(agent, cases, trajectory_config(), runs=1, output_dir=tmp_path)
     (result,) = run.trials
     error = result.trial.error
     assert error is not None and error.kind == "exception" and error.type == "RuntimeError"
@@ -265,7 +261,8 @@ async def test_a_hung_agent_is_stopped_by_the_trial_timeout_and_keeps_its_spans(
             agent,
             cases,
             trajectory_config(),
-            options=RunOptions(runs=1, trial_timeout_s=0.5),
+            runs=1,
+            trial_timeout_s=0.5,
             output_dir=tmp_path,
         )
         took = time.perf_counter() - started
@@ -284,9 +281,7 @@ async def test_rate_limits_past_the_clients_retries_are_infrastructure(tmp_path:
     cases = evalset(weather_case("tokyo", "What's the weather in Tokyo?"))
     with ScriptedOpenAIServer(handler=lambda body: Reply.error(429, "slow down")) as server:
         agent = PythonAgent(pydantic_weather_agent(server.url), name="weather")
-        run = await evaluate(
-            agent, cases, trajectory_config(), options=RunOptions(runs=2), output_dir=tmp_path
-        )
+        run = await evaluate(agent, cases, trajectory_config(), runs=2, output_dir=tmp_path)
         assert server.request_count == 2  # max_retries=0: one request per trial
     assert [r.trial.error.kind for r in run.trials if r.trial.error] == ["infrastructure"] * 2
     assert run.totals.infrastructure_errors == 2 and run.totals.rated_trials == 0
@@ -304,9 +299,7 @@ async def test_spans_from_a_provider_the_agent_was_given_are_read_once_installed
     cases = evalset(weather_case("tokyo", "What's the weather in Tokyo?"))
     with ScriptedOpenAIServer(handler=weather_model) as server:
         agent = PythonAgent(pydantic_weather_agent(server.url, tracer_provider=own))
-        run = await evaluate(
-            agent, cases, trajectory_config(), options=RunOptions(runs=1), output_dir=tmp_path
-        )
+        run = await evaluate(agent, cases, trajectory_config(), runs=1, output_dir=tmp_path)
     (result,) = run.trials
     assert score(result, "tool_trajectory_avg_score") == 1.0
     assert result.trial.usage.calls == 2
@@ -361,7 +354,7 @@ async def test_an_agent_file_spec_loads_and_is_read_from_its_spans(
             agent,
             evalset(weather_case("paris", "Weather in Paris?", nodes=["file_agent"])),
             trajectory_config(nodes=True),
-            options=RunOptions(runs=1),
+            runs=1,
             output_dir=tmp_path / "out",
         )
     (result,) = run.trials
@@ -434,7 +427,7 @@ async def test_a_hand_instrumented_agent_has_its_trajectory_read(tmp_path: Path)
         PythonAgent(hand_instrumented_agent),
         evalset(case),
         trajectory_config(nodes=True),
-        options=RunOptions(runs=2),
+        runs=2,
         output_dir=tmp_path,
     )
     for result in run.trials:
@@ -523,7 +516,8 @@ async def test_concurrent_trials_never_see_each_others_spans(tmp_path: Path) -> 
         PythonAgent(agent),
         cases,
         config,
-        options=RunOptions(runs=5, max_concurrency=8),
+        runs=5,
+        max_concurrency=8,
         output_dir=tmp_path,
     )
     assert len(run.trials) == 20
@@ -584,7 +578,7 @@ async def test_what_the_agent_recorded_itself_is_not_taken_again_from_its_spans(
             PythonAgent(fn),
             cases,
             trajectory_config(),
-            options=RunOptions(runs=1),
+            runs=1,
             output_dir=tmp_path / fn.__name__,
         )
         (result,) = run.trials
@@ -720,7 +714,7 @@ async def test_the_otel_weather_example_is_evaluable_with_the_weather_eval_set(
     assert isinstance(agent, PythonAgent)
     weather = load_evalset(REPO / "examples/weather/weather.evalset.json").eval_set
     config = load_config(REPO / "examples/weather/eval_config.json")
-    run = await evaluate(agent, weather, config, options=RunOptions(runs=5), output_dir=tmp_path)
+    run = await evaluate(agent, weather, config, runs=5, output_dir=tmp_path)
     assert run.totals.trials == 10 and run.totals.errored == 0
     trials = by_case(run)
     expected = {
@@ -830,7 +824,5 @@ async def test_a_case_added_from_an_otlp_export_passes_against_the_agent_that_ma
         again = PythonAgent(pydantic_weather_agent(server.url), name="weather")
         config = trajectory_config(nodes=True)
         config.criteria["response_match_score"] = CriterionConfig(threshold=1.0)
-        run = await evaluate(
-            again, cases, config, options=RunOptions(runs=2), output_dir=tmp_path / "run"
-        )
+        run = await evaluate(again, cases, config, runs=2, output_dir=tmp_path / "run")
     assert [r.status for r in run.trials] == ["passed", "passed"]

@@ -38,7 +38,6 @@ from agentflow_eval.models.results import (
     Trial,
 )
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 from examples.weather.agent import get_weather
 
@@ -93,7 +92,7 @@ async def run_eval(
     agent: Any, cases: EvalSet, cfg: EvalConfig, tmp_path: Path, **options: Any
 ) -> RunResult:
     settings = {"runs": 1, "trial_timeout_s": 20.0, **options}
-    return await evaluate(agent, cases, cfg, options=RunOptions(**settings), output_dir=tmp_path)
+    return await evaluate(agent, cases, cfg, **settings, output_dir=tmp_path)
 
 
 def only_trial(run: RunResult) -> Trial:
@@ -446,7 +445,8 @@ async def test_the_runs_rate_limits_hold_the_agents_model_calls(
             PydanticAIAgent(Agent(model(server.url))),
             cases,
             cfg,
-            options=RunOptions(runs=1, max_concurrency=6),
+            runs=1,
+            max_concurrency=6,
             output_dir=tmp_path,
             models=models,
         )
@@ -598,7 +598,7 @@ async def test_the_pydantic_ai_weather_example_evaluates_with_the_weather_eval_s
     assert isinstance(agent, PydanticAIAgent) and agent.name == "weather_agent"
     loaded = load_evalset(REPO / "examples/weather/weather.evalset.json").eval_set
     cfg = load_config(REPO / "examples/weather/eval_config.json")
-    run = await evaluate(agent, loaded, cfg, options=RunOptions(runs=2), output_dir=tmp_path)
+    run = await evaluate(agent, loaded, cfg, runs=2, output_dir=tmp_path)
     assert run.totals.trials == 4 and run.totals.errored == 0
     places = {
         r.trial.case_id: [c.args["location"] for t in r.trial.turns for c in t.tool_calls]

@@ -13,7 +13,6 @@ from agentflow_eval.agents.loader import load_agent
 from agentflow_eval.criteria.config_files import load_config
 from agentflow_eval.files.loading import load_evalset
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.settings import RunOptions
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel"
 
@@ -23,7 +22,7 @@ async def test_every_kind_of_case_passes_offline_and_no_tool_runs(tmp_path: Path
     eval_set = load_evalset(EXAMPLE / "travel.evalset.json").eval_set
     config = load_config(EXAMPLE / "eval_config.json")
     agent = load_agent("examples.travel.agent:agent")
-    run = await evaluate(agent, eval_set, config, options=RunOptions(runs=10), output_dir=tmp_path)
+    run = await evaluate(agent, eval_set, config, runs=10, output_dir=tmp_path)
     by_case = Counter(r.trial.case_id for r in run.trials if r.status == "passed")
     assert by_case == {case.eval_id: 10 for case in eval_set.eval_cases}
     served = Counter(

@@ -12,7 +12,6 @@ from agentflow_eval.agents.litellm_agent import LiteLLMAgent
 from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.settings import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 HISTORY = [
@@ -66,7 +65,7 @@ async def test_a_python_agents_history_starts_with_the_seeded_one(tmp_path: Path
     result = await evaluate(
         PythonAgent(agent),
         seeded_set("Book it", "Thanks"),
-        options=RunOptions(runs=2),
+        runs=2,
         output_dir=tmp_path,
     )
     assert result.totals.passed == 2
@@ -87,9 +86,7 @@ async def test_the_litellm_loop_sends_it_after_the_system_prompt(tmp_path: Path)
         agent = LiteLLMAgent(
             "openai/scripted", api_base=server.url, api_key="test", system_prompt="Be brief."
         )
-        await evaluate(
-            agent, seeded_set("Book it"), options=RunOptions(runs=1), output_dir=tmp_path
-        )
+        await evaluate(agent, seeded_set("Book it"), runs=1, output_dir=tmp_path)
         (request,) = server.requests
     assert request["messages"] == [
         {"role": "system", "content": "Be brief."},

@@ -21,7 +21,6 @@ from agentflow_eval.models.matching import json_subset
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.models.tool_mocks import ToolMock
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.settings import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 RAN: list[dict[str, Any]] = []
@@ -215,7 +214,7 @@ async def test_a_python_agent_through_the_pipeline(tmp_path: Path) -> None:
     result = await evaluate(
         PythonAgent(agent),
         eval_set,
-        options=RunOptions(runs=2),
+        runs=2,
         output_dir=tmp_path,
     )
     answers = [judged.trial.turns[0].final_response for judged in result.trials]
@@ -238,9 +237,7 @@ async def test_a_mocked_tool_the_agent_ran_itself_fails_the_trial(tmp_path: Path
     eval_set = one_case(
         [{"user_content": "Weather?"}], tool_mocks=[{"tool": "get_weather", "result": {}}]
     )
-    result = await evaluate(
-        PythonAgent(agent), eval_set, options=RunOptions(runs=1), output_dir=tmp_path
-    )
+    result = await evaluate(PythonAgent(agent), eval_set, runs=1, output_dir=tmp_path)
     (judged,) = result.trials
     error = judged.trial.error
     assert error is not None and error.type == "MockNotReached"
@@ -290,7 +287,7 @@ async def test_the_litellm_loop_takes_mocks_faults_and_the_fail_policy(tmp_path:
         result = await evaluate(
             agent,
             eval_set,
-            options=RunOptions(runs=1),
+            runs=1,
             output_dir=tmp_path,
         )
         sent = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"]

@@ -16,7 +16,6 @@ from agentflow_eval.files.convert import convert
 from agentflow_eval.files.loading import load_evalset
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.settings import RunOptions
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 ORDERS = {"A-1": "shipped", "B-2": "processing"}
@@ -58,7 +57,7 @@ async def test_a_case_added_from_a_trial_passes_when_the_agent_runs_it_again(
         PythonAgent(order_agent),
         load_evalset(source).eval_set,
         EvalConfig.model_validate({"criteria": {}}),
-        options=RunOptions(runs=2),
+        runs=2,
         output_dir=tmp_path / "out",
     )
     (run_dir,) = (tmp_path / "out" / "orders").iterdir()
@@ -74,7 +73,7 @@ async def test_a_case_added_from_a_trial_passes_when_the_agent_runs_it_again(
     assert case.conversation[0].expected_final_response.text == "Order A-1 is shipped."
     assert case.metadata == {"from_session": f"{run_dir}#a1/2"}
     again = await evaluate(
-        PythonAgent(order_agent), added, STRICT, options=RunOptions(runs=3),
+        PythonAgent(order_agent), added, STRICT, runs=3,
         output_dir=tmp_path / "again",
     )  # fmt: skip
     assert again.totals.passed == 3 == again.totals.trials
@@ -118,7 +117,7 @@ async def test_a_case_from_a_chat_transcript_passes_against_the_agent(tmp_path: 
                  "--case-id", "b2", "--expect", "tools,answer"]) == 0  # fmt: skip
     run = await evaluate(
         PythonAgent(order_agent), load_evalset(target).eval_set, STRICT,
-        options=RunOptions(runs=2), output_dir=tmp_path / "out",
+        runs=2, output_dir=tmp_path / "out",
     )  # fmt: skip
     assert run.totals.passed == 2
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agentflow_eval.cli import build_parser, main
+from agentflow_eval.cli import main
+from agentflow_eval.cli.commands import build_parser
 
 ROOT = Path(__file__).resolve().parents[3]
 EVALSET = str(ROOT / "examples/weather/weather.evalset.json")
@@ -24,12 +25,12 @@ AGENT = "examples.weather.agent:agent"
     [
         (["--runs", "0"], "argument --runs: must be at least 1, got 0"),
         (["--runs", "many"], "argument --runs: expected a whole number, got 'many'"),
-        (["--timeout", "0"], "argument --timeout: must be a number above 0, got 0"),
-        (["--timeout", "-5"], "argument --timeout: must be a number above 0, got -5"),
+        (["--timeout", "0"], "argument --trial-timeout-s/--timeout: must be a number above 0, got 0"),
+        (["--timeout", "-5"], "argument --trial-timeout-s/--timeout: must be a number above 0, got -5"),
         (["--max-concurrency", "0"], "argument --max-concurrency: must be at least 1, got 0"),
         (["--limit", "0"], "argument --limit: must be at least 1, got 0"),
-        (["--fail-under", "120%"], "argument --fail-under: expected a rate in 0..1"),
-        (["--fail-under", "most"], "argument --fail-under: expected a rate such as 0.8 or 80%"),
+        (["--fail-under", "120%"], "argument --min-pass-rate/--fail-under: must be a rate between 0 and 1"),
+        (["--fail-under", "most"], "argument --min-pass-rate/--fail-under: expected a rate such as 0.8 or 80%"),
         (["--json", "--quiet"], "argument -q/--quiet: not allowed with argument --json"),
         (["--resume", "a", "--rerun-errored", "b"], "not allowed with argument --resume"),
     ],
@@ -122,7 +123,7 @@ def test_an_os_error_is_said_as_the_tool_says_things() -> None:
 def test_every_subcommand_has_a_description_and_every_flag_its_help() -> None:
     import argparse
 
-    from agentflow_eval.cli import build_parser
+    from agentflow_eval.cli.commands import build_parser
 
     def parsers(parser: argparse.ArgumentParser, path: str):  # type: ignore[no-untyped-def]
         yield path, parser

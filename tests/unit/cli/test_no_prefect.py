@@ -15,14 +15,11 @@ from typing import Any
 
 import pytest
 
-from agentflow_eval.cli.direct import (
-    NO_PREFECT_ENV,
-    check_runs_without_prefect,
-    local_result_storage,
-    wants_no_prefect,
-)
+from agentflow_eval.cli.direct import local_result_storage
+from agentflow_eval.cli.early import NO_PREFECT_ENV, wants_no_prefect
 from agentflow_eval.errors import InputError
-from agentflow_eval.models.params import EvaluateParams, S3Options
+from agentflow_eval.models.request import RunRequest, S3Options
+from agentflow_eval.pipeline.execute import Runtime
 from tests.support.cli_in_process import CliResult, run_cli
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -165,14 +162,14 @@ def test_the_flag_or_the_environment_chooses_the_path(
 
 def test_parameters_only_the_flow_reads_are_refused() -> None:
     base = {"agent": AGENT, "evalset": EVALSET}
-    check_runs_without_prefect(EvaluateParams(**base))
+    Runtime().check(RunRequest(**base))
     for extra, named in [
         ({"shards": 2}, "shards=2"),
         ({"shared_storage": "s3-bucket/x"}, "shared_storage"),
         ({"s3": S3Options(credentials_secret="s3-creds")}, "s3.credentials_secret"),
     ]:
         with pytest.raises(InputError, match=named):
-            check_runs_without_prefect(EvaluateParams(**base, **extra))
+            Runtime().check(RunRequest(**base, **extra))
 
 
 def test_the_judge_cache_is_where_prefect_keeps_local_results(tmp_path: Path) -> None:

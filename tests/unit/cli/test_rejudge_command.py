@@ -9,7 +9,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.results import Trial
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -30,7 +30,7 @@ def _run_folder(
         "agent": "weather_agent",
     }
     if params:
-        meta["params"] = EvaluateParams(evalset=EVALSET).model_dump(mode="json")
+        meta["params"] = RunRequest(evalset=EVALSET).model_dump(mode="json")
     (run_dir / "run.json").write_text(json.dumps(meta))
     started = datetime(2026, 11, 20, tzinfo=UTC)
     trials = [Trial(case_id=case, trial_index=0, started_at=started) for case in case_ids]

@@ -17,7 +17,7 @@ from agentflow_eval.compare.baseline import (
     read_run_comparison,
     write_run_comparison,
 )
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.publish.publisher import publish_run, run_folder
 
@@ -149,7 +149,7 @@ def test_the_published_latest_is_never_the_run_itself(tmp_path: Path) -> None:
 
 def test_latest_as_a_baseline_needs_a_publish_target() -> None:
     with pytest.raises(ValueError, match="baseline 'latest' is the last run published"):
-        EvaluateParams(agent="a:b", evalset="e.json", baseline="latest")
-    params = EvaluateParams(agent="a:b", evalset="e.json", baseline="latest", publish_to="s3://b/p")
+        RunRequest(agent="a:b", evalset="e.json", baseline="latest")
+    params = RunRequest(agent="a:b", evalset="e.json", baseline="latest", publish_to="s3://b/p")
     assert params.baseline == "latest" and params.fail_on_regression is False
-    assert EvaluateParams(agent="a:b", evalset="e.json", baseline=" ").baseline is None
+    assert RunRequest(agent="a:b", evalset="e.json", baseline=" ").baseline is None

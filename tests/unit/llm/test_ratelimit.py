@@ -21,7 +21,6 @@ from agentflow_eval.llm.ratelimit import RateLimiter, TokenBucket
 from agentflow_eval.models.config import CriterionConfig, EvalConfig, ModelRateLimit
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.run.trials import run_trials
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 from tests.support.plans import make_plan
@@ -335,7 +334,7 @@ async def test_one_budget_is_shared_by_the_agent_and_the_judges_of_a_run(
             agent,
             evalset(2),
             config,
-            options=RunOptions(runs=2),
+            runs=2,
             output_dir=tmp_path,
             models=models,
         )
@@ -357,7 +356,8 @@ async def test_without_a_client_given_evaluate_makes_one_under_the_configs_limit
         agent,
         evalset(4),
         config,
-        options=RunOptions(runs=2, max_concurrency=8),
+        runs=2,
+        max_concurrency=8,
         output_dir=tmp_path,
     )
     assert run.totals.passed == 8

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from agentflow_eval.models.params import EvaluateParams, S3Options, ShardSpec
+from agentflow_eval.models.request import RunRequest, S3Options, ShardSpec
 
 
 def test_flow_parameters_round_trip() -> None:
-    params = EvaluateParams(
+    params = RunRequest(
         agent="a:b",
         evalset="e.json",
         runs=3,
@@ -19,11 +19,11 @@ def test_flow_parameters_round_trip() -> None:
         s3=S3Options(endpoint_url="http://s3:9000", path_style=True),
         shard=ShardSpec(index=1, count=2, parent_run_id="p"),
     )
-    assert EvaluateParams.from_flow_parameters(params.flow_parameters()) == params
+    assert RunRequest.from_flow_parameters(params.flow_parameters()) == params
 
 
 def test_blank_text_means_not_given() -> None:
-    params = EvaluateParams(
+    params = RunRequest(
         agent="a:b",
         evalset="e.json",
         config="",

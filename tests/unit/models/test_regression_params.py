@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from agentflow_eval.models.params import EvaluateParams, S3Options
 from agentflow_eval.models.regression import REGRESSION_LABEL, RegressionParams
+from agentflow_eval.models.request import RunRequest, S3Options
 
 EVALS = [
     {"agent": "pkg.weather:agent", "evalset": "evals/weather.evalset.json", "runs": 3},
@@ -36,7 +36,7 @@ def test_each_eval_set_is_evaluated_with_its_fields_the_suites_and_its_label() -
     tags = [params.tag("flow-1", index) for index in range(2)]
     assert tags == ["nightly@flow-1#0", "nightly@flow-1#1"]
     weather, notes = (params.evaluate_params(i, tag) for i, tag in enumerate(tags))
-    assert isinstance(weather, EvaluateParams)
+    assert isinstance(weather, RunRequest)
     assert (weather.agent, weather.evalset, weather.runs) == (
         "pkg.weather:agent",
         "evals/weather.evalset.json",
@@ -52,7 +52,7 @@ def test_each_eval_set_is_evaluated_with_its_fields_the_suites_and_its_label() -
     assert notes.labels == {"env": "staging", "team": "notes", REGRESSION_LABEL: tags[1]}
     # what a deployment run is started with passes the evaluate flow's own checks
     dumped = notes.model_dump(mode="json", exclude_none=True)
-    assert EvaluateParams.model_validate(dumped) == notes
+    assert RunRequest.model_validate(dumped) == notes
 
 
 def test_flow_parameters_round_trip() -> None:

@@ -26,7 +26,6 @@ from agentflow_eval.report.scorecard import format_scorecard
 from agentflow_eval.run.agent_output import OUTPUT_LIMIT_BYTES, OutputSink, RoutedStream
 from agentflow_eval.run.component_trial import run_component_trial
 from agentflow_eval.run.components import ComponentTarget
-from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.run.sigint import SigintSeen
 from agentflow_eval.run.trial_scope import TrialIsolation
 from tests.support.faults import ANSWER, answer_config, answer_evalset
@@ -62,7 +61,8 @@ async def run_agent(fn: Any, tmp_path: Path, cases: int, runs: int) -> RunResult
         PythonAgent(fn, name=fn.__name__),
         answer_evalset(cases),
         answer_config(),
-        options=RunOptions(runs=runs, max_concurrency=cases * runs),
+        runs=runs,
+        max_concurrency=cases * runs,
         output_dir=tmp_path,
     )
 

@@ -12,7 +12,6 @@ import pytest
 
 from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.plan import RunOptions
 from tests.support.faults import ANSWER, answer_config, answer_evalset
 
 
@@ -45,7 +44,7 @@ async def test_an_agents_own_exit_or_interrupt_fails_only_its_trials(
         PythonAgent(failing_c01(kind), name="misbehaving"),
         answer_evalset(3),
         answer_config(),
-        options=RunOptions(runs=2),
+        runs=2,
         output_dir=tmp_path,
     )
     errored = [r.trial for r in run.trials if r.trial.error is not None]

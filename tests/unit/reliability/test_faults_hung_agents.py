@@ -24,7 +24,6 @@ from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.agents.threads import AgentThreads
 from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.loop_watchdog import EventLoopBlocked, LoopWatchdog
-from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.run.thread_clock import ThreadClock
 from tests.support.faults import ANSWER, answer_config, answer_evalset
 
@@ -60,7 +59,9 @@ async def test_hung_sync_agents_fail_alone_and_starve_no_one(tmp_path: Path) -> 
         agent,
         answer_evalset(CASES),
         answer_config(),
-        options=RunOptions(runs=1, max_concurrency=8, trial_timeout_s=1.0),
+        runs=1,
+        max_concurrency=8,
+        trial_timeout_s=1.0,
         output_dir=tmp_path,
     )
     errors = {t.trial.case_id: t.trial.error for t in run.trials if t.trial.error}
@@ -129,7 +130,9 @@ async def test_an_async_agent_that_blocks_the_loop_is_stopped(tmp_path: Path, ag
         PythonAgent(agent_fn),
         answer_evalset(6),
         answer_config(),
-        options=RunOptions(runs=1, max_concurrency=6, trial_timeout_s=1.0),
+        runs=1,
+        max_concurrency=6,
+        trial_timeout_s=1.0,
         output_dir=tmp_path,
     )
     blocked = [t.trial for t in run.trials if t.trial.error]
@@ -151,7 +154,9 @@ async def test_a_well_behaved_async_agent_is_never_flagged(tmp_path: Path) -> No
         PythonAgent(polite),
         answer_evalset(10),
         answer_config(),
-        options=RunOptions(runs=3, max_concurrency=10, trial_timeout_s=1.0),
+        runs=3,
+        max_concurrency=10,
+        trial_timeout_s=1.0,
         output_dir=tmp_path,
     )
     assert run.totals.passed == 30 and run.totals.errored == 0

@@ -37,7 +37,6 @@ from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import Trial, TrialResult
 from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.report.scorecard import format_scorecard
-from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.run.user_turns import FINISHED
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 from tests.support.faults import ANSWER, FaultyModel, answer_config, answer_evalset
@@ -62,7 +61,7 @@ async def run_with(
             agent or model_agent(server),
             eval_set,
             config or answer_config(),
-            options=RunOptions(**{"runs": 2, "max_concurrency": 8, **options}),
+            **{"runs": 2, "max_concurrency": 8, **options},
             output_dir=tmp_path,
             models=models,
         )

@@ -27,7 +27,6 @@ from agentflow_eval.redaction import (
     redact_data,
     register_secret,
 )
-from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 from tests.support.faults import ANSWER, answer_evalset
 
@@ -217,7 +216,7 @@ async def test_every_file_of_a_run_is_clean(server: ScriptedOpenAIServer, tmp_pa
             PythonAgent(agent),
             EvalSet.model_validate(eval_set),
             config,
-            options=RunOptions(runs=2),
+            runs=2,
             output_dir=tmp_path,
             models=models,
         )

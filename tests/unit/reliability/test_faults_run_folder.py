@@ -45,7 +45,7 @@ async def finished_run(tmp_path: Path, cases: int = 3, runs: int = 2) -> Path:
         AGENT,
         answer_evalset(cases),
         answer_config(),
-        options=RunOptions(runs=runs),
+        runs=runs,
         output_dir=tmp_path,
     )
     [run_dir] = list((tmp_path / "faults").iterdir())

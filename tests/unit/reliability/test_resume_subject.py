@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from agentflow_eval.cli import main
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 from agentflow_eval.run.folder_lock import RunFolderLock
-from agentflow_eval.run.plan import plan_from_params
+from agentflow_eval.run.plan import plan_request
 from agentflow_eval.run.resume import ResumeMismatch
 from tests.support.faults import ANSWER, answer_evalset, folder_digest
 
@@ -20,17 +20,17 @@ WEATHER = ROOT / "examples" / "weather"
 AGENT_SOURCE = f"def agent(message: str) -> str:\n    return {ANSWER!r}\n"
 
 
-def started(params: EvaluateParams) -> Path:
+def started(params: RunRequest) -> Path:
     """The folder of a run planned from ``params`` (planned, then let go)."""
-    handle, _ = plan_from_params(params, environ={})
+    handle, _ = plan_request(params)
     handle.release()
     return handle.paths.run_dir
 
 
-def refused(params: EvaluateParams, run_dir: Path) -> str:
+def refused(params: RunRequest, run_dir: Path) -> str:
     before = folder_digest(run_dir)
     with pytest.raises(ResumeMismatch) as error:
-        plan_from_params(params.model_copy(update={"resume": str(run_dir)}), environ={})
+        plan_request(params.model_copy(update={"resume": str(run_dir)}))
     assert folder_digest(run_dir) == before
     RunFolderLock.acquire(run_dir).release()  # and it was let go
     message = str(error.value)
@@ -38,13 +38,13 @@ def refused(params: EvaluateParams, run_dir: Path) -> str:
     return message
 
 
-def file_agent_params(tmp_path: Path) -> EvaluateParams:
+def file_agent_params(tmp_path: Path) -> RunRequest:
     (tmp_path / "agent.py").write_text(AGENT_SOURCE, encoding="utf-8")
     evalset = tmp_path / "set.evalset.json"
     evalset.write_text(answer_evalset(2).model_dump_json(), encoding="utf-8")
     config = tmp_path / "config.json"
     config.write_text('{"criteria": {"response_match_score": 0.8}}', encoding="utf-8")
-    return EvaluateParams(
+    return RunRequest(
         agent=f"{tmp_path / 'agent.py'}:agent",
         evalset=str(evalset),
         config=str(config),
@@ -74,13 +74,13 @@ def test_the_agents_source_changed_is_refused(tmp_path: Path) -> None:
 def test_the_same_agent_resumes(tmp_path: Path) -> None:
     params = file_agent_params(tmp_path)
     run_dir = started(params)
-    handle, _ = plan_from_params(params.model_copy(update={"resume": str(run_dir)}), environ={})
+    handle, _ = plan_request(params.model_copy(update={"resume": str(run_dir)}))
     assert handle.plan.resumed
     handle.release()
 
 
-def weather_params(tmp_path: Path, **fields: str) -> EvaluateParams:
-    return EvaluateParams(
+def weather_params(tmp_path: Path, **fields: str) -> RunRequest:
+    return RunRequest(
         agent="examples.weather.agent:agent",
         evalset=str(WEATHER / "weather.evalset.json"),
         config=str(WEATHER / "eval_config.json"),

@@ -27,9 +27,7 @@ AGENT = PythonAgent(agent)
 async def test_a_resume_with_the_wall_clock_a_day_behind_has_a_positive_duration(
     tmp_path: Path,
 ) -> None:
-    await evaluate(
-        AGENT, answer_evalset(2), answer_config(), options=RunOptions(runs=2), output_dir=tmp_path
-    )
+    await evaluate(AGENT, answer_evalset(2), answer_config(), runs=2, output_dir=tmp_path)
     [run_dir] = list((tmp_path / "faults").iterdir())
     record = json.loads((run_dir / "run.json").read_text())
     first = record["elapsed_s"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from agentflow_eval.errors import InputError
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 from agentflow_eval.run.allowed_agents import check_agent_allowed
-from agentflow_eval.run.plan import plan_from_params
+from agentflow_eval.run.plan import plan_request
 
 ALLOWED = ["examples", "team.agents", "https://agents.example.com/", "eval.internal:8080"]
 
@@ -57,12 +57,12 @@ def test_planning_refuses_before_importing_the_agent(tmp_path) -> None:
     marker = tmp_path / "imported"
     agent = tmp_path / "agent.py"
     agent.write_text(f"open({str(marker)!r}, 'w').close()\ndef agent(m):\n    return m\n")
-    params = EvaluateParams(
+    params = RunRequest(
         agent=f"{agent}:agent",
         evalset=str(tmp_path / "missing.json"),
         output_dir=str(tmp_path / "out"),
         allowed_agents=["examples"],
     )
     with pytest.raises(InputError, match="an agent file is not allowed"):
-        plan_from_params(params, environ={})
+        plan_request(params)
     assert not marker.exists() and not (tmp_path / "out").exists()

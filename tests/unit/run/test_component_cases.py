@@ -19,7 +19,6 @@ from agentflow_eval.models.evalset import EvalCase, EvalSet
 from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.component_trial import run_component_trial
 from agentflow_eval.run.components import ComponentTarget, load_components
-from agentflow_eval.run.settings import RunOptions
 
 CALLED_IN: list[str] = []
 
@@ -142,7 +141,7 @@ async def test_a_run_of_component_cases_needs_no_agent(tmp_path: Path) -> None:
             ],
         }
     )
-    result = await evaluate(None, eval_set, options=RunOptions(runs=2), output_dir=tmp_path / "out")
+    result = await evaluate(None, eval_set, runs=2, output_dir=tmp_path / "out")
     assert result.agent == spec
     assert {case.case_id: (case.passed, case.runs) for case in result.cases} == {
         "rain": (2, 2),
@@ -167,7 +166,8 @@ async def test_an_async_component_that_blocks_the_loop_is_stopped(tmp_path: Path
     result = await evaluate(
         None,
         eval_set,
-        options=RunOptions(runs=1, trial_timeout_s=0.5),
+        runs=1,
+        trial_timeout_s=0.5,
         output_dir=tmp_path / "out",
     )
     assert time.perf_counter() - started < 3  # interrupted, not waited out

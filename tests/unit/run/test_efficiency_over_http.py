@@ -17,7 +17,6 @@ from agentflow_eval.models.results import RunResult
 from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.report.markdown import cases_table, summary_markdown
 from agentflow_eval.report.scorecard import format_scorecard
-from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 EVALSET = EvalSet.model_validate(
@@ -53,7 +52,8 @@ async def _run(
         EVALSET,
         config,
         output_dir=tmp_path,
-        options=RunOptions(runs=3, max_concurrency=1),
+        runs=3,
+        max_concurrency=1,
     )
 
 

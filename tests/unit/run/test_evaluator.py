@@ -156,7 +156,7 @@ async def test_it_compares_with_a_baseline_publishes_and_records_identity(
 
 
 async def test_latest_without_a_publish_target_is_refused(tmp_path):
-    with pytest.raises(ValueError, match="baseline='latest' is the last run published"):
+    with pytest.raises(ValueError, match="baseline 'latest' is the last run published"):
         await AgentEvaluator("examples.weather.agent:agent", TRAJECTORY_ONLY).evaluate(
             EVALSET, runs=1, output_dir=tmp_path, baseline="latest"
         )

@@ -13,7 +13,6 @@ import pytest
 from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.llm.retry import ProviderAuthError
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.settings import RunOptions
 from tests.support.faults import ANSWER, answer_config, answer_evalset
 
 REQUEST = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
@@ -40,7 +39,7 @@ async def test_a_rate_limit_past_the_frameworks_retries_is_infrastructure(tmp_pa
         PythonAgent(agent),
         answer_evalset(2),
         answer_config(),
-        options=RunOptions(runs=4),
+        runs=4,
         output_dir=tmp_path,
     )
     errors = [result.trial.error for result in run.trials if result.trial.error]
@@ -60,7 +59,8 @@ async def test_refused_credentials_from_a_framework_stop_the_run(tmp_path: Path)
             PythonAgent(agent),
             answer_evalset(3),
             answer_config(),
-            options=RunOptions(runs=2, max_concurrency=1),
+            runs=2,
+            max_concurrency=1,
             output_dir=tmp_path,
         )
     (trials,) = tmp_path.glob("faults/*/trials.jsonl")

@@ -27,14 +27,13 @@ from agentflow_eval.evaluator import AgentEvaluator, EvaluationFailed
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.config import CriterionConfig, EvalConfig, JudgeSettings
 from agentflow_eval.models.evalset import EvalCase, EvalSet, Invocation, Message
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.pipeline.evaluate import evaluate, rejudge
 from agentflow_eval.pipeline.runner import DirectStages, RunServices, run_pipeline
 from agentflow_eval.pipeline.stages import copy_trials_stage
-from agentflow_eval.run.plan import plan_from_params
+from agentflow_eval.run.plan import plan_request
 from agentflow_eval.run.run_json import RunRecord, read_run_json
-from agentflow_eval.run.settings import RunOptions
 from agentflow_eval.storage.local import LocalStore
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
@@ -83,9 +82,7 @@ def agent_server() -> Iterator[ScriptedOpenAIServer]:
 
 async def _finished_run(agent: AgentUnderTest, root: Path) -> Path:
     """The folder of a finished run of ``agent``, 2 runs per case, judged by ROUGE alone."""
-    run = await evaluate(
-        agent, EVAL_SET, EvalConfig(criteria=ROUGE), options=RunOptions(runs=2), output_dir=root
-    )
+    run = await evaluate(agent, EVAL_SET, EvalConfig(criteria=ROUGE), runs=2, output_dir=root)
     return _folder(run, root)
 
 
@@ -206,17 +203,17 @@ async def test_a_run_started_from_python_needs_its_eval_set_named(source: Path) 
 async def test_a_stopped_rejudge_resumes_from_its_folder(source: Path, tmp_path: Path) -> None:
     evalset = tmp_path / "weather.evalset.json"
     evalset.write_text(EVAL_SET.model_dump_json())
-    params = EvaluateParams(
+    params = RunRequest(
         evalset=str(evalset), output_dir=str(tmp_path / "again"), rejudge_from=str(source)
     )
-    handle, agent = plan_from_params(params, environ={})
+    handle, agent = plan_request(params)
     with handle:  # stopped after its trial stage
         assert agent is None
         await copy_trials_stage(handle.plan)
     folder = handle.paths.run_dir
 
     record = RunRecord.read(folder)
-    resumed, _ = plan_from_params(record.params(), environ={}, resume=record)
+    resumed, _ = plan_request(record.params(), resume=record)
     async with ModelClient() as models:
         with resumed:
             outcome = await run_pipeline(resumed.plan, RunServices(None, models), DirectStages())

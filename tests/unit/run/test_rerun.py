@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentflow_eval.files.jsonl import iter_records
-from agentflow_eval.models.params import EvaluateParams
+from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.results import Trial, TrialError, TrialResult
 from agentflow_eval.run.rerun import prepare_rerun
 from agentflow_eval.run.run_json import params_from_run_dir
@@ -28,7 +28,7 @@ def _run_folder(root: Path, errored: set[tuple[str, int]], *, params: bool = Tru
     run_dir.mkdir(parents=True)
     meta: dict = {"run_id": "aaaa1111", "started_at": START.isoformat(), "runs_per_case": 2}
     if params:
-        meta["params"] = EvaluateParams(agent="bot.py:agent", evalset="s.json").model_dump(
+        meta["params"] = RunRequest(agent="bot.py:agent", evalset="s.json").model_dump(
             mode="json", exclude={"resume"}
         )
     (run_dir / "run.json").write_text(json.dumps(meta))

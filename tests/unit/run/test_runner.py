@@ -28,7 +28,7 @@ from agentflow_eval.models.results import Trial, TrialResult
 from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.aggregate import aggregate
 from agentflow_eval.run.judging import judge_trials
-from agentflow_eval.run.plan import RunMeta, RunOptions
+from agentflow_eval.run.plan import RunMeta
 from agentflow_eval.run.trials import run_trials
 from tests.support.plans import make_plan
 
@@ -100,7 +100,8 @@ async def _run(tmp_path: Path, agent, runs: int, es: EvalSet | None = None, **op
         agent,
         es or evalset(),
         CONFIG,
-        options=RunOptions(runs=runs, **options),
+        runs=runs,
+        **options,
         output_dir=tmp_path,
     )
 

@@ -9,7 +9,6 @@ from agentflow_eval.files.errors import EvalFileError
 from agentflow_eval.models.config import EvalConfig, UserSimulatorConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.run.user_turns import FINISHED
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
@@ -52,9 +51,7 @@ async def test_the_simulated_user_follows_the_plan_until_it_is_finished(tmp_path
                 {"model": "openai/simulator", "api_base": server.url, "api_key": "test"}
             )
         )
-        run = await evaluate(
-            EchoAgent(), scenario_set(), config, output_dir=tmp_path, options=RunOptions(runs=1)
-        )
+        run = await evaluate(EchoAgent(), scenario_set(), config, output_dir=tmp_path, runs=1)
         requests = list(server.requests)
     (trial,) = run.trials
     assert trial.status == "passed"
@@ -80,16 +77,17 @@ async def test_the_turn_limit_ends_a_conversation_that_never_finishes(tmp_path):
                 }
             )
         )
-        run = await evaluate(
-            EchoAgent(), scenario_set(), config, output_dir=tmp_path, options=RunOptions(runs=1)
-        )
+        run = await evaluate(EchoAgent(), scenario_set(), config, output_dir=tmp_path, runs=1)
     assert len(run.trials[0].trial.turns) == 3
 
 
 async def test_a_scenario_without_a_simulator_is_refused_before_any_trial(tmp_path):
     with pytest.raises(EvalFileError) as refused:
         await evaluate(
-            EchoAgent(), scenario_set(), EvalConfig(), output_dir=tmp_path, options=RunOptions()
+            EchoAgent(),
+            scenario_set(),
+            EvalConfig(),
+            output_dir=tmp_path,
         )
     assert refused.value.field == "conversation_scenario"
     assert refused.value.case_id == scenario_set().eval_cases[0].eval_id
@@ -115,6 +113,6 @@ async def test_adks_minus_one_sets_no_turn_limit(tmp_path):
             scenario_set(),
             EvalConfig(user_simulator_config=settings),
             output_dir=tmp_path,
-            options=RunOptions(runs=1),
+            runs=1,
         )
     assert len(run.trials[0].trial.turns) == 13

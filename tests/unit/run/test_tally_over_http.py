@@ -10,7 +10,6 @@ from agentflow_eval.agents import LiteLLMAgent
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.plan import RunOptions
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 EVALSET = EvalSet.model_validate(
@@ -43,7 +42,8 @@ async def _run(server, runs, tmp_path):
         EVALSET,
         EvalConfig(),
         output_dir=tmp_path,
-        options=RunOptions(runs=runs, max_concurrency=1),
+        runs=runs,
+        max_concurrency=1,
     )
 
 

@@ -1,16 +1,24 @@
-"""The evaluate flow's parameters, described once for every front door.
+"""The run request: every setting of one evaluation, described once for every front door.
 
-The flow (``agentflow_eval.flows.evaluate``) takes these as top-level parameters, so the
-Prefect UI renders a flat form: a human title on every field, the built-in defaults
-pre-filled, choices as pick-lists and the S3 options in one group. The CLI, pytest and
-run folders (``run.json``) hold the same values as one :class:`EvaluateParams`;
-:meth:`EvaluateParams.flow_parameters` and :meth:`EvaluateParams.from_flow_parameters`
-are the single conversion between the two shapes.
+The CLI, ``AgentEvaluator``, :func:`agentflow_eval.evaluate`, the pytest plugin and the
+evaluate flow each build a :class:`RunRequest` from their own inputs and hand it to the
+one call that runs it (:func:`agentflow_eval.pipeline.execute.execute`). A setting is
+one field here, and every door takes it by the field's name: the flow as a parameter of
+that name, ``AgentEvaluator`` and ``evaluate()`` as a keyword argument, the CLI as the
+flag :attr:`Flag.names` gives (the field's name with dashes first), the config file as
+its key where the config holds it too (``runs``, ``max_concurrency``,
+``trial_timeout_s``). ``tests/unit/models/test_request_doors.py`` holds every door to
+that.
 
-Each parameter's type is an ``Annotated`` alias below, used by both the model and the
-flow's signature (a test checks they agree). Titles and descriptions sit in
-``json_schema_extra`` as well as in the field, because Prefect replaces a parameter's
-title with its name when it builds the form's schema, and keeps only that extra.
+The flow takes the fields as top-level parameters, so the Prefect UI renders a flat
+form: a human title on every field, the built-in defaults pre-filled, choices as
+pick-lists and the S3 options in one group. :meth:`RunRequest.flow_parameters` and
+:meth:`RunRequest.from_flow_parameters` are the single conversion between the two
+shapes. Each field's type is an ``Annotated`` alias below, used by both the model and
+the flow's signature. Titles and descriptions sit in ``json_schema_extra`` as well as in
+the field, because Prefect replaces a parameter's title with its name when it builds the
+form's schema, and keeps only that extra; the CLI's spelling of a field is its
+:class:`Flag`.
 
 ``runs``, ``max_concurrency`` and ``trial_timeout_s`` are ``None`` when not given: then
 the eval set's config decides, else :mod:`agentflow_eval.models.defaults`. The form shows
@@ -20,6 +28,9 @@ that leaves them out gets the config's value.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -33,14 +44,20 @@ from pydantic import (
 )
 from pydantic_core import PydanticUndefined
 
+from agentflow_eval.errors import InputError
 from agentflow_eval.models import defaults
+from agentflow_eval.models.environment import (
+    GIT_SHA_VARIABLES,
+    MAX_FILE_MB_ENV,
+    VERSION_VARIABLES,
+    first_set,
+)
 from agentflow_eval.models.tolerances import EfficiencyTolerances, parse_increase
 
 __all__ = [
     "DEFAULT_LINK_EXPIRY_HOURS",
     "S3",
     "Baseline",
-    "EvaluateParams",
     "FailOnRegression",
     "MaxCostIncrease",
     "MaxLatencyIncrease",
@@ -48,6 +65,7 @@ __all__ = [
     "MaxToolCallIncrease",
     "RejudgeFrom",
     "ReportLinks",
+    "RunRequest",
     "RunTimeout",
     "S3Options",
     "ShardSpec",
@@ -91,6 +109,38 @@ _BLANK_TEXT = (BeforeValidator(_blank_is_none), _optional("string"))
 ``_ui(..., form_default="")``: blank in the form)."""
 
 
+@dataclass(frozen=True)
+class Flag:
+    """How the CLI spells a field: ``--`` and the field's name with dashes (``--runs``,
+    ``--max-cost-increase``; an S3 option's ``--s3-`` and its name), then any older
+    spellings it still answers to (``--timeout``, ``--fail-under``). A field without a
+    ``Flag`` is not a flag: the form, the API and Python give it.
+
+    Kept in the field's ``Annotated`` metadata, which pydantic carries and ignores."""
+
+    aliases: tuple[str, ...] = ()
+    metavar: str | None = None
+    help: str = ""
+
+    def __init__(self, *aliases: str, metavar: str | None = None, help: str = "") -> None:
+        object.__setattr__(self, "aliases", aliases)
+        object.__setattr__(self, "metavar", metavar)
+        object.__setattr__(self, "help", help)
+
+    def names(self, field: str, prefix: str = "") -> tuple[str, ...]:
+        """The flag's spellings for ``field`` (under ``prefix``, ``s3`` for an S3
+        option): the derived one first."""
+        derived = "--" + (f"{prefix}_{field}" if prefix else field).replace("_", "-")
+        return (derived, *(alias for alias in self.aliases if alias != derived))
+
+
+def flag_of(model: type[BaseModel], field: str) -> Flag | None:
+    """The :class:`Flag` of ``model``'s ``field``, if it is a flag."""
+    return next(
+        (item for item in model.model_fields[field].metadata if isinstance(item, Flag)), None
+    )
+
+
 # --------------------------------------------------------------------------- S3 options
 
 
@@ -110,15 +160,18 @@ class S3Options(BaseModel):
             "blank for AWS",
             form_default="",
         ),
+        Flag(metavar="URL", help="S3-compatible endpoint, e.g. http://host:8333"),
     ] = None
     region: Annotated[
         str | None,
         *_BLANK_TEXT,
         _ui("Region", "e.g. eu-west-1; blank: the worker's AWS region", form_default=""),
+        Flag(metavar="REGION", help="the S3 region (default: what boto3's configuration says)"),
     ] = None
     path_style: Annotated[
         bool,
         _ui("Path-style addressing", "bucket in the path, not the host name (MinIO, SeaweedFS)"),
+        Flag(help="path-style S3 addressing"),
     ] = False
     credentials_secret: Annotated[
         str | None,
@@ -138,6 +191,11 @@ class S3Options(BaseModel):
             "bucket; the link expires), public (under the public base URL) or endpoint (the "
             "store's own URL, for a public-read bucket)",
         ),
+        Flag(
+            "--s3-links",
+            help="report links: presigned (private bucket; the default), public (under "
+            "--s3-public-url; the default when it is given), endpoint (public-read bucket)",
+        ),
     ] = "presigned"
     public_url: Annotated[
         str | None,
@@ -149,12 +207,26 @@ class S3Options(BaseModel):
             "are public",
             form_default="",
         ),
+        Flag(metavar="URL", help="base URL readers open published reports at"),
     ] = None
     link_expiry_hours: Annotated[
         int,
         Field(ge=1, le=DEFAULT_LINK_EXPIRY_HOURS),
         _ui("Link lifetime (hours)", "how long a presigned report link works (at most 168)"),
+        Flag(
+            metavar="HOURS",
+            help=f"how long presigned report links work (default {DEFAULT_LINK_EXPIRY_HOURS}, "
+            "a week)",
+        ),
     ] = DEFAULT_LINK_EXPIRY_HOURS
+
+    @model_validator(mode="before")
+    @classmethod
+    def _public_url_means_public_links(cls, data: Any) -> Any:
+        """A public base URL given without a link style asks for public links."""
+        if isinstance(data, dict) and data.get("public_url") and not data.get("report_links"):
+            return {**data, "report_links": "public"}
+        return data
 
     @model_validator(mode="after")
     def _public_needs_url(self) -> S3Options:
@@ -187,6 +259,24 @@ def _empty_is_none(value: Any) -> Any:
     return None if value in ({}, "") else value
 
 
+def _at_least_one(value: int | None) -> int | None:
+    if value is not None and value < 1:
+        raise ValueError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive(value: float | None) -> float | None:
+    if value is not None and not (0 < value < math.inf):
+        raise ValueError(f"must be a number above 0, got {value:g}")
+    return value
+
+
+def _not_negative(value: float | None) -> float | None:
+    if value is not None and not (0 <= value < math.inf):
+        raise ValueError(f"must be 0 (no limit) or more minutes, got {value:g}")
+    return value
+
+
 # ------------------------------------------------------------------------ the parameters
 
 Agent = Annotated[
@@ -211,23 +301,20 @@ ConfigPath = Annotated[
         "criteria and settings; blank: test_config.json beside the eval set",
         form_default="",
     ),
+    Flag(metavar="FILE", help="config file (default: test_config.json beside EVALSET)"),
 ]
 Runs = Annotated[
     int | None,
     BeforeValidator(_blank_is_none),
+    AfterValidator(_at_least_one),
     _optional("integer", minimum=1),
     _ui(
         "Runs per case",
         "trials of each case; left out, the config's runs, else the default",
         form_default=defaults.RUNS,
     ),
+    Flag(metavar="N", help=f"trials per case (default {defaults.RUNS}, or the config's)"),
 ]
-
-
-def _at_least_one(value: int | None) -> int | None:
-    if value is not None and value < 1:
-        raise ValueError(f"must be at least 1 (or 0 for all), got {value}")
-    return value
 
 
 Cases = Annotated[
@@ -240,6 +327,11 @@ Cases = Annotated[
         "empty: every case",
         form_default=[],
     ),
+    Flag(
+        "--case",
+        metavar="PATTERN",
+        help="only cases whose id matches PATTERN (shell-style: weather_*); repeatable",
+    ),
 ]
 Limit = Annotated[
     int | None,
@@ -247,20 +339,26 @@ Limit = Annotated[
     AfterValidator(_at_least_one),
     _optional("integer", minimum=0),
     _ui("Case limit", "only the first N cases (after Cases); 0: all", form_default=0),
+    Flag(metavar="N", help="only the first N cases"),
 ]
 MaxConcurrency = Annotated[
     int | None,
     BeforeValidator(_blank_is_none),
+    AfterValidator(_at_least_one),
     _optional("integer", minimum=1),
     _ui(
         "Trials in flight",
         "trials running at once; left out, the config's, else the default",
         form_default=defaults.MAX_CONCURRENCY,
     ),
+    Flag(
+        metavar="N", help=f"trials in flight (default {defaults.MAX_CONCURRENCY}, or the config's)"
+    ),
 ]
 TrialTimeout = Annotated[
     float | None,
     BeforeValidator(_blank_is_none),
+    AfterValidator(_positive),
     _optional("number", exclusiveMinimum=0),
     _ui(
         "Trial timeout (seconds)",
@@ -268,16 +366,28 @@ TrialTimeout = Annotated[
         "the default",
         form_default=defaults.TRIAL_TIMEOUT_S,
     ),
+    Flag(
+        "--timeout",
+        metavar="SECONDS",
+        help=f"seconds per trial (default {defaults.TRIAL_TIMEOUT_S:g}, or the config's)",
+    ),
 ]
 RunTimeout = Annotated[
     float | None,
     BeforeValidator(lambda value: None if value in ("", 0) else _blank_is_none(value)),
+    AfterValidator(_not_negative),
     _optional("number", minimum=0),
     _ui(
         "Run timeout (minutes)",
         "a run still going after this stops there, Failed, saying so; the trials it "
         "finished are kept for a resume; 0: no limit",
         form_default=defaults.RUN_TIMEOUT_MINUTES,
+    ),
+    Flag(
+        metavar="MINUTES",
+        help="stop a run still going after this long, exit 3, its finished trials kept for "
+        "--resume (default "
+        f"{defaults.RUN_TIMEOUT_MINUTES:g}; 0: no limit)",
     ),
 ]
 AgentModel = Annotated[
@@ -288,11 +398,13 @@ AgentModel = Annotated[
         "LiteLLM model for a LiteLLM agent, replacing its own; blank: its own",
         form_default="",
     ),
+    Flag(metavar="MODEL", help="LiteLLM model for the agent (LiteLLM agents)"),
 ]
 JudgeModel = Annotated[
     str | None,
     *_BLANK_TEXT,
     _ui("Judge model", "LiteLLM model for the LLM judges; blank: the config's", form_default=""),
+    Flag(metavar="MODEL", help="LiteLLM model for LLM judges"),
 ]
 AgentVersion = Annotated[
     str | None,
@@ -301,6 +413,10 @@ AgentVersion = Annotated[
         "Agent version",
         "recorded with the results; blank: $AGENTFLOW_AGENT_VERSION on the worker, if set",
         form_default="",
+    ),
+    Flag(
+        metavar="VERSION",
+        help="the agent's version, recorded with the results (default: $AGENTFLOW_AGENT_VERSION)",
     ),
 ]
 GitSha = Annotated[
@@ -312,12 +428,47 @@ GitSha = Annotated[
         "or $CI_COMMIT_SHA on the worker, if set",
         form_default="",
     ),
+    Flag(
+        metavar="SHA",
+        help="the agent's commit, recorded with the results (default: $AGENTFLOW_GIT_SHA, "
+        "$GITHUB_SHA, $CI_COMMIT_SHA or $GIT_COMMIT)",
+    ),
 ]
+
+
+def _labels_from_pairs(value: Any) -> Any:
+    """Labels written as ``NAME=VALUE`` texts (a repeated flag) as a mapping."""
+    if not isinstance(value, list | tuple):
+        return value
+    labels: dict[str, str] = {}
+    for pair in value:
+        name, equals, text = str(pair).partition("=")
+        if not equals or not name.strip():
+            raise ValueError(f"a label is NAME=VALUE (env=staging), got {pair!r}")
+        labels[name.strip()] = text.strip()
+    return labels
+
+
 Labels = Annotated[
     dict[str, str],
+    BeforeValidator(_labels_from_pairs),
     _ui("Labels", 'name → value pairs recorded with the results, e.g. {"env": "staging"}'),
+    Flag(
+        "--label",
+        metavar="NAME=VALUE",
+        help="a label recorded with the results (env=staging); repeatable",
+    ),
 ]
-OutputDir = Annotated[str, _ui("Output folder", "where run folders are written, on the worker")]
+OutputDir = Annotated[
+    str,
+    _ui("Output folder", "where run folders are written, on the worker"),
+    Flag(
+        "--output",
+        metavar="DIR|FILE.json",
+        help=f"folder for run folders (default {defaults.OUTPUT_DIR}); or a .json file: the JSON "
+        f"report (results.json) is written there, the run folder beside it",
+    ),
+]
 Resume = Annotated[
     str | None,
     *_BLANK_TEXT,
@@ -326,6 +477,7 @@ Resume = Annotated[
         "an earlier run folder to finish: its finished trials are kept",
         form_default="",
     ),
+    Flag(metavar="RUN_DIR", help="finish an earlier, interrupted run"),
 ]
 RejudgeFrom = Annotated[
     str | None,
@@ -345,6 +497,7 @@ PublishTo = Annotated[
         "s3://bucket/prefix or a folder; blank: the report stays in the run folder",
         form_default="",
     ),
+    Flag(metavar="TARGET", help="s3://bucket/prefix or a folder"),
 ]
 CountInfrastructureErrors = Annotated[
     bool,
@@ -352,6 +505,10 @@ CountInfrastructureErrors = Annotated[
         "Count provider failures",
         "count trials the model provider failed (after retries) against the pass rate; by "
         "default they are reported apart and left out of it",
+    ),
+    Flag(
+        help="count trials the model provider failed (after retries) against the pass rate "
+        "(default: reported apart, left out)"
     ),
 ]
 Baseline = Annotated[
@@ -363,6 +520,11 @@ Baseline = Annotated[
         "Publish to), a run folder, its results.json, or an s3:// URI; blank: no comparison",
         form_default="",
     ),
+    Flag(
+        metavar="RUN",
+        help="compare with a run: latest (the last completed run published to --publish-to), a run "
+        "folder, its results.json, or an s3:// URI",
+    ),
 ]
 Track = Annotated[
     str | None,
@@ -373,6 +535,12 @@ Track = Annotated[
         "track; blank: how the run was started (adhoc, schedule, event); name one track to "
         "make runs started different ways each other's baseline",
         form_default="",
+    ),
+    Flag(
+        metavar="NAME",
+        help=f"the history this run joins (default {defaults.TRACK}): --baseline latest is "
+        "the last good run of the same track; name a scheduled or suite run's track (e.g. "
+        "the nightly's) to compare with its history on purpose",
     ),
 ]
 AllowedAgents = Annotated[
@@ -386,14 +554,27 @@ AllowedAgents = Annotated[
 ]
 
 
+def _percent_as_rate(value: Any) -> Any:
+    """A rate written as text: a percentage (``"80%"``: 0.8) or a fraction (``"0.8"``)."""
+    if not isinstance(value, str) or not value.strip():
+        return value
+    text = value.strip()
+    try:
+        number = float(text.removesuffix("%"))
+    except ValueError:
+        raise ValueError(f"expected a rate such as 0.8 or 80%, got {value!r}") from None
+    return number / 100 if text.endswith("%") else number
+
+
 def _a_rate(value: float | None) -> float | None:
     if value is not None and not 0 <= value <= 1:
-        raise ValueError(f"must be a rate between 0 and 1, got {value}")
+        raise ValueError(f"must be a rate between 0 and 1 (0% to 100%), got {value:g}")
     return value
 
 
 MinPassRate = Annotated[
     float | None,
+    BeforeValidator(_percent_as_rate),
     BeforeValidator(_blank_is_none),
     AfterValidator(_a_rate),
     _optional("number", minimum=0, maximum=1),
@@ -403,6 +584,9 @@ MinPassRate = Annotated[
         "its pass rate is below this (0 to 1, as the CLI's --fail-under); 0: no gate",
         form_default=0,
     ),
+    Flag(
+        "--fail-under", metavar="RATE", help="exit 1 if the pass rate is below RATE (0.8 or 80%%)"
+    ),
 ]
 FailOnRegression = Annotated[
     bool,
@@ -411,6 +595,10 @@ FailOnRegression = Annotated[
         "end the run Failed, and mark regressed cases failed in junit.xml, when the "
         "comparison finds a significant regression or the baseline cannot be read (a "
         "first run, with nothing published yet, passes)",
+    ),
+    Flag(
+        help="exit 1 (and fail regressed cases in junit.xml) on a significant regression from "
+        "--baseline, or when the baseline cannot be read"
     ),
 ]
 
@@ -430,17 +618,40 @@ _INCREASE = (
     BeforeValidator(parse_increase),
     _optional("string"),
 )
-MaxCostIncrease = Annotated[float | None, *_INCREASE, _increase("Max cost increase", "cost")]
+
+
+def _increase_flag(what: str) -> Flag:
+    return Flag(
+        metavar="PCT",
+        help=f"with --fail-on-regression: fail on a significant increase of {what} over the "
+        "baseline beyond this, e.g. 10%% (per case: the median; overall: the geometric mean "
+        "of the per-case ratios); without it, changes are only reported",
+    )
+
+
+MaxCostIncrease = Annotated[
+    float | None,
+    *_INCREASE,
+    _increase("Max cost increase", "cost"),
+    _increase_flag("cost"),
+]
 MaxLatencyIncrease = Annotated[
-    float | None, *_INCREASE, _increase("Max latency increase", "a case's median latency")
+    float | None,
+    *_INCREASE,
+    _increase("Max latency increase", "a case's median latency"),
+    _increase_flag("latency"),
 ]
 MaxTokenIncrease = Annotated[
-    float | None, *_INCREASE, _increase("Max token increase", "a case's median tokens")
+    float | None,
+    *_INCREASE,
+    _increase("Max token increase", "a case's median tokens"),
+    _increase_flag("tokens"),
 ]
 MaxToolCallIncrease = Annotated[
     float | None,
     *_INCREASE,
     _increase("Max tool-call increase", "a case's median tool calls"),
+    _increase_flag("tool calls"),
 ]
 Secrets = Annotated[
     dict[str, str],
@@ -490,14 +701,71 @@ S3 = Annotated[
 ]
 
 
-class EvaluateParams(BaseModel):
-    """One evaluation: which agent, which eval set, how many trials, where results go.
-    The same fields, titles and defaults as the evaluate flow's parameters."""
+MaxFileMb = Annotated[
+    float | None,
+    BeforeValidator(_blank_is_none),
+    AfterValidator(_positive),
+    _optional("number", exclusiveMinimum=0),
+    _ui(
+        "Largest input file (MiB)",
+        "an eval-set or config file larger than this is refused before it is read; blank: "
+        f"${MAX_FILE_MB_ENV} on the worker, else 64",
+        form_default="",
+    ),
+    Flag(
+        metavar="MIB",
+        help="the largest eval-set or config file read, checked before reading it (default "
+        f"64, or ${MAX_FILE_MB_ENV})",
+    ),
+]
+Workroot = Annotated[
+    str | None,
+    *_BLANK_TEXT,
+    _ui(
+        "Trial working folders",
+        "where each trial's own working folder is made; blank: the system's temporary folder",
+        form_default="",
+    ),
+    Flag(
+        metavar="DIR",
+        help="where each trial's own working folder is made (default: the "
+        "system's temporary folder)",
+    ),
+]
+KeepWorkdirs = Annotated[
+    bool,
+    _ui(
+        "Keep trial folders",
+        "keep each trial's working folder after the trial, to look at what its tools wrote "
+        "(the trial records where)",
+    ),
+    Flag(help="keep each trial's working folder after it ends (its path is in the trial)"),
+]
+
+
+def _env_mib(text: str) -> float:
+    """The largest input file :data:`MAX_FILE_MB_ENV` sets, refused in one line naming
+    the variable."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise InputError(f"{MAX_FILE_MB_ENV} must be a positive number of MiB, got {text!r}")
+    return value
+
+
+class RunRequest(BaseModel):
+    """One evaluation: which agent, which eval set, how it runs, what it is compared with
+    and held to, where the results go. Every front door builds one; the same fields,
+    titles and defaults as the evaluate flow's parameters."""
 
     model_config = ConfigDict(extra="forbid")
 
     agent: Agent = None
-    evalset: EvalSetPath
+    evalset: EvalSetPath | None = None
+    """The eval set's file or folder; ``None`` when a Python front door hands the eval set
+    over as an object."""
     config: ConfigPath = None
     runs: Runs = None
     cases: Cases = None
@@ -529,9 +797,12 @@ class EvaluateParams(BaseModel):
     track: Track = None
     allowed_agents: AllowedAgents = Field(default_factory=list)
     min_pass_rate: MinPassRate = None
+    max_file_mb: MaxFileMb = None
+    workroot: Workroot = None
+    keep_workdirs: KeepWorkdirs = False
 
     @model_validator(mode="after")
-    def _latest_needs_a_target(self) -> EvaluateParams:
+    def _latest_needs_a_target(self) -> RunRequest:
         latest = self.baseline is not None and self.baseline.strip().rstrip("/") == "latest"
         if latest and not self.publish_to:
             raise ValueError(
@@ -549,12 +820,39 @@ class EvaluateParams(BaseModel):
             max_tool_call_increase=self.max_tool_call_increase,
         )
 
+    @property
+    def latest_baseline(self) -> bool:
+        """Whether the baseline is ``latest``: the last good run published to
+        ``publish_to``."""
+        return self.baseline is not None and self.baseline.strip().rstrip("/") == "latest"
+
+    def with_environment(self, environ: Mapping[str, str]) -> RunRequest:
+        """This request with what it leaves out and the front door's environment gives
+        (:mod:`~agentflow_eval.models.environment`): the agent's version and commit from
+        CI's variables, the largest input file. The doors call it once; nothing deeper
+        reads the environment for a setting."""
+        update: dict[str, Any] = {}
+        if self.agent_version is None:
+            update["agent_version"] = first_set(environ, VERSION_VARIABLES)
+        if self.git_sha is None:
+            update["git_sha"] = first_set(environ, GIT_SHA_VARIABLES)
+        if self.max_file_mb is None and environ.get(MAX_FILE_MB_ENV, "").strip():
+            update["max_file_mb"] = _env_mib(environ[MAX_FILE_MB_ENV])
+        if not any(value is not None for value in update.values()):
+            return self
+        return type(self).model_validate({**self.model_dump(), **update})
+
+    def updated(self, **values: Any) -> RunRequest:
+        """This request with ``values`` set, each checked as the field checks it (a
+        ``model_copy`` would take them unchecked)."""
+        return type(self).model_validate({**self.model_dump(), **values})
+
     def flow_parameters(self) -> dict[str, Any]:
-        """These parameters as the evaluate flow's keyword arguments (the CLI, tests and
+        """This request as the evaluate flow's keyword arguments (the CLI, tests and
         sharded runs call the flow with them)."""
         return {name: getattr(self, name) for name in type(self).model_fields}
 
     @classmethod
-    def from_flow_parameters(cls, values: dict[str, Any]) -> EvaluateParams:
-        """The parameters of a flow run, from the flow's keyword arguments."""
+    def from_flow_parameters(cls, values: Mapping[str, Any]) -> RunRequest:
+        """The request of a flow run, from the flow's keyword arguments."""
         return cls.model_validate({name: values[name] for name in cls.model_fields})

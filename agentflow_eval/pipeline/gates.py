@@ -1,0 +1,66 @@
+"""What a finished run is held to, decided once for every front door: the request's
+``min_pass_rate``, its regression gate (``fail_on_regression`` with a baseline), and
+whether the run measured anything at all. Each door renders the verdict its own way (the
+CLI as an exit code, the flow as a Failed state, ``AgentEvaluator`` as an exception);
+none of them decides it again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentflow_eval.compare.models import RunComparison
+from agentflow_eval.models.request import RunRequest
+from agentflow_eval.models.results import RunResult
+
+__all__ = ["GateVerdict", "gate_verdict"]
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    """How a run fared against its request's gates."""
+
+    min_pass_rate: float | None = None
+    """The pass rate the request asked for (``None``: no such gate)."""
+    pass_rate: float = 0.0
+    below_min_pass_rate: bool = False
+    regression: RunComparison | None = None
+    """With ``fail_on_regression``: the comparison that failed its gate (it regressed, or
+    its baseline could not be read); ``None`` when the gate held or was not asked for."""
+    measured_nothing: bool = False
+    """Every trial errored: the run says nothing about the agent."""
+
+    @property
+    def failed(self) -> bool:
+        """Whether a gate the request set failed (a run that measured nothing fails only
+        where a door says so: it is no gate of the request)."""
+        return self.below_min_pass_rate or self.regression is not None
+
+    def reasons(self) -> list[str]:
+        """Each failed gate in a line, the regression first."""
+        found = []
+        if self.regression is not None:
+            found.append(
+                "a significant regression from the baseline"
+                if self.regression.regressed
+                else "the baseline could not be read, so a regression cannot be ruled out"
+            )
+        if self.below_min_pass_rate and self.min_pass_rate is not None:
+            found.append(
+                f"pass rate {self.pass_rate:.0%} is below min_pass_rate {self.min_pass_rate:.0%}"
+            )
+        return found
+
+
+def gate_verdict(
+    request: RunRequest, run: RunResult, comparison: RunComparison | None
+) -> GateVerdict:
+    """The verdict of ``request``'s gates on ``run`` (compared as ``comparison`` says)."""
+    totals = run.totals
+    minimum = request.min_pass_rate or None  # 0 is no gate, as the form's default says
+    return GateVerdict(
+        min_pass_rate=minimum,
+        pass_rate=totals.pass_rate,
+        below_min_pass_rate=minimum is not None and totals.pass_rate < minimum,
+        regression=comparison if comparison is not None and comparison.gate_failed else None,
+        measured_nothing=bool(totals.trials) and totals.errored == totals.trials,
+    )
