@@ -19,6 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from agentflow_eval.cli.common import EXIT_BAD_INPUT, EXIT_OK, fail, terminal_text
+from agentflow_eval.errors import InputError
+from agentflow_eval.files.authoring import (
+    add_case,
+    case_from_conversation,
+    create_evalset,
+    write_document,
+)
+from agentflow_eval.files.convert import convert
+from agentflow_eval.files.loading import load_evalset
+from agentflow_eval.files.sessions import read_session
+from agentflow_eval.run.validation import validate_files
 
 __all__ = ["add_parser", "run"]
 
@@ -89,8 +100,6 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agentflow_eval.errors import InputError
-
     try:
         handler = {
             "create": _create,
@@ -106,18 +115,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _create(args: argparse.Namespace) -> int:
-    from agentflow_eval.files.authoring import create_evalset
-
     made = create_evalset(Path(args.file), eval_set_id=args.eval_set_id, name=args.name)
     print(terminal_text(f"created {args.file}: eval set {made.eval_set_id!r}, no cases yet"))
     return EXIT_OK
 
 
 def _add(args: argparse.Namespace) -> int:
-    from agentflow_eval.files.authoring import add_case, case_from_conversation
-    from agentflow_eval.files.loading import load_evalset
-    from agentflow_eval.files.sessions import read_session
-
     expect = [part.strip() for part in args.expect.split(",") if part.strip()]
     path = Path(args.file)
     before = load_evalset(path).eval_set  # a file that is no eval set fails before the read
@@ -142,8 +145,6 @@ def _add(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from agentflow_eval.run.validation import validate_files
-
     checks = validate_files(args.files, config=args.config)
     bad = False
     for check in checks:
@@ -156,10 +157,6 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _convert(args: argparse.Namespace) -> int:
     import json
-
-    from agentflow_eval.files.authoring import write_document
-    from agentflow_eval.files.convert import convert
-    from agentflow_eval.files.loading import load_evalset
 
     eval_set = load_evalset(args.file).eval_set
     data, lost = convert(eval_set, args.to)

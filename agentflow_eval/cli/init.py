@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from agentflow_eval.cli.common import EXIT_OK, fail, one_line, terminal_text
+from agentflow_eval.errors import InputError
+from agentflow_eval.files.starter_project import write_starter
 
 __all__ = ["add_parser", "run"]
 
@@ -28,9 +30,6 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agentflow_eval.errors import InputError
-    from agentflow_eval.files.starter_project import write_starter
-
     folder = Path(args.folder)
     try:
         written = write_starter(folder)

@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from agentflow_eval.cli.common import EXIT_OK, fail, one_line
+from agentflow_eval.files.loading import EvalFileError, load_evalset
+from agentflow_eval.report import ResultsFileError, read_results_json, write_html
+from agentflow_eval.run.expected import with_expectations
 
 __all__ = ["add_parser", "run"]
 
@@ -54,10 +57,6 @@ def _results_path(given: Path) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agentflow_eval.files.loading import EvalFileError, load_evalset
-    from agentflow_eval.report import ResultsFileError, read_results_json, write_html
-    from agentflow_eval.run.expected import with_expectations
-
     try:
         path = _results_path(Path(args.results))
         results = read_results_json(path)

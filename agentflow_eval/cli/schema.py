@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agentflow_eval.cli.common import EXIT_OK
+from agentflow_eval.criteria.config_schema import write_schemas
 
 __all__ = ["add_parser", "run"]
 
@@ -22,8 +23,6 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agentflow_eval.criteria.config_schema import write_schemas
-
     for path in write_schemas(Path(args.output)):
         print(path)
     return EXIT_OK

@@ -21,6 +21,10 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from agentflow_eval.cli.common import EXIT_OK, fail, one_line, terminal_text
+from agentflow_eval.errors import InputError
+from agentflow_eval.publish.local_runs import local_runs, newest_report
+from agentflow_eval.report.index_page import render_index
+from agentflow_eval.report.local_index import render_local_index
 
 __all__ = ["RunsHandler", "add_parser", "open_report", "run", "runs_server", "serve_runs"]
 
@@ -61,9 +65,6 @@ def open_report(report: Path, opener: Opener | None = None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agentflow_eval.errors import InputError
-    from agentflow_eval.publish.local_runs import newest_report
-
     output = Path(args.output)
     if not output.is_dir():
         return fail(f"{output}: no such folder of runs (give the folder runs were written to)")
@@ -102,9 +103,6 @@ class RunsHandler(SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
     def _page(self, path: str) -> str | None:
-        from agentflow_eval.publish.local_runs import local_runs
-        from agentflow_eval.report.index_page import render_index
-        from agentflow_eval.report.local_index import render_local_index
 
         root = Path(self.directory)
         if path in ("/", "/index.html"):

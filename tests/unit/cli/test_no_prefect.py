@@ -257,3 +257,24 @@ def test_the_run_timeout_flag_takes_minutes_from_zero(cli) -> None:
     refused = cli("run", AGENT, EVALSET, "--timeout-minutes", "-1", "--no-prefect")
     assert refused.returncode == 2
     assert "--timeout-minutes: must be 0 (no limit) or more minutes, got -1" in refused.stderr
+
+
+def test_the_efficiency_tolerances_reach_the_comparison_without_prefect(
+    cli, tmp_path: Path
+) -> None:
+    """--max-*-increase on the direct path are the request's, as on the flow's: they are
+    recorded in comparison.json and are what --fail-on-regression gates on."""
+    out = str(tmp_path / "out")
+    first = cli("run", AGENT, EVALSET, "--runs", "2", "--output", out, "--no-prefect", "-q")
+    assert first.returncode == 0, first.stderr
+    baseline = _run_dir(first.stdout)
+    second = cli(
+        "run", AGENT, EVALSET, "--runs", "2", "--output", out, "--no-prefect", "-q",
+        "--baseline", str(baseline), "--max-cost-increase", "10%",
+        "--max-latency-increase", "25%",
+    )  # fmt: skip
+    assert second.returncode == 0, second.stderr
+    recorded = json.loads((_run_dir(second.stdout) / "comparison.json").read_text())
+    tolerances = recorded["comparison"]["efficiency"]["tolerances"]
+    assert tolerances["max_cost_increase"] == 0.1
+    assert tolerances["max_latency_increase"] == 0.25
