@@ -107,27 +107,13 @@ def test_every_door_builds_the_same_request(tmp_path: Path) -> None:
             """
         )
     )
-    code = pytest.main(
-        [
-            str(test_file),
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:asyncio",
-            "--agentflow-runs",
-            "2",
-            "--agentflow-max-concurrency",
-            "3",
-            "--agentflow-trial-timeout-s",
-            "30",
-            "--agentflow-judge-model",
-            "agentflow-demo/judge",
-            "--agentflow-output-dir",
-            out,
-        ]  # fmt: skip
-    )
-    assert code == 0
+    options = [
+        str(test_file), "-q", "-p", "no:cacheprovider", "-p", "no:asyncio",
+        "--agentflow-runs", "2", "--agentflow-max-concurrency", "3",
+        "--agentflow-trial-timeout-s", "30", "--agentflow-judge-model",
+        "agentflow-demo/judge", "--agentflow-output-dir", out,
+    ]  # fmt: skip
+    assert pytest.main(options) == 0
     assert _recorded(output) == [expected]
 
 
