@@ -5,8 +5,10 @@ The public API, importable from the package itself::
     from agentflow_eval import AgentEvaluator, EvalConfig, load_evalset
 
 - run an evaluation: :class:`AgentEvaluator` (pytest), :func:`evaluate` (the pipeline in
-  one call) with :class:`RunOptions`, :func:`rejudge` (a finished run's trials judged
-  again); what a run raises: :class:`EvaluationFailed`,
+  one call; its keyword settings are :class:`RunRequest`'s fields), :func:`rejudge` (a
+  finished run's trials judged again), or a :class:`RunRequest` built by hand and run by
+  :func:`execute`, the one call every front door ends in; what a run raises:
+  :class:`EvaluationFailed`,
   :class:`RegressionFound`, and every deliberate error's root :class:`AgentflowEvalError`;
 - inputs: :class:`EvalSet`, :class:`EvalCase`, :class:`Invocation`, :class:`Message`,
   :class:`ToolCall`, :class:`EvalConfig`, :class:`CriterionConfig`, and the loaders
@@ -45,7 +47,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "AgentflowEvalError": ("agentflow_eval.errors", "AgentflowEvalError"),
     "evaluate": ("agentflow_eval.pipeline.evaluate", "evaluate"),
     "rejudge": ("agentflow_eval.pipeline.evaluate", "rejudge"),
-    "RunOptions": ("agentflow_eval.run.settings", "RunOptions"),
+    "RunRequest": ("agentflow_eval.models.request", "RunRequest"),
+    "execute": ("agentflow_eval.pipeline.execute", "execute"),
     "EvalSet": ("agentflow_eval.models.evalset", "EvalSet"),
     "EvalCase": ("agentflow_eval.models.evalset", "EvalCase"),
     "Invocation": ("agentflow_eval.models.evalset", "Invocation"),
@@ -97,7 +100,7 @@ __all__ = [
     "ModelClient",
     "PythonAgent",
     "RegressionFound",
-    "RunOptions",
+    "RunRequest",
     "RunResult",
     "SessionContext",
     "ToolCall",
@@ -105,6 +108,7 @@ __all__ = [
     "TrialResult",
     "__version__",
     "evaluate",
+    "execute",
     "load_agent",
     "load_config",
     "load_evalset",
@@ -156,6 +160,7 @@ if TYPE_CHECKING:
     from agentflow_eval.llm.client import ModelClient
     from agentflow_eval.models.config import CriterionConfig, EvalConfig
     from agentflow_eval.models.evalset import EvalCase, EvalSet, Invocation, Message, ToolCall
+    from agentflow_eval.models.request import RunRequest
     from agentflow_eval.models.results import (
         CaseResult,
         CriterionResult,
@@ -163,4 +168,4 @@ if TYPE_CHECKING:
         TrialResult,
     )
     from agentflow_eval.pipeline.evaluate import evaluate, rejudge
-    from agentflow_eval.run.settings import RunOptions
+    from agentflow_eval.pipeline.execute import execute

@@ -22,7 +22,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agentflow_eval.criteria.judges.cache import JudgeCache, StoreJudgeCache
-from agentflow_eval.models.config import JudgeSettings
 from agentflow_eval.storage.local import LocalStore
 
 __all__ = ["local_judge_cache", "local_result_storage", "show_logs"]
@@ -41,11 +40,9 @@ def local_result_storage(environ: Mapping[str, str]) -> Path:
     return (Path(home).expanduser() if home else Path.home() / ".prefect") / "storage"
 
 
-def local_judge_cache(settings: JudgeSettings, environ: Mapping[str, str]) -> JudgeCache | None:
-    """The judge cache a local flow run uses, as a folder (``None`` when the config turns
-    caching off)."""
-    if not settings.cache:
-        return None
+def local_judge_cache(environ: Mapping[str, str]) -> JudgeCache:
+    """The judge cache a local flow run uses, as a folder (a config that turns caching
+    off is not asked: the runtime asks no cache then)."""
     return StoreJudgeCache(LocalStore(local_result_storage(environ)))
 
 

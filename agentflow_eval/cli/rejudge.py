@@ -22,9 +22,10 @@ from typing import Any
 
 from agentflow_eval.cli.common import fail
 from agentflow_eval.cli.early import EarlyStart
-from agentflow_eval.cli.launch import run_request
+from agentflow_eval.cli.launch import launch
 from agentflow_eval.cli.request_flags import add_request_flags, request_from_flags
 from agentflow_eval.cli.run_flags import add_no_prefect_flag, add_print_flags, add_verbose_flag
+from agentflow_eval.cli.run_outcome import Console
 from agentflow_eval.errors import InputError
 from agentflow_eval.run.rejudge_source import read_rejudge_source
 
@@ -88,4 +89,4 @@ def run(args: argparse.Namespace, early: EarlyStart) -> int:
         return fail(str(exc))
     except ValueError as exc:
         return fail(str(exc).splitlines()[-1].strip())
-    return run_request(request, args, early)
+    return launch(request, Console.of(args, os.environ), early)

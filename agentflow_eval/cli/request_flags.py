@@ -14,7 +14,7 @@ import argparse
 import types
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -57,6 +57,8 @@ def _add(
     else:
         options["metavar"] = flag.metavar
         options["type"] = _checked(model, name)
+        if get_origin(annotation) is Literal:
+            options["choices"] = get_args(annotation)
         if _is_list(annotation) or _is_mapping(annotation):
             options["action"] = "append"
     parser.add_argument(*flag.names(name, prefix), **options)

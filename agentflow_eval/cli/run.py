@@ -25,10 +25,10 @@ from typing import Any
 
 from agentflow_eval.cli.common import EXIT_INTERRUPTED, EXIT_OK, fail, one_line
 from agentflow_eval.cli.early import EarlyStart
-from agentflow_eval.cli.launch import run_request
+from agentflow_eval.cli.launch import launch
 from agentflow_eval.cli.request_flags import add_request_flags, request_from_flags
 from agentflow_eval.cli.run_flags import add_no_prefect_flag, add_print_flags, add_verbose_flag
-from agentflow_eval.cli.run_outcome import shown
+from agentflow_eval.cli.run_outcome import Console, shown
 from agentflow_eval.errors import InputError
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.run.rerun import prepare_rerun
@@ -105,25 +105,12 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace, early: EarlyStart) -> int:
-    """Build the request the flags ask for and run it."""
+    """Build the request the flags ask for and launch it."""
     sys.path.insert(0, os.getcwd())  # agents named as package.module:attr from the project
-    rerun_dir: Path | None = None
     try:
-        if args.rerun_errored:
-            rerun = prepare_rerun(args.rerun_errored)
-            if rerun.errored == 0:
-                print(
-                    f"no trial of {args.rerun_errored} errored: nothing to run again",
-                    file=sys.stderr,
-                )
-                return EXIT_OK
-            print(
-                f"running {rerun.errored} errored trial(s) of {args.rerun_errored} again in "
-                f"{shown(rerun.run_dir)} ({rerun.kept} finished trials kept)",
-                file=sys.stderr,
-            )
-            rerun_dir = rerun.run_dir
-        earlier = RunRecord.read(rerun_dir or args.resume) if (rerun_dir or args.resume) else None
+        earlier = _earlier(args)
+        if earlier is None and args.rerun_errored:
+            return EXIT_OK  # nothing to run again
         request = _request(args, earlier)
     except InputError as exc:
         return fail(str(exc))
@@ -135,12 +122,32 @@ def run(args: argparse.Namespace, early: EarlyStart) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
-    return run_request(request, args, early, earlier=earlier, rerun_dir=rerun_dir)
+    return launch(request, Console.of(args, os.environ), early, earlier=earlier)
+
+
+def _earlier(args: argparse.Namespace) -> RunRecord | None:
+    """The record of the run this one finishes: the ``--resume`` folder, or the new folder
+    ``--rerun-errored`` makes of a finished run without its errored trials (``None``
+    when none errored, which it says)."""
+    if args.rerun_errored:
+        rerun = prepare_rerun(args.rerun_errored)
+        if rerun.errored == 0:
+            print(
+                f"no trial of {args.rerun_errored} errored: nothing to run again", file=sys.stderr
+            )
+            return None
+        print(
+            f"running {rerun.errored} errored trial(s) of {args.rerun_errored} again in "
+            f"{shown(rerun.run_dir)} ({rerun.kept} finished trials kept)",
+            file=sys.stderr,
+        )
+        return RunRecord.read(rerun.run_dir)
+    return RunRecord.read(args.resume) if args.resume else None
 
 
 def _request(args: argparse.Namespace, earlier: RunRecord | None) -> RunRequest:
     """The run request of the flags: over the request ``earlier`` was started with (a
-    resume or a rerun), else on their own; completed from the environment."""
+    resume or a rerun), else on their own, completed from the environment."""
     agent, evalset = args.agent, args.evalset
     if agent and not evalset and _names_an_evalset(agent):
         agent, evalset = None, agent  # component cases need no agent
@@ -148,8 +155,7 @@ def _request(args: argparse.Namespace, earlier: RunRecord | None) -> RunRequest:
         if earlier.started_in is not None:
             # agents named as package.module:attr from the project the run started in
             sys.path.append(str(earlier.started_in))
-        started = earlier.params()
-        return request_from_flags(args, earlier=started, agent=agent, evalset=evalset)
+        return request_from_flags(args, earlier=earlier.params(), agent=agent, evalset=evalset)
     if not evalset:
         raise InputError(
             "run needs AGENT and EVALSET (EVALSET alone when every case is a component "

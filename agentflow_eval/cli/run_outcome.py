@@ -13,8 +13,11 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import shutil
 import signal
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from agentflow_eval.cli.common import (
@@ -26,9 +29,12 @@ from agentflow_eval.cli.common import (
     fail,
     terminal_text,
 )
+from agentflow_eval.cli.early import wants_no_prefect
+from agentflow_eval.cli.request_flags import report_file_of
 from agentflow_eval.cli.view import open_report
 from agentflow_eval.compare.brief import comparison_lines
 from agentflow_eval.demo.names import SIMULATED_LABEL
+from agentflow_eval.files.atomic import atomic_text_file
 from agentflow_eval.files.disk_full import disk_full_in
 from agentflow_eval.llm.retry import auth_error_in
 from agentflow_eval.pipeline.deadline import RunTimedOut
@@ -37,7 +43,34 @@ from agentflow_eval.report.scorecard import format_scorecard, overall_line
 from agentflow_eval.report.summary import run_summary
 from agentflow_eval.run.resumable import completed_keys
 
-__all__ = ["interrupted", "render", "shown", "stopped"]
+__all__ = ["Console", "interrupted", "shown", "stopped", "tell"]
+
+
+@dataclass(frozen=True)
+class Console:
+    """What the flags say about the terminal and the way the run goes, apart from the
+    run's own settings (those are the request's)."""
+
+    quiet: bool = False
+    json: bool = False
+    full: bool = False
+    verbose: bool = False
+    open: bool = False
+    no_prefect: bool = False
+    report_file: Path | None = None
+    """``--output FILE.json``: the JSON report is copied there."""
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, environ: Mapping[str, str]) -> Console:
+        return cls(
+            quiet=args.quiet,
+            json=args.json,
+            full=args.full,
+            verbose=args.verbose,
+            open=args.open,
+            no_prefect=wants_no_prefect(args.no_prefect, environ),
+            report_file=report_file_of(args.output_dir),
+        )
 
 
 def shown(path: Path) -> str:
@@ -49,11 +82,31 @@ def shown(path: Path) -> str:
         return str(path)
 
 
-def render(outcome: RunOutcome, args: argparse.Namespace) -> int:
-    """Print the finished run as the flags ask; the exit code its gates call for."""
-    run = outcome.run
-    gates = outcome.gates
-    if args.json:
+def tell(outcome: RunOutcome, console: Console, *, report_file: Path | None) -> int:
+    """Print the finished run as the flags ask (and copy its JSON report to
+    ``report_file``); the exit code its gates call for."""
+    if report_file is not None:
+        with (
+            (outcome.run_dir / "results.json").open(encoding="utf-8") as source,
+            atomic_text_file(report_file) as copy,  # a reader never sees half a file
+        ):
+            shutil.copyfileobj(source, copy)
+    lines, problems, code = _told(outcome, console)
+    if report_file is not None and not console.json:
+        lines.append(f"JSON report in {shown(report_file)}")
+    for line in lines:
+        print(line if console.json else terminal_text(line))
+    for problem in problems:
+        print(terminal_text(problem), file=sys.stderr)
+    if console.open:
+        open_report(outcome.run_dir / "report.html")
+    return code
+
+
+def _told(outcome: RunOutcome, console: Console) -> tuple[list[str], list[str], int]:
+    """What stdout and stderr get, and the exit code."""
+    run, gates = outcome.run, outcome.gates
+    if console.json:
         summary = run_summary(
             run,
             outcome.run_dir,
@@ -63,52 +116,37 @@ def render(outcome: RunOutcome, args: argparse.Namespace) -> int:
             fail_under=gates.min_pass_rate,
             comparison=outcome.comparison,
         )
-        print(summary.model_dump_json(indent=2))
-    elif args.quiet:
-        print(terminal_text(overall_line(run)))
-        if outcome.comparison is not None:
-            for line in comparison_lines(outcome.comparison)[:2]:  # baseline and verdict
-                print(terminal_text(line))
-        print(terminal_text(f"results in {shown(outcome.run_dir)}"))
-        for note in outcome.notes:
-            print(terminal_text(note))
+        lines = [summary.model_dump_json(indent=2)]
+    elif console.quiet:
+        lines = [overall_line(run)]
+        if outcome.comparison is not None:  # baseline and verdict
+            lines += comparison_lines(outcome.comparison)[:2]
+        lines += [f"results in {shown(outcome.run_dir)}", *outcome.notes]
     else:
         scorecard = format_scorecard(
             run,
-            verbose=args.verbose,
+            verbose=console.verbose,
             simulated_label=SIMULATED_LABEL,
             trials=outcome.trials,
-            full=args.full,
+            full=console.full,
             comparison=outcome.comparison,
         )
-        print(terminal_text(scorecard))
-        for note in run.notes:
-            print(terminal_text(f"note: {note}"))
-        print(
-            terminal_text(
-                f"results in {shown(outcome.run_dir)}  (report.html, results.json, junit.xml)"
-            )
-        )
-        for note in outcome.notes:
-            print(terminal_text(note))
-    if args.open:
-        open_report(outcome.run_dir / "report.html")
+        lines = [scorecard, *(f"note: {note}" for note in run.notes)]
+        lines.append(f"results in {shown(outcome.run_dir)}  (report.html, results.json, junit.xml)")
+        lines += outcome.notes
     if gates.measured_nothing:
-        return fail(
-            f"every trial errored ({run.totals.trials} of {run.totals.trials}): the run "
-            "measured nothing about the agent (see the errors in report.html)",
-            EXIT_NO_TRIAL_COMPLETED,
+        trials = run.totals.trials
+        said = (
+            f"agentflow-eval: error: every trial errored ({trials} of {trials}): the run "
+            "measured nothing about the agent (see the errors in report.html)"
         )
+        return lines, [said], EXIT_NO_TRIAL_COMPLETED
     if gates.regression is not None:
-        print(f"--fail-on-regression: {gates.reasons()[0]}", file=sys.stderr)
-        return EXIT_BELOW_THRESHOLD
+        return lines, [f"--fail-on-regression: {gates.reasons()[0]}"], EXIT_BELOW_THRESHOLD
     if gates.below_min_pass_rate and gates.min_pass_rate is not None:
-        print(
-            f"pass rate {gates.pass_rate:.0%} is below --fail-under {gates.min_pass_rate:.0%}",
-            file=sys.stderr,
-        )
-        return EXIT_BELOW_THRESHOLD
-    return EXIT_OK
+        said = f"pass rate {gates.pass_rate:.0%} is below --fail-under {gates.min_pass_rate:.0%}"
+        return lines, [said], EXIT_BELOW_THRESHOLD
+    return lines, [], EXIT_OK
 
 
 def interrupted(run_dir: Path | None) -> int:

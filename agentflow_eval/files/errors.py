@@ -181,6 +181,17 @@ def problems_from_validation(
     return problems
 
 
+def first_reason(exc: ValueError) -> str:
+    """Why ``exc`` refused a value, in a line: a pydantic ``ValidationError``'s first
+    message (without pydantic's "Value error, "), else the message itself."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        message = str(exc.errors(include_url=False)[0].get("msg", ""))
+        for prefix in ("Value error, ", "Assertion failed, "):
+            message = message.removeprefix(prefix)
+        return message
+    return " ".join(str(exc).split())
+
+
 def did_you_mean(key: str, known: Sequence[str]) -> str:
     """``"; did you mean 'x'?"`` when ``key`` is close to one of ``known``, else ``""``."""
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)

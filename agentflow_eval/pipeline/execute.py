@@ -31,6 +31,7 @@ from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.criteria.judges.cache import InMemoryJudgeCache, JudgeCache
 from agentflow_eval.demo import install_for as install_demo_for
 from agentflow_eval.errors import InputError
+from agentflow_eval.files.errors import first_reason
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.ratelimit import RateLimiter
 from agentflow_eval.models.config import EvalConfig
@@ -125,6 +126,17 @@ def with_rejudge_source(request: RunRequest, objects: RunObjects) -> RunRequest:
     return request.updated(**update) if update else request
 
 
+def check_publish_target(request: RunRequest) -> None:
+    """A publish target that cannot be used is refused before the run, not after every
+    trial ran (:class:`~agentflow_eval.errors.InputError`)."""
+    if not request.publish_to:
+        return
+    try:
+        target_of(request.publish_to, request.s3)
+    except ValueError as exc:
+        raise InputError(f"publish_to {request.publish_to}: {first_reason(exc)}") from None
+
+
 def prepare(
     request: RunRequest,
     objects: RunObjects | None = None,
@@ -132,13 +144,15 @@ def prepare(
     resume: RunRecord | None = None,
     held: RunFolderLock | None = None,
 ) -> PreparedRun:
-    """Plan ``request`` (everything a user can fix is refused here, before any trial:
+    """Plan ``request`` (everything a user can fix is refused here, before any trial, a
+    publish target that cannot be used included:
     :class:`~agentflow_eval.errors.InputError` and the file errors, naming file, case and
     field), and install what it needs: ``agentflow-demo/*`` models answer offline,
     whoever calls them, when the run names one. ``resume`` is the record of the folder
     being resumed when the caller read it already, ``held`` its lock when the caller took
     it already (the handle then owns it)."""
     given = objects or RunObjects()
+    check_publish_target(request)
     handle, agent = plan_request(
         with_rejudge_source(request, given),
         agent=given.agent,
@@ -199,9 +213,9 @@ class Runtime:
     async def judge_cache(self, request: RunRequest, config: EvalConfig) -> JudgeCache | None:
         """Where judge replies are kept: the cache given, else this run's memory (none
         when the config turns caching off)."""
-        if self._judge_cache is not None:
-            return self._judge_cache
-        return InMemoryJudgeCache() if config.judge.cache else None
+        if not config.judge.cache:
+            return None
+        return self._judge_cache if self._judge_cache is not None else InMemoryJudgeCache()
 
     async def s3_credentials(self, request: RunRequest) -> S3Credentials | None:
         """S3 credentials beyond the standard AWS chain (the flow: a Secret block)."""

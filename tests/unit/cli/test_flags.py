@@ -49,8 +49,8 @@ def test_a_bad_flag_value_is_one_line(cli, flags: list[str], message: str) -> No
 @pytest.mark.parametrize(
     ("target", "message"),
     [
-        ("s3://A_B/x", "--publish-to s3://A_B/x: bucket 'A_B' is not a valid S3 bucket name"),
-        ("s3://", "--publish-to s3://: bucket '' is not a valid S3 bucket name"),
+        ("s3://A_B/x", "publish_to s3://A_B/x: bucket 'A_B' is not a valid S3 bucket name"),
+        ("s3://", "publish_to s3://: bucket '' is not a valid S3 bucket name"),
         ("ftp://host/x", "scheme 'ftp' is not supported"),
     ],
 )
