@@ -59,18 +59,23 @@ class EvalInputWarning(UserWarning):
 
 
 class EvaluationFailed(AssertionError):
-    """The pass rate fell below what the test asked for."""
+    """The run fell short of the pass rate the test asked for (``shortfalls`` says how)."""
 
-    def __init__(self, run: RunResult, min_pass_rate: float, run_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        run: RunResult,
+        shortfalls: tuple[str, ...],
+        run_dir: Path | None = None,
+        *,
+        min_pass_rate: float | None = None,
+    ) -> None:
         self.run = run
+        self.shortfalls = shortfalls
         self.min_pass_rate = min_pass_rate
         self.run_dir = run_dir
-        totals = run.totals
         where = f"\nreport: {run_dir / 'report.html'}" if run_dir is not None else ""
-        super().__init__(
-            f"{run.eval_set_id}: pass rate {totals.pass_rate:.0%} ({totals.passed}/"
-            f"{totals.trials}) below {min_pass_rate:.0%}\n{format_failures(run)}{where}"
-        )
+        said = "; ".join(shortfalls)
+        super().__init__(f"{run.eval_set_id}: {said}\n{format_failures(run)}{where}")
 
 
 class RegressionFound(AssertionError):
@@ -200,8 +205,10 @@ def _finished(outcome: RunOutcome) -> RunResult:
     gates = outcome.gates
     if gates.regression is not None:
         raise RegressionFound(gates.regression, outcome.run_dir)
-    if gates.below_min_pass_rate and gates.min_pass_rate is not None:
-        raise EvaluationFailed(run, gates.min_pass_rate, outcome.run_dir)
+    if gates.shortfalls:
+        raise EvaluationFailed(
+            run, gates.shortfalls, outcome.run_dir, min_pass_rate=gates.min_pass_rate
+        )
     return run
 
 

@@ -183,8 +183,8 @@ async def evaluate(
     gates = outcome.gates
     if gates.regression is not None:
         raise RegressionGateFailed(gates.regression, outcome)
-    if gates.below_min_pass_rate and gates.min_pass_rate is not None:
-        raise PassRateGateFailed(gates.min_pass_rate, outcome)
+    if gates.shortfalls:
+        raise PassRateGateFailed(gates.shortfalls, outcome)
     return outcome
 
 
@@ -228,17 +228,15 @@ class RegressionGateFailed(RunStopped):
 
 
 class PassRateGateFailed(RunStopped):
-    """A run with ``min_pass_rate`` whose pass rate fell below it (the gate of the CLI's
+    """A run that fell short of its pass-rate gates (``min_pass_rate``, the CLI's
     ``--fail-under``); its reports are written, published and announced all the same."""
 
-    def __init__(self, min_pass_rate: float, outcome: RunOutcome) -> None:
-        self.min_pass_rate = min_pass_rate
+    def __init__(self, shortfalls: tuple[str, ...], outcome: RunOutcome) -> None:
+        self.shortfalls = shortfalls
         self.outcome = outcome
-        totals = outcome.run.totals
-        super().__init__(
-            f"pass rate {totals.pass_rate:.0%} ({totals.passed} of {totals.rated_trials} "
-            f"trials) is below min_pass_rate {min_pass_rate:.0%}"
-        )
+        super().__init__("; ".join(shortfalls))
 
-    def __reduce__(self) -> tuple[type[PassRateGateFailed], tuple[float, RunOutcome]]:
-        return type(self), (self.min_pass_rate, self.outcome)
+    def __reduce__(
+        self,
+    ) -> tuple[type[PassRateGateFailed], tuple[tuple[str, ...], RunOutcome]]:
+        return type(self), (self.shortfalls, self.outcome)

@@ -26,6 +26,7 @@ __all__ = [
     "report_file_of",
     "request_fields_given",
     "request_from_flags",
+    "settings_table",
 ]
 
 _S3 = "s3"
@@ -163,3 +164,23 @@ def report_file_of(output: str | None) -> Path | None:
     if path.suffix.lower() == ".json" and not path.is_dir():
         return path
     return None
+
+
+def settings_table() -> str:
+    """The run request's fields as a Markdown table (docs/run-settings.md): each one's
+    name (the flow's parameter and the keyword of ``AgentEvaluator`` and
+    ``evaluate()``), its flag and its description."""
+    rows = ["| setting | flag | what it is |", "|---|---|---|"]
+    for name, field in RunRequest.model_fields.items():
+        models: list[tuple[str, type[BaseModel], str]] = [(name, RunRequest, "")]
+        if name == _S3:
+            models = [(f"s3.{o}", S3Options, o) for o in S3Options.model_fields]
+        for label, model, option in models:
+            key = option or name
+            flag = flag_of(model, key)
+            names = (
+                ", ".join(f"`{n}`" for n in flag.names(key, _S3 if option else "")) if flag else "–"
+            )
+            about = model.model_fields[key].description or field.description or ""
+            rows.append(f"| `{label}` | {names} | {about} |")
+    return "\n".join(rows) + "\n"

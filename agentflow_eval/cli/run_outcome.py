@@ -143,9 +143,8 @@ def _told(outcome: RunOutcome, console: Console) -> tuple[list[str], list[str], 
         return lines, [said], EXIT_NO_TRIAL_COMPLETED
     if gates.regression is not None:
         return lines, [f"--fail-on-regression: {gates.reasons()[0]}"], EXIT_BELOW_THRESHOLD
-    if gates.below_min_pass_rate and gates.min_pass_rate is not None:
-        said = f"pass rate {gates.pass_rate:.0%} is below --fail-under {gates.min_pass_rate:.0%}"
-        return lines, [said], EXIT_BELOW_THRESHOLD
+    if gates.shortfalls:
+        return lines, list(gates.shortfalls), EXIT_BELOW_THRESHOLD
     return lines, [], EXIT_OK
 
 

@@ -763,9 +763,14 @@ class RunRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     agent: Agent = None
-    evalset: EvalSetPath | None = None
-    """The eval set's file or folder; ``None`` when a Python front door hands the eval set
-    over as an object."""
+    evalset: Annotated[
+        str | None,
+        _ui(
+            "Eval set",
+            "eval-set file (JSON or YAML, native or Google ADK) or a folder of them (from "
+            "Python, the eval set may be handed over as an object instead)",
+        ),
+    ] = None
     config: ConfigPath = None
     runs: Runs = None
     cases: Cases = None

@@ -1,8 +1,9 @@
 """What a finished run is held to, decided once for every front door: the request's
-``min_pass_rate``, its regression gate (``fail_on_regression`` with a baseline), and
-whether the run measured anything at all. Each door renders the verdict its own way (the
-CLI as an exit code, the flow as a Failed state, ``AgentEvaluator`` as an exception);
-none of them decides it again."""
+pass-rate gate (``min_pass_rate``), its regression gate (``fail_on_regression`` with a
+baseline), and whether the run measured anything at all. Each door renders the verdict
+its own way (the CLI as an exit code, the flow as a Failed state, ``AgentEvaluator`` as
+an exception); none of them decides it again, and each says the shortfalls in the words
+given here."""
 
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ class GateVerdict:
 
     min_pass_rate: float | None = None
     """The pass rate the request asked for (``None``: no such gate)."""
-    pass_rate: float = 0.0
-    below_min_pass_rate: bool = False
+    shortfalls: tuple[str, ...] = ()
+    """Each pass-rate gate the run fell short of, in a line naming the setting."""
     regression: RunComparison | None = None
     """With ``fail_on_regression``: the comparison that failed its gate (it regressed, or
     its baseline could not be read); ``None`` when the gate held or was not asked for."""
@@ -33,7 +34,7 @@ class GateVerdict:
     def failed(self) -> bool:
         """Whether a gate the request set failed (a run that measured nothing fails only
         where a door says so: it is no gate of the request)."""
-        return self.below_min_pass_rate or self.regression is not None
+        return bool(self.shortfalls) or self.regression is not None
 
     def reasons(self) -> list[str]:
         """Each failed gate in a line, the regression first."""
@@ -44,11 +45,7 @@ class GateVerdict:
                 if self.regression.regressed
                 else "the baseline could not be read, so a regression cannot be ruled out"
             )
-        if self.below_min_pass_rate and self.min_pass_rate is not None:
-            found.append(
-                f"pass rate {self.pass_rate:.0%} is below min_pass_rate {self.min_pass_rate:.0%}"
-            )
-        return found
+        return [*found, *self.shortfalls]
 
 
 def gate_verdict(
@@ -56,11 +53,16 @@ def gate_verdict(
 ) -> GateVerdict:
     """The verdict of ``request``'s gates on ``run`` (compared as ``comparison`` says)."""
     totals = run.totals
+    shortfalls = []
     minimum = request.min_pass_rate or None  # 0 is no gate, as the form's default says
+    if minimum is not None and totals.pass_rate < minimum:
+        shortfalls.append(
+            f"pass rate {totals.pass_rate:.0%} ({totals.passed} of {totals.rated_trials} "
+            f"trials) is below min_pass_rate {minimum:.0%}"
+        )
     return GateVerdict(
         min_pass_rate=minimum,
-        pass_rate=totals.pass_rate,
-        below_min_pass_rate=minimum is not None and totals.pass_rate < minimum,
+        shortfalls=tuple(shortfalls),
         regression=comparison if comparison is not None and comparison.gate_failed else None,
         measured_nothing=bool(totals.trials) and totals.errored == totals.trials,
     )

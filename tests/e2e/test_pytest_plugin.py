@@ -64,7 +64,7 @@ async def test_rome_passes():
 async def test_with_the_fixture(agent_evaluator, agentflow_settings):
     evaluator = agent_evaluator("my_agent.py:agent", "config.json")
     run = await evaluator.evaluate("rome.evalset.json")
-    assert agentflow_settings.runs == RUNS and run.runs_per_case == RUNS
+    assert agentflow_settings.values["runs"] == RUNS and run.runs_per_case == RUNS
 
 
 @pytest.mark.agentflow
@@ -123,7 +123,9 @@ def test_the_options_are_listed_in_help(project: pytest.Pytester) -> None:
     for option in (
         "--agentflow-runs=N",
         "--agentflow-max-concurrency=N",
+        "--agentflow-trial-timeout-s=SECONDS",
         "--agentflow-judge-model=MODEL",
+        "--agentflow-output-dir=DIR",
         "--agentflow-output=DIR",
     ):
         assert option in result.stdout.str()

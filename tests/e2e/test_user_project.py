@@ -129,7 +129,7 @@ async def test_rome_alone(agent_evaluator, agentflow_settings):
     run = await agent_evaluator("forecast_agent.py:agent", CONFIG).evaluate(
         "forecasts.evalset.json", min_pass_rate=0.0
     )
-    assert run.runs_per_case == agentflow_settings.runs == 2
+    assert run.runs_per_case == agentflow_settings.values["runs"] == 2
 """
 
 

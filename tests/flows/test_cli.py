@@ -175,7 +175,7 @@ def test_the_installed_command_exits_with_the_gate_code_and_all_its_output(tmp_p
     assert result.returncode == 1, result.stderr[-3000:]
     assert "overall: 0/4" in result.stdout
     assert result.stdout.rstrip().endswith("(report.html, results.json, junit.xml)")
-    assert "pass rate 0% is below --fail-under 50%" in result.stderr
+    assert "pass rate 0% (0 of 4 trials) is below min_pass_rate 50%" in result.stderr
     (run_dir,) = (tmp_path / "out").glob("*/*")
     assert (run_dir / "results.json").exists() and (run_dir / "report.html").exists()
 

@@ -25,12 +25,24 @@ AGENT = "examples.weather.agent:agent"
     [
         (["--runs", "0"], "argument --runs: must be at least 1, got 0"),
         (["--runs", "many"], "argument --runs: expected a whole number, got 'many'"),
-        (["--timeout", "0"], "argument --trial-timeout-s/--timeout: must be a number above 0, got 0"),
-        (["--timeout", "-5"], "argument --trial-timeout-s/--timeout: must be a number above 0, got -5"),
+        (
+            ["--timeout", "0"],
+            "argument --trial-timeout-s/--timeout: must be a number above 0, got 0",
+        ),
+        (
+            ["--timeout", "-5"],
+            "argument --trial-timeout-s/--timeout: must be a number above 0, got -5",
+        ),
         (["--max-concurrency", "0"], "argument --max-concurrency: must be at least 1, got 0"),
         (["--limit", "0"], "argument --limit: must be at least 1, got 0"),
-        (["--fail-under", "120%"], "argument --min-pass-rate/--fail-under: must be a rate between 0 and 1"),
-        (["--fail-under", "most"], "argument --min-pass-rate/--fail-under: expected a rate such as 0.8 or 80%"),
+        (
+            ["--fail-under", "120%"],
+            "argument --min-pass-rate/--fail-under: must be a rate between 0 and 1",
+        ),
+        (
+            ["--fail-under", "most"],
+            "argument --min-pass-rate/--fail-under: expected a rate such as 0.8 or 80%",
+        ),
         (["--json", "--quiet"], "argument -q/--quiet: not allowed with argument --json"),
         (["--resume", "a", "--rerun-errored", "b"], "not allowed with argument --resume"),
     ],

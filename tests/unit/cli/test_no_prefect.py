@@ -86,7 +86,7 @@ def test_the_environment_setting_and_the_gates(
     common = ["run", AGENT, EVALSET, "--runs", "2", "--output", out]
     below = cli(*common, "--fail-under", "100%")
     assert below.returncode == 1
-    assert "is below --fail-under 100%" in below.stderr
+    assert "is below min_pass_rate 100%" in below.stderr
     missing = str(tmp_path / "no-such-run")
     gate = cli(*common, "--quiet", "--baseline", missing, "--fail-on-regression")
     assert gate.returncode == 1, gate.stderr

@@ -45,7 +45,7 @@ async def test_evaluate_file_raises_with_the_scorecard_below_the_rate(tmp_path):
             f"{agent_file}:agent", EVALSET, TRAJECTORY_ONLY, runs=2, output_dir=tmp_path / "o"
         )
     message = str(failure.value)
-    assert "pass rate 0% (0/4) below 100%" in message
+    assert "pass rate 0% (0 of 4 trials) is below min_pass_rate 100%" in message
     assert re.search(r"^weather_lookup_simple: 0/2 passed", message, re.MULTILINE)
     assert re.search(r"^  expected +get_weather\(location=\"New York\"\)$", message, re.MULTILINE)
     # both trials fell short the same way: one line, numbered from 1

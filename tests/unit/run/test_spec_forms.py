@@ -128,5 +128,5 @@ async def test_the_documented_pytest_call_runs_verbatim():
         "response_match_score",
         "final_response_match_v2",
     ]
-    assert "pass rate" in str(failed.value) and "below 100%" in str(failed.value)
+    assert "pass rate" in str(failed.value) and "below min_pass_rate 100%" in str(failed.value)
     assert run.totals.pass_rate >= 0.5  # the same call with min_pass_rate=0.5 passes
