@@ -30,44 +30,18 @@ from agentflow_eval.cli.request_flags import add_request_flags, request_from_fla
 from agentflow_eval.cli.run_flags import add_no_prefect_flag, add_print_flags, add_verbose_flag
 from agentflow_eval.cli.run_outcome import Console, shown
 from agentflow_eval.errors import InputError
-from agentflow_eval.models.request import RunRequest
+from agentflow_eval.models.request import RunRequest, flag_of
 from agentflow_eval.run.rerun import prepare_rerun
 from agentflow_eval.run.run_json import RunRecord
 
 __all__ = ["RUN_FLAGS", "add_parser", "run"]
 
-RUN_FLAGS = (
-    "config",
-    "runs",
-    "max_concurrency",
-    "trial_timeout_s",
-    "cases",
-    "limit",
-    "output_dir",
-    "model",
-    "judge_model",
-    "publish_to",
-    "s3",
-    "min_pass_rate",
-    "count_infrastructure_errors",
-    "baseline",
-    "fail_on_regression",
-    "track",
-    "max_cost_increase",
-    "max_latency_increase",
-    "max_token_increase",
-    "max_tool_call_increase",
-    "timeout_minutes",
-    "agent_version",
-    "git_sha",
-    "labels",
-    "max_file_mb",
-    "workroot",
-    "keep_workdirs",
+RUN_FLAGS = tuple(
+    name for name in RunRequest.model_fields if name == "s3" or flag_of(RunRequest, name)
 )
-"""The run request's fields ``run`` takes as flags, in the order ``--help`` lists them.
-(``resume`` is a flag too, beside ``--rerun-errored``; fields without a flag are the
-flow's alone: secrets, shards, shared storage, allowed agents.)"""
+"""The run request's fields ``run`` takes as flags: every one that has a flag, in the
+request's order (``--resume`` among them, beside ``--rerun-errored``); the fields without
+one are the flow's alone (secrets, shards, shared storage, allowed agents)."""
 
 
 def add_parser(sub: Any) -> None:
@@ -95,7 +69,7 @@ def add_parser(sub: Any) -> None:
         metavar="RUN_DIR",
         help="run an earlier run's errored trials again, in a new run folder",
     )
-    add_request_flags(parser, RUN_FLAGS)
+    add_request_flags(parser, [name for name in RUN_FLAGS if name != "resume"])
     add_print_flags(parser)
     add_verbose_flag(parser)
     add_no_prefect_flag(parser)
