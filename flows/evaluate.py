@@ -48,6 +48,7 @@ from agentflow_eval.models.request import (
     MaxLatencyIncrease,
     MaxTokenIncrease,
     MaxToolCallIncrease,
+    MinCasePassRate,
     MinPassRate,
     OutputDir,
     PublishTo,
@@ -126,6 +127,7 @@ async def evaluate(
     track: Track = None,
     allowed_agents: AllowedAgents = [],  # noqa: B006 (validated into a new list)
     min_pass_rate: MinPassRate = None,
+    min_case_pass_rate: MinCasePassRate = None,
     max_file_mb: MaxFileMb = None,
     workroot: Workroot = None,
     keep_workdirs: KeepWorkdirs = False,

@@ -588,6 +588,20 @@ MinPassRate = Annotated[
         "--fail-under", metavar="RATE", help="exit 1 if the pass rate is below RATE (0.8 or 80%%)"
     ),
 ]
+MinCasePassRate = Annotated[
+    float | None,
+    BeforeValidator(_percent_as_rate),
+    BeforeValidator(_blank_is_none),
+    AfterValidator(_a_rate),
+    _optional("number", minimum=0, maximum=1),
+    _ui(
+        "Minimum pass rate of every case",
+        "end the run Failed, after everything is written, published and announced, when "
+        "any case's pass rate is below this (0 to 1); 0: no gate",
+        form_default=0,
+    ),
+    Flag(metavar="RATE", help="exit 1 if any case's pass rate is below RATE (0.6 or 60%%)"),
+]
 FailOnRegression = Annotated[
     bool,
     _ui(
@@ -802,6 +816,7 @@ class RunRequest(BaseModel):
     track: Track = None
     allowed_agents: AllowedAgents = Field(default_factory=list)
     min_pass_rate: MinPassRate = None
+    min_case_pass_rate: MinCasePassRate = None
     max_file_mb: MaxFileMb = None
     workroot: Workroot = None
     keep_workdirs: KeepWorkdirs = False

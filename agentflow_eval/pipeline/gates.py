@@ -1,5 +1,6 @@
 """What a finished run is held to, decided once for every front door: the request's
-pass-rate gate (``min_pass_rate``), its regression gate (``fail_on_regression`` with a
+pass-rate gates (``min_pass_rate`` over the run, ``min_case_pass_rate`` for each case),
+its regression gate (``fail_on_regression`` with a
 baseline), and whether the run measured anything at all. Each door renders the verdict
 its own way (the CLI as an exit code, the flow as a Failed state, ``AgentEvaluator`` as
 an exception); none of them decides it again, and each says the shortfalls in the words
@@ -59,6 +60,14 @@ def gate_verdict(
         shortfalls.append(
             f"pass rate {totals.pass_rate:.0%} ({totals.passed} of {totals.rated_trials} "
             f"trials) is below min_pass_rate {minimum:.0%}"
+        )
+    floor = request.min_case_pass_rate or None
+    short_cases = [case for case in run.cases if floor is not None and case.pass_rate < floor]
+    if floor is not None and short_cases:
+        named = ", ".join(f"{case.case_id} {case.pass_rate:.0%}" for case in short_cases[:5])
+        more = f" and {len(short_cases) - 5} more" if len(short_cases) > 5 else ""
+        shortfalls.append(
+            f"{len(short_cases)} case(s) below min_case_pass_rate {floor:.0%}: {named}{more}"
         )
     return GateVerdict(
         min_pass_rate=minimum,

@@ -278,3 +278,12 @@ def test_the_efficiency_tolerances_reach_the_comparison_without_prefect(
     tolerances = recorded["comparison"]["efficiency"]["tolerances"]
     assert tolerances["max_cost_increase"] == 0.1
     assert tolerances["max_latency_increase"] == 0.25
+
+
+def test_min_case_pass_rate_fails_the_command_naming_the_case(cli, tmp_path: Path) -> None:
+    result = cli(
+        "run", AGENT, EVALSET, "--config", CONFIG, "--runs", "5", "--output",
+        str(tmp_path / "out"), "--no-prefect", "-q", "--min-case-pass-rate", "60%",
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "case(s) below min_case_pass_rate 60%: weather_lookup_multi_city 40%" in result.stderr

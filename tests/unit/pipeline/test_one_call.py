@@ -122,3 +122,26 @@ async def test_objects_are_used_instead_of_what_the_request_names(tmp_path: Path
     assert [case.case_id for case in outcome.run.cases] == [one_case.eval_cases[0].eval_id]
     # a run started from objects records no request to resume from
     assert "params" not in json.loads((outcome.run_dir / "run.json").read_text())
+
+
+async def test_every_case_can_be_held_to_a_pass_rate(tmp_path: Path) -> None:
+    """min_case_pass_rate: a run whose overall rate meets min_pass_rate still fails when a
+    case falls below the floor, and says which; every door renders that line."""
+    request = RunRequest(
+        agent=AGENT, evalset=EVALSET, config=CONFIG, runs=5, output_dir=str(tmp_path),
+        min_pass_rate=0.5, min_case_pass_rate=0.6,
+    )  # fmt: skip
+    outcome = await execute(request)
+    rates = {case.case_id: case.pass_rate for case in outcome.run.cases}
+    below = sorted(case for case, rate in rates.items() if rate < 0.6)
+    assert outcome.run.totals.pass_rate >= 0.5 and below  # the demo agent: 6/10, 2/5 and 4/5
+    assert outcome.gates.shortfalls == (
+        f"{len(below)} case(s) below min_case_pass_rate 60%: "
+        + ", ".join(f"{case} {rates[case]:.0%}" for case in below),
+    )
+    with pytest.raises(Exception, match="below min_case_pass_rate 60%"):
+        await AgentEvaluator(AGENT, CONFIG).evaluate(
+            EVALSET, runs=5, output_dir=str(tmp_path / "e"), min_case_pass_rate="60%"
+        )
+    held = gate_verdict(request.updated(min_case_pass_rate=0.4), outcome.run, None)
+    assert not held.failed
