@@ -10,7 +10,6 @@ from collections.abc import Awaitable, Callable
 from agentflow_eval.flows.evaluate import PassRateGateFailed, RegressionGateFailed, evaluate
 from agentflow_eval.flows.support.console import quiet_deliberate_stops
 from agentflow_eval.flows.support.temporary_api import TemporaryPrefectAPI, run_on
-from agentflow_eval.models.request import RunRequest
 from agentflow_eval.pipeline.execute import PreparedRun
 from agentflow_eval.pipeline.outcome import RunOutcome
 
@@ -18,7 +17,7 @@ __all__ = ["flow_run"]
 
 
 def flow_run(
-    api: TemporaryPrefectAPI | None, request: RunRequest, prepared: PreparedRun
+    api: TemporaryPrefectAPI | None, prepared: PreparedRun
 ) -> Callable[[], Awaitable[RunOutcome]]:
     """The prepared run as a run of the ``evaluate`` flow on ``api`` (a call that makes
     the coroutine). A failed gate ends the flow run Failed and hands back the complete
@@ -29,7 +28,7 @@ def flow_run(
         try:
             return await run_on(
                 api,
-                lambda: evaluate(**request.flow_parameters(), planned=prepared),
+                lambda: evaluate(**prepared.request.flow_parameters(), planned=prepared),
                 flow_name=evaluate.name,
             )
         except (RegressionGateFailed, PassRateGateFailed) as exc:

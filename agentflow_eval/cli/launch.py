@@ -67,7 +67,7 @@ def launch(
         else:
             from agentflow_eval.cli.in_flow import flow_run  # Prefect, on this path alone
 
-            start = flow_run(early.api, request, prepared)
+            start = flow_run(early.api, prepared)
         return _followed(request, prepared, console, start, fresh=earlier is None)
 
 

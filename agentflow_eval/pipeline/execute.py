@@ -91,12 +91,17 @@ class PreparedRun(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
 
     run_dir: str
+    request: RunRequest = Field(exclude=True)
+    """The request as planned: what it left out that its source gives filled in (a
+    re-judge's eval set and config)."""
     handle: RunHandle = Field(exclude=True)
     agent: AgentUnderTest | None = Field(exclude=True)
 
     @classmethod
-    def of(cls, handle: RunHandle, agent: AgentUnderTest | None) -> PreparedRun:
-        return cls(run_dir=str(handle.paths.run_dir), handle=handle, agent=agent)
+    def of(
+        cls, request: RunRequest, handle: RunHandle, agent: AgentUnderTest | None
+    ) -> PreparedRun:
+        return cls(run_dir=str(handle.paths.run_dir), request=request, handle=handle, agent=agent)
 
     @property
     def plan(self) -> RunPlan:
@@ -153,8 +158,9 @@ def prepare(
     it already (the handle then owns it)."""
     given = objects or RunObjects()
     check_publish_target(request)
+    request = with_rejudge_source(request, given)
     handle, agent = plan_request(
-        with_rejudge_source(request, given),
+        request,
         agent=given.agent,
         eval_set=given.eval_set,
         config=given.config,
@@ -162,7 +168,7 @@ def prepare(
         held=held,
     )
     install_demo_for(models_named(handle.plan.config, handle.plan.meta.agent_model))
-    return PreparedRun.of(handle, agent)
+    return PreparedRun.of(request, handle, agent)
 
 
 class Runtime:
@@ -245,6 +251,7 @@ async def execute(
     how.check(request)
     async with how.provisions(request):
         ready = prepared if prepared is not None else how.prepare(request, objects)
+        request = ready.request
         with ready.handle:  # the run folder is free for a resume once the run is over
             outcome = await within_deadline(
                 request.timeout_minutes,

@@ -307,11 +307,9 @@ def plan_request(
         )
     if rejudge is None and agent is None:
         check_agent_allowed(request.agent, request.allowed_agents)
-    if request.model and rejudge is None and (agent is not None or not request.agent):
-        raise InputError(
-            f"model {request.model!r} is for an agent named by its spec, and "
-            + ("the agent was given as an object" if agent is not None else "no agent was given")
-        )
+    if request.model and rejudge is None and not request.agent:
+        why = "it was given as an object" if agent is not None else "no agent was given"
+        raise InputError(f"model {request.model!r} is for an agent, and {why}")
     if agent is None and request.agent and rejudge is None:  # a re-judge's trials are its source's
         agent = load_agent(request.agent, model=request.model)
     inputs = _inputs(request, eval_set, config)

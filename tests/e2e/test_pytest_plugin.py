@@ -94,7 +94,7 @@ def test_async_evaluations_run_and_a_failure_shows_the_cases(project: pytest.Pyt
     out = result.stdout.str()
     assert "async def functions are not natively supported" not in out
     failure = out[out.index("test_cities_fall_short") :]
-    assert "cities: pass rate 50% (2/4) below 90%" in failure
+    assert "cities: pass rate 50% (2 of 4 trials) is below min_pass_rate 90%" in failure
     assert "paris: 0/2 passed  [FAILED: trajectory EXACT (2 trials)]" in failure
     assert '  expected   lookup(city="Paris")' in failure
     assert "  trials 1, 2: failed: trajectory EXACT 0.00" in failure  # numbered from 1

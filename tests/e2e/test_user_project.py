@@ -167,7 +167,7 @@ def test_the_plugin_in_a_project_of_ones_own(
     assert "1 failed, 1 passed" in out
     assert "async def functions are not natively supported" not in out
     failure = out[out.index("test_forecasts_hold_up") :]
-    assert "forecasts: pass rate 50% (2/4) below 90%" in failure
+    assert "forecasts: pass rate 50% (2 of 4 trials) is below min_pass_rate 90%" in failure
     assert "oslo_and_rome: 0/2 passed  [FAILED: trajectory EXACT (2 trials)]" in failure
     assert '  expected   forecast(city="Oslo") → forecast(city="Rome")' in failure
     assert '    actual     forecast(city="Rome")' in failure
