@@ -70,6 +70,12 @@ class Registry(Generic[T]):
             into[name] = item
         return item
 
+    def remove(self, name: str) -> None:
+        """Forget what the process added as ``name`` (a built-in or an entry point of
+        that name is found again)."""
+        with self._lock:
+            self._added.pop(name, None)
+
     def get(self, name: str) -> T | None:
         """What is registered as ``name``, if anything."""
         found = self._added.get(name)
