@@ -69,6 +69,8 @@ def test_another_thread_waits_for_the_whole_reading() -> None:
     assert builtins.started.wait(5)
     other = threading.Thread(target=lambda: seen.append(registry.names()))
     other.start()
+    other.join(0.1)
+    assert other.is_alive() and seen == []  # waiting for the reading, not served half of it
     release.set()
     reader.join(5)
     other.join(5)
