@@ -64,6 +64,7 @@ __all__ = [
     "call_failure",
     "provider_exceptions",
     "provider_fault",
+    "remove_provider_exception",
     "status_of",
 ]
 
@@ -195,6 +196,13 @@ def add_provider_exception(
     with _lock:
         _added.insert(0, row)
     return row
+
+
+def remove_provider_exception(row: ProviderException) -> None:
+    """Take an added row out of the table again (the built-in rows stay)."""
+    with _lock:
+        if row in _added:
+            _added.remove(row)
 
 
 def provider_exceptions() -> tuple[ProviderException, ...]:
