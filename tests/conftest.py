@@ -22,10 +22,11 @@ os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
 # the calls judges and agents make over both, and finds them alike).
 os.environ.pop("AGENTFLOW_LLM_TRANSPORT", None)
 
-# The built-in criteria are found by importing the criteria package's modules on first use.
-# Under pytest those modules are assertion-rewritten (the package is a pytest plugin), and
-# CPython 3.11.7's compiler can fail doing that deep inside a Prefect flow's stack
-# ("AST constructor recursion depth mismatch"). Load them here, at a shallow depth, once.
+# The built-in criteria's modules are imported when the registry is first asked
+# (criteria/builtins.py). Under pytest those modules are assertion-rewritten (the package
+# is a pytest plugin), and CPython 3.11.7's compiler can fail doing that deep inside a
+# Prefect flow's stack ("AST constructor recursion depth mismatch"). Load them here, at a
+# shallow depth, once.
 from agentflow_eval.criteria.registry import known_criteria
 
 known_criteria()

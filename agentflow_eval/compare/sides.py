@@ -4,7 +4,8 @@ A side is written as:
 
 - a run folder (``runs/20261120T023000Z-3f9a2c1e``) or its ``results.json``;
 - ``s3://bucket/prefix/<eval_set_id>/<run folder>`` (a published run) or that folder's
-  ``results.json``;
+  ``results.json``, and the same in the scheme of a store a package registered
+  (:mod:`agentflow_eval.storage.stores`);
 - ``<publish target>/<eval_set_id>/latest`` (S3 or a folder): the newest published run
   of the eval set, as its ``latest.json`` names it;
 - ``latest`` with a publish target (``publish_to``) and the eval set's id (taken from the
@@ -37,6 +38,7 @@ from agentflow_eval.models.results import RunResult
 from agentflow_eval.storage.history import AgentIdentity, LatestPointer, RunsManifest
 from agentflow_eval.storage.keys import key_part
 from agentflow_eval.storage.locations import Location, locate
+from agentflow_eval.storage.stores import store_form
 from agentflow_eval.storage.targets import S3Credentials
 
 __all__ = ["LATEST", "NoEarlierRun", "OtherAgent", "Side", "SideError", "is_latest", "load_side"]
@@ -81,8 +83,12 @@ def _first_line(exc: Exception) -> str:
 
 
 def _location(spec: str, s3: S3Options, credentials: S3Credentials | None) -> Location:
-    if "://" in spec and not spec.startswith(("s3://", "file://")):
-        raise SideError(f"{spec}: not a run folder, a results.json, an s3:// location or 'latest'")
+    scheme, separator, _ = spec.partition("://")
+    if separator and store_form(scheme) is None:
+        raise SideError(
+            f"{spec}: not a run folder, a results.json, an s3:// location (or one in a "
+            "registered store's scheme) or 'latest'"
+        )
     if spec.startswith("s3://") and ("?" in spec or "#" in spec):
         raise SideError(f"{spec}: an s3:// location must not have a query or fragment")
     try:

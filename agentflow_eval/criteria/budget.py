@@ -27,7 +27,7 @@ from agentflow_eval.criteria.base import (
     threshold_of,
 )
 from agentflow_eval.criteria.options import CriterionOptions
-from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.criteria.spec import criterion
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.results import CriterionResult, Turn
 

@@ -25,7 +25,7 @@ from pydantic import Field, model_validator
 from agentflow_eval.criteria.base import CriterionContext, scored
 from agentflow_eval.criteria.budget import Spent, WithinBudget
 from agentflow_eval.criteria.options import CriterionOptions
-from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.criteria.spec import criterion
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.results import CriterionResult
 

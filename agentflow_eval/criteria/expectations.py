@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from agentflow_eval.criteria.base import CriterionContext, scored, threshold_of
 from agentflow_eval.criteria.options import CriterionOptions
-from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.criteria.spec import criterion
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import CallsTool, Completes, FinalContains
 from agentflow_eval.models.results import CriterionResult, Trial

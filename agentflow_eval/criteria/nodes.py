@@ -17,7 +17,7 @@ from pydantic import field_validator
 from agentflow_eval.criteria.base import CriterionContext, scored, skipped, threshold_of
 from agentflow_eval.criteria.invocations import paired_turns
 from agentflow_eval.criteria.options import CriterionOptions
-from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.criteria.spec import criterion
 from agentflow_eval.criteria.trajectory import (
     _ADK_MATCH_TYPES,
     _MATCH_TYPE_SCHEMA,

@@ -14,7 +14,7 @@ from typing import Any
 
 from agentflow_eval.criteria.base import CriterionContext, scored, skipped, threshold_of
 from agentflow_eval.criteria.options import CriterionOptions
-from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.criteria.spec import criterion
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalCase, OutputMatches
 from agentflow_eval.models.matching import OutputMatch, matches

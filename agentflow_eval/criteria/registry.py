@@ -1,45 +1,50 @@
-"""Criteria by name, as they declare themselves.
+"""Criteria by name: the registry everything that asks "which criterion does what" asks
+(the config's JSON Schema, the config loader, the checks before a run, the warnings about
+expectations nothing judges, the run's judge model, the scorecard).
 
-A built-in criterion declares itself in its own module, with one decorator on the
-function that builds it from its options::
+It holds, the first time it is asked:
 
-    @criterion("tool_trajectory_avg_score", TrajectoryOptions, judges=("expected_tool_trajectory",))
-    def build_tool_trajectory(name, options: TrajectoryOptions, config) -> ToolTrajectoryCriterion:
-        ...
+- the built-in criteria, listed in :data:`~agentflow_eval.criteria.builtins.BUILTIN_CRITERIA`;
+- the criteria installed packages declare as entry points of the ``agentflow_eval.criteria``
+  group, each naming a declaration (a :class:`CriterionSpec`) under the criterion's name::
 
-The declaration (:class:`CriterionSpec`) says what the criterion's options are (its own
-pydantic model), whether it calls an LLM judge (its options are judge options), which of
-a case's expectations it judges, and whether it needs rubrics; everything that asks
-"which criterion does what" (the config's JSON Schema, the config loader, the checks
-before a run, the warnings about expectations nothing judges, the run's judge model, the
-scorecard) asks the registry. The built-in modules are found by walking this package, so
-a module that declares a criterion registers it by existing.
+      [project.entry-points."agentflow_eval.criteria"]
+      no_pii = "my_checks.criteria:no_pii"
 
-Users add their own criteria with :func:`register` (``agentflow_eval.register_criterion``),
-or name one in a config entry as ``function: "module:attr"``.
+- and what the process registers with :func:`register` (``agentflow_eval.register_criterion``),
+  the call the built-ins and the entry points go through too.
+
+A config entry may also name a function of one's own as ``function: "module:attr"``
+(:mod:`agentflow_eval.criteria.custom`).
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
-import pkgutil
-import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, overload
 
 from agentflow_eval.criteria.base import Criterion
+from agentflow_eval.criteria.custom import load_custom_criterion
 from agentflow_eval.criteria.fields import ExpectationField, gives
 from agentflow_eval.criteria.judges.options import JudgeCriterionOptions
 from agentflow_eval.criteria.options import CriterionOptions
+from agentflow_eval.criteria.spec import (
+    CriterionFactory,
+    CriterionSpec,
+    Subject,
+    criterion,
+    first_paragraph,
+)
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.errors import did_you_mean
 from agentflow_eval.models.config import CRITERIA_CATALOGUE, CriterionConfig, EvalConfig
 from agentflow_eval.models.evalset import EvalCase
+from agentflow_eval.registries import Registry
 
 __all__ = [
     "CATALOGUE",
+    "CRITERIA",
+    "ENTRY_POINT_GROUP",
     "CriterionFactory",
     "CriterionSpec",
     "Subject",
@@ -61,126 +66,62 @@ __all__ = [
     "validation_context",
 ]
 
-CriterionFactory = Callable[[str, CriterionConfig, EvalConfig], Criterion]
-"""``(name, criterion_config, eval_config) -> Criterion``."""
-
-Subject = Literal["answer", "tool_calls", "session_state"]
-"""What of a trial a criterion looks at, as a scorecard tells a reader: the agent's
-answer (its text, intermediate responses, or whether it finished), its tool calls, or its
-session state."""
-
-Opts = TypeVar("Opts", bound=CriterionConfig)
-C = TypeVar("C", bound=Criterion)
-
-_Build = Callable[[str, Opts, EvalConfig], C]
-"""A declared criterion's build function: ``(name, its own options, config)``."""
-_FromEntry = Callable[[str, CriterionConfig, EvalConfig], C]
-"""The same, taking a config entry as written."""
+ENTRY_POINT_GROUP = "agentflow_eval.criteria"
 
 
-@dataclass(frozen=True)
-class CriterionSpec(Generic[Opts]):
-    """What a criterion declares about itself."""
+def _builtin_criteria() -> tuple[CriterionSpec[Any], ...]:
+    # imported when the registry is first asked, not with it: the built-in criteria bring
+    # nltk and the model client (over a second), and modules that only name the
+    # registry's functions are imported by every command
+    from agentflow_eval.criteria.builtins import BUILTIN_CRITERIA
 
-    name: str
-    """The config key."""
-    options: type[Opts]
-    """The model of its config entry: exactly the options it reads."""
-    build: Callable[[str, Opts, EvalConfig], Criterion]
-    """``(name, options, config) -> Criterion``."""
-    judges: tuple[ExpectationField, ...] = ()
-    """The case expectations it compares against (an expectation a case gives and no
-    criterion of the run judges is named in a warning before the run)."""
-    needs_rubrics: bool = False
-    """It has nothing to judge without a rubric (in its options, the cases or their turns):
-    a run that gives none stops before it starts."""
-    intermediate_in_final: bool = False
-    """It reads ``include_intermediate_responses_in_final`` (elsewhere that option is
-    warned about), and with it judges the expected intermediate responses too."""
-    subject: Subject = "answer"
-    """What of a trial it looks at."""
-    repeatable: bool = False
-    """A case may name it more than once, each time with another target (its results
-    are told apart by their labels)."""
-    description: str = ""
-    """What it measures, in a line (the config schema shows it)."""
-
-    @property
-    def calls_judge(self) -> bool:
-        """Whether it asks an LLM judge: its options are judge options."""
-        return issubclass(self.options, JudgeCriterionOptions)
-
-    def options_of(self, entry: CriterionConfig) -> Opts:
-        """A config entry read by this criterion's options model (raises pydantic's
-        ``ValidationError``, a ``ValueError``, when it does not fit)."""
-        if isinstance(entry, self.options):
-            return entry
-        return self.options.model_validate(entry.written())
-
-    def create(self, name: str, entry: CriterionConfig, config: EvalConfig) -> Criterion:
-        """The criterion that config entry ``entry`` describes."""
-        return self.build(name, self.options_of(entry), config)
+    return BUILTIN_CRITERIA
 
 
-_SPECS: dict[str, CriterionSpec[Any]] = {}
+CRITERIA: Registry[CriterionSpec[Any]] = Registry(
+    what="criterion",
+    group=ENTRY_POINT_GROUP,
+    kind=CriterionSpec,
+    name_of=lambda spec: spec.name,
+    builtins=_builtin_criteria,
+)
+"""Every criterion there is, by name."""
 
 
 class UnknownCriterion(InputError):
     pass
 
 
-def _first_paragraph(text: str | None) -> str:
-    return " ".join((text or "").strip().split("\n\n")[0].split())
+@overload
+def register(spec: CriterionSpec[Any], /) -> CriterionSpec[Any]: ...
 
 
-def criterion(
-    name: str,
-    options: type[Opts],
-    *,
-    judges: tuple[ExpectationField, ...] = (),
-    needs_rubrics: bool = False,
-    intermediate_in_final: bool = False,
-    subject: Subject = "answer",
-    repeatable: bool = False,
-) -> Callable[[_Build[Opts, C]], _FromEntry[C]]:
-    """Declare a criterion: decorates the function that builds it from its own options
-    (its docstring's first paragraph says what it measures). The decorated function takes
-    any config entry and reads it with ``options`` first (see :class:`CriterionSpec`)."""
-
-    def declare(build: _Build[Opts, C]) -> _FromEntry[C]:
-        spec = CriterionSpec(
-            name=name,
-            options=options,
-            build=build,
-            judges=judges,
-            needs_rubrics=needs_rubrics,
-            intermediate_in_final=intermediate_in_final,
-            subject=subject,
-            repeatable=repeatable,
-            description=_first_paragraph(build.__doc__),
-        )
-        _SPECS[name] = spec
-
-        @functools.wraps(build)
-        def from_entry(criterion_name: str, entry: CriterionConfig, config: EvalConfig) -> C:
-            return build(criterion_name, spec.options_of(entry), config)
-
-        return from_entry
-
-    return declare
+@overload
+def register(name: str, /) -> Callable[[CriterionFactory], CriterionFactory]: ...
 
 
-def register(name: str) -> Callable[[CriterionFactory], CriterionFactory]:
-    """Register a criterion factory under ``name`` (the config key). The factory gets the
-    config entry as a :class:`CriterionConfig` whose own options are attributes as written;
-    declare an options model with :func:`criterion` to have them checked."""
+def register(
+    spec_or_name: CriterionSpec[Any] | str, /
+) -> CriterionSpec[Any] | Callable[[CriterionFactory], CriterionFactory]:
+    """Register a criterion; a name registered again replaces the criterion it named.
+
+    Given a declaration (a function decorated with :func:`criterion`, or a
+    :class:`CriterionSpec`), registers it as it is: its options are checked when the
+    config loads. Given a name, returns a decorator that registers a factory
+    ``(name, config_entry, config) -> Criterion`` under it; the factory gets its config
+    entry as a :class:`CriterionConfig` whose own options are attributes as written."""
+    if isinstance(spec_or_name, CriterionSpec):
+        return CRITERIA.add(spec_or_name)
+    name = spec_or_name
 
     def decorate(factory: CriterionFactory) -> CriterionFactory:
-        _SPECS[name] = CriterionSpec(
-            name=name,
-            options=CriterionConfig,
-            build=factory,
-            description=_first_paragraph(factory.__doc__),
+        CRITERIA.add(
+            CriterionSpec(
+                name=name,
+                options=CriterionConfig,
+                build=factory,
+                description=first_paragraph(factory.__doc__),
+            )
         )
         return factory
 
@@ -192,19 +133,16 @@ def register(name: str) -> Callable[[CriterionFactory], CriterionFactory]:
 
 def specs() -> list[CriterionSpec[Any]]:
     """Every declared criterion, by name."""
-    _load_builtins()
-    return [_SPECS[name] for name in sorted(_SPECS)]
+    return sorted(CRITERIA.items(), key=lambda spec: spec.name)
 
 
 def spec_of(name: str) -> CriterionSpec[Any] | None:
     """The declaration of criterion ``name``, if there is one."""
-    _load_builtins()
-    return _SPECS.get(name)
+    return CRITERIA.get(name)
 
 
 def known_criteria() -> list[str]:
-    _load_builtins()
-    return sorted(_SPECS)
+    return CRITERIA.names()
 
 
 def known_llm_criteria() -> frozenset[str]:
@@ -297,8 +235,6 @@ def validation_context() -> dict[str, Any]:
 
 def build_criterion(name: str, options: CriterionConfig, config: EvalConfig) -> Criterion:
     if options.function:
-        from agentflow_eval.criteria.custom import load_custom_criterion
-
         return load_custom_criterion(name, options, config)
     spec = spec_of(name)
     if spec is None:
@@ -350,31 +286,3 @@ def default_applies(name: str, case: EvalCase) -> bool:
     if spec is None or not spec.judges:
         return True
     return any(gives(case, field, as_reference=True) for field in spec.judges)
-
-
-# ------------------------------------------------------------------------------ discovery
-
-_LOADED = False
-_WALKING = False
-_LOAD_LOCK = threading.RLock()
-
-
-def _load_builtins() -> None:
-    """Import every module of this package (and its subpackages) once, so that each
-    built-in criterion's declaration runs; no list of them is kept anywhere. Another
-    thread asking meanwhile waits for the whole list; a module the walk imports that asks
-    (on this thread) gets what is declared so far; a walk that fails is tried again."""
-    global _LOADED, _WALKING
-    if _LOADED:
-        return
-    with _LOAD_LOCK:
-        if _LOADED or _WALKING:
-            return
-        _WALKING = True
-        try:
-            package = importlib.import_module(__package__ or "agentflow_eval.criteria")
-            for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
-                importlib.import_module(module.name)
-            _LOADED = True
-        finally:
-            _WALKING = False

@@ -38,8 +38,8 @@ from typing import Any
 from agentflow_eval.criteria.base import CriterionContext, scored, skipped, threshold_of
 from agentflow_eval.criteria.invocations import paired_turns
 from agentflow_eval.criteria.options import CriterionOptions
-from agentflow_eval.criteria.registry import criterion
 from agentflow_eval.criteria.rouge_deps import porter, rouge_scorer, tokenizers
+from agentflow_eval.criteria.spec import criterion
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.results import CriterionResult
 

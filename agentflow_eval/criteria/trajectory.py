@@ -41,7 +41,7 @@ from pydantic import Field, WithJsonSchema, field_validator, model_validator
 from agentflow_eval.criteria.base import CriterionContext, scored, skipped, threshold_of
 from agentflow_eval.criteria.invocations import paired_turns
 from agentflow_eval.criteria.options import CriterionOptions, lower_case
-from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.criteria.spec import criterion
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.results import CriterionResult
 

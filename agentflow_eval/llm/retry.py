@@ -5,16 +5,16 @@ One policy serves every model call of a run — the agent's and the simulated us
 through :class:`~agentflow_eval.llm.client.ModelClient`, the judges' through
 :class:`~agentflow_eval.criteria.judges.runtime.JudgeRuntime` — over both transports
 (LiteLLM and the direct OpenAI-compatible client), so a fault means the same wherever it
-happens:
+happens. What counts as a provider's fault, and of which kind, is the table in
+:mod:`agentflow_eval.llm.provider_faults` (by HTTP status and by exception; a provider's
+own exceptions are added there):
 
 - **transient** (retried with exponential backoff and jitter, or after the wait a
-  ``retry-after-ms`` / ``Retry-After`` header asks for): HTTP 408, 409, 429 and 5xx,
-  timeouts, connection errors, and replies that cannot be read (a body that is not JSON,
-  or not a chat completion, even with status 200);
-- **authentication** (HTTP 401, 403): never retried; the run stops
-  (:class:`ProviderAuthError`), as every later call would fail the same way;
-- **rejected** (any other 4xx, or an error that is not the provider's): not retried, and
-  the original exception is raised: a bad request is the caller's fault.
+  ``retry-after-ms`` / ``Retry-After`` header asks for);
+- **authentication**: never retried; the run stops (:class:`ProviderAuthError`), as
+  every later call would fail the same way;
+- **rejected**: not retried, and the original exception is raised: a bad request is the
+  caller's fault.
 
 A call whose transient faults outlast its retries raises :class:`ProviderUnavailable`;
 the trial it belonged to is recorded as an infrastructure error, not an agent failure.
@@ -24,13 +24,18 @@ from __future__ import annotations
 
 import asyncio
 import random
-import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, Literal
+from typing import Any
 
 from agentflow_eval.errors import ProviderError
+from agentflow_eval.llm.provider_faults import (
+    Classified,
+    FaultKind,
+    call_failure,
+    provider_fault,
+)
 from agentflow_eval.redaction import redact
 
 __all__ = [
@@ -48,16 +53,7 @@ __all__ = [
     "retry_after_s",
 ]
 
-FaultKind = Literal["transient", "auth", "rejected"]
-
-TRANSIENT_STATUS = frozenset({408, 409, 429})
-AUTH_STATUS = frozenset({401, 403})
 _DETAIL_LIMIT = 300
-_NO_CREDENTIALS = (
-    "Missing credentials. Please pass an `api_key`",
-    "The api_key client option must be set",
-)
-"""How the OpenAI SDK (inside LiteLLM) says no key was given at all."""
 
 
 class MalformedReply(ValueError):
@@ -126,32 +122,22 @@ class RetryPolicy:
 
 
 def classify(exc: BaseException, *, who: str = "model") -> Fault:
-    """Whether a failed attempt is worth retrying, by HTTP status when there is one
-    (LiteLLM maps 403 to a plain ``APIError``, so the class alone is not enough), else by
-    what kind of failure it is. ``who`` starts the reason (``"judge openai/gpt-4o"``)."""
-    detail = f"{type(exc).__name__}: {_clip(redact(str(exc)))}"
-    status = getattr(exc, "status_code", None)
-    if any(sign in str(exc) for sign in _NO_CREDENTIALS):
-        # LiteLLM reports a key that was never given as a server error (HTTP 500)
-        return Fault(f"{who}: no credentials — {detail}", "auth", _int(status))
-    if isinstance(exc, MalformedReply) or _is_unreadable_reply(exc):
-        return Fault(f"{who}: reply unreadable — {detail}", "transient", _int(status))
-    if isinstance(status, int) and not isinstance(status, bool):
-        if status in AUTH_STATUS:
-            return Fault(f"{who}: authentication failed (HTTP {status}) — {detail}", "auth", status)
-        if status in TRANSIENT_STATUS or status >= 500:
-            return Fault(
-                f"{who}: unavailable (HTTP {status}) — {detail}",
-                "transient",
-                status,
-                retry_after_s(exc),
-            )
-        if status < 400:  # a success status with a body that could not be used
-            return Fault(f"{who}: reply unreadable (HTTP {status}) — {detail}", "transient", status)
-        return Fault(f"{who}: rejected the request (HTTP {status}) — {detail}", "rejected", status)
-    if isinstance(exc, _unreachable_errors()):
-        return Fault(f"{who}: unreachable — {detail}", "transient")
-    return Fault(f"{who}: call raised {detail}", "rejected")
+    """Whether a failed attempt of a call we made is worth retrying, as the table of
+    provider faults says (:func:`~agentflow_eval.llm.provider_faults.call_failure`: by
+    HTTP status when there is one, since LiteLLM maps 403 to a plain ``APIError``, else
+    by what kind of failure it is). ``who`` starts the reason
+    (``"judge openai/gpt-4o"``)."""
+    return _fault(call_failure(exc), exc, who, f"{type(exc).__name__}: {_clip(redact(str(exc)))}")
+
+
+def _fault(found: Classified, exc: BaseException, who: str, detail: str) -> Fault:
+    status = f" (HTTP {found.status})" if found.status is not None else ""
+    return Fault(
+        f"{who}: {found.meaning}{status} — {detail}",
+        found.kind,
+        found.status,
+        retry_after_s(exc) if found.kind == "transient" else None,
+    )
 
 
 def provider_error_in(exc: BaseException) -> ProviderError | None:
@@ -175,38 +161,12 @@ def provider_error_in(exc: BaseException) -> ProviderError | None:
     return None
 
 
-_MODEL_CLIENTS = frozenset(
-    {"agentflow_eval", "anthropic", "google", "langchain_core", "litellm", "openai", "pydantic_ai"}
-)
-"""The packages whose exceptions speak for a model provider: the model clients frameworks
-use. A tool's own HTTP error (a weather service's 500) is the agent's to handle."""
-
-_UNREACHABLE_NAMES = frozenset({"APIConnectionError", "APITimeoutError", "Timeout"})
-"""The model clients' names for a lost connection or a timeout (openai's, LiteLLM's),
-recognised by class name so none of them is imported to check."""
-
-
-def _status_of(exc: BaseException) -> int | None:
-    """The HTTP status an exception carries, as the clients frameworks use say it:
-    ``status_code`` (openai, LiteLLM, Pydantic AI), ``response.status_code`` (httpx),
-    ``status`` (aiohttp), ``code`` (google-genai)."""
-    for value in (
-        getattr(exc, "status_code", None),
-        getattr(getattr(exc, "response", None), "status_code", None),
-        getattr(exc, "status", None),
-        getattr(exc, "code", None),
-    ):
-        status = _int(value)
-        if status is not None and 100 <= status < 600:
-            return status
-    return None
-
-
 def provider_fault_in(exc: BaseException, *, who: str = "model") -> Fault | None:
     """The provider's fault behind ``exc``, however a framework's own model client raised
     it: a rate limit, a server error, a timeout or a lost connection (``transient``), or
-    refused credentials (``auth``), found anywhere in the exception's chain by status code
-    and type. ``None`` when the chain holds none (the agent's own failure)."""
+    refused credentials (``auth``), found anywhere in the exception's chain as the table
+    of provider faults says (:func:`~agentflow_eval.llm.provider_faults.provider_fault`).
+    ``None`` when the chain holds none (the agent's own failure)."""
     seen: set[int] = set()
     stack: list[BaseException] = [exc]
     while stack:
@@ -216,15 +176,12 @@ def provider_fault_in(exc: BaseException, *, who: str = "model") -> Fault | None
         seen.add(id(current))
         if isinstance(current, ProviderUnavailable):
             return Fault(current.reason, "transient")
-        if type(current).__module__.split(".")[0] in _MODEL_CLIENTS:
-            status = _status_of(current)
-            if status is not None and (
-                status in AUTH_STATUS or status in TRANSIENT_STATUS or status >= 500
-            ):
-                return classify(current, who=who)
-            names = {klass.__name__ for klass in type(current).__mro__}
-            if names & _UNREACHABLE_NAMES:
-                return Fault(f"{who}: unreachable — {type(current).__name__}", "transient")
+        found = provider_fault(current)
+        if found is not None:
+            detail = type(current).__name__
+            if found.status is not None:
+                detail = f"{detail}: {_clip(redact(str(current)))}"
+            return _fault(found, current, who, detail)
         if isinstance(current, BaseExceptionGroup):
             stack.extend(current.exceptions)
         stack.extend(e for e in (current.__cause__, current.__context__) if e is not None)
@@ -277,33 +234,6 @@ def retry_after_s(exc: BaseException) -> float | None:
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
-
-
-def _unreachable_errors() -> tuple[type[BaseException], ...]:
-    """Timeouts and connection failures of either transport; LiteLLM's only when it is
-    loaded (then it made the call), so the direct transport never pays for importing it."""
-    errors: tuple[type[BaseException], ...] = (TimeoutError, ConnectionError)
-    litellm = sys.modules.get("litellm")
-    if litellm is not None:
-        errors += (litellm.Timeout, litellm.APIConnectionError)
-    return errors
-
-
-def _is_unreadable_reply(exc: BaseException) -> bool:
-    """LiteLLM's ways of saying a reply was not a readable chat completion."""
-    litellm = sys.modules.get("litellm")
-    if litellm is None:
-        return False
-    unreadable = tuple(
-        getattr(litellm, name)
-        for name in ("APIResponseValidationError", "JSONSchemaValidationError")
-        if isinstance(getattr(litellm, name, None), type)
-    )
-    return bool(unreadable) and isinstance(exc, unreadable)
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _clip(text: str, limit: int = _DETAIL_LIMIT) -> str:

@@ -42,7 +42,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.errors import StoreError
@@ -53,13 +53,7 @@ from agentflow_eval.storage import open_store
 from agentflow_eval.storage.base import ObjectStore
 from agentflow_eval.storage.history import ComparisonDigest, LatestPointer, RunsManifest, run_entry
 from agentflow_eval.storage.keys import join_key, key_part
-from agentflow_eval.storage.targets import (
-    LocalTarget,
-    S3Credentials,
-    S3Target,
-    Target,
-    parse_target,
-)
+from agentflow_eval.storage.targets import S3Credentials, S3Target, Target, parse_target
 
 __all__ = [
     "CONTENT_TYPES",
@@ -157,7 +151,7 @@ class _PendingRecord(BaseModel):
     """``publish-pending.json``: where a run was going and why it did not get there.
     Credentials are never written; the standard chain (or the caller) supplies them."""
 
-    target: LocalTarget | S3Target
+    target: Target = Field(discriminator="kind")
     error: str
     attempts: int
     failed_at: datetime
@@ -299,7 +293,8 @@ def publish_run(
     """Upload a finished run directory (report.html, results.json, junit.xml) to
     ``target`` and update the eval set's runs.json, index.html and latest.json.
 
-    ``target`` is ``s3://bucket/prefix``, a directory, a parsed target, or any
+    ``target`` is ``s3://bucket/prefix``, a directory, a URL in a registered store's
+    scheme (:mod:`agentflow_eval.storage.stores`), a parsed target, or any
     :class:`~agentflow_eval.storage.base.ObjectStore`. Returns the outcome: the published URLs,
     or, when the store stayed unreachable or refused, ``published=False`` with a message
     naming the error and the local copy (marked pending for :func:`publish_pending`).

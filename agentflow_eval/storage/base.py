@@ -8,7 +8,7 @@ from typing import Protocol, runtime_checkable
 
 from agentflow_eval.errors import StoreError
 
-__all__ = ["ObjectStore", "ReadableStream", "StoreError"]
+__all__ = ["ObjectStore", "ReadableStream", "StoreError", "StreamingStore"]
 
 
 class ReadableStream(Protocol):
@@ -38,4 +38,15 @@ class ObjectStore(Protocol):
 
     def url(self, key: str) -> str:
         """Where a person or a link opens the object at ``key``."""
+        ...
+
+
+@runtime_checkable
+class StreamingStore(ObjectStore, Protocol):
+    """A store that can also hand out an object as a stream, so a large one (a run's
+    results.json read for a comparison) is not read into memory first."""
+
+    def open(self, key: str) -> ReadableStream | None:
+        """The object at ``key`` to read (the caller closes it), or None when there is
+        none; raise :class:`StoreError`."""
         ...

@@ -1,17 +1,18 @@
 """One object, or one folder of objects, in a store, named by what a user writes: a path on
-this machine, a ``file://`` URL, or ``s3://bucket/key``. Baseline lookup and ``compare``
-read runs through these; the text is parsed by :func:`~.targets.parse_target`, as a
-publish target is."""
+this machine, a ``file://`` URL, ``s3://bucket/key``, or a URL in a registered store's
+scheme. Baseline lookup and ``compare`` read runs through these; the text is parsed by
+:func:`~.targets.parse_target`, as a publish target is."""
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from agentflow_eval.models.request import S3Options
-from agentflow_eval.storage.base import ReadableStream
-from agentflow_eval.storage.s3 import S3Body, S3Store
+from agentflow_eval.storage.base import ObjectStore, ReadableStream, StreamingStore
+from agentflow_eval.storage.stores import open_store
 from agentflow_eval.storage.targets import LocalTarget, S3Credentials, S3Target, target_of
 
 __all__ = ["LocalLocation", "Location", "StoreLocation", "locate"]
@@ -63,23 +64,28 @@ class LocalLocation:
 
 @dataclass(frozen=True)
 class StoreLocation:
-    """A key in an S3-compatible bucket (keys are relative to the bucket's root)."""
+    """A key in a store, below the store's root (``root`` as a person writes it:
+    ``s3://bucket``)."""
 
-    store: S3Store
+    store: ObjectStore
+    root: str
     key: str
 
     @property
     def where(self) -> str:
-        return f"s3://{self.store.target.bucket}/{self.key}".rstrip("/")
+        return f"{self.root}/{self.key}".rstrip("/")
 
     def child(self, name: str) -> StoreLocation:
-        return StoreLocation(self.store, f"{self.key}/{name}" if self.key else name)
+        return StoreLocation(self.store, self.root, f"{self.key}/{name}" if self.key else name)
 
     def get(self) -> bytes | None:
         return self.store.get(self.key)
 
-    def open(self) -> S3Body | None:
-        return self.store.open(self.key)
+    def open(self) -> ReadableStream | None:
+        if isinstance(self.store, StreamingStore):
+            return self.store.open(self.key)
+        body = self.store.get(self.key)
+        return io.BytesIO(body) if body is not None else None
 
     def is_folder(self) -> bool:
         return not self.key.endswith(".json")
@@ -89,11 +95,12 @@ def locate(
     spec: str | Path, s3: S3Options | None = None, credentials: S3Credentials | None = None
 ) -> Location:
     """The location ``spec`` names; ``s3`` and ``credentials`` reach an S3-compatible
-    store. Raises ``ValueError`` for a scheme other than ``s3://`` and ``file://``, and
-    for an ``s3://`` key that is not made of safe segments."""
+    store. Raises ``ValueError`` for a scheme no store is registered for, and for an
+    ``s3://`` key that is not made of safe segments."""
     target = target_of(spec, s3, credentials)
     if isinstance(target, LocalTarget):
         return LocalLocation(target.path)
-    assert isinstance(target, S3Target)
-    root = target.model_copy(update={"prefix": ""})
-    return StoreLocation(S3Store(root), target.prefix)
+    if isinstance(target, S3Target):
+        root = target.model_copy(update={"prefix": ""})
+        return StoreLocation(open_store(root), f"s3://{target.bucket}", target.prefix)
+    return StoreLocation(open_store(target.root()), target.root().url, target.key)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 from agentflow_eval.errors import StoreError
 from agentflow_eval.storage.keys import join_key
-from agentflow_eval.storage.targets import S3Target
+
+if TYPE_CHECKING:
+    # the targets' parser reads the table of stores, which opens this one
+    from agentflow_eval.storage.targets import S3Target
 
 __all__ = ["S3Body", "S3Store", "presigned_lifetime_s"]
 

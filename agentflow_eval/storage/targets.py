@@ -1,5 +1,6 @@
 """Where runs are stored, written once as text and parsed in one place: ``s3://bucket/prefix``
-(AWS or any S3-compatible store, with its options), a ``file://`` URL or a directory path.
+(AWS or any S3-compatible store, with its options), a ``file://`` URL or a directory path,
+or a URL in the scheme of a store a package registered (:mod:`.stores`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, SecretStr, field_validator
 
 from agentflow_eval.models.request import S3Options
 from agentflow_eval.storage.keys import clean_prefix
+from agentflow_eval.storage.stores import forms_written, store_form
 
 __all__ = [
     "MAX_LINK_EXPIRY_S",
@@ -20,6 +22,7 @@ __all__ = [
     "LocalTarget",
     "S3Credentials",
     "S3Target",
+    "StoreTarget",
     "Target",
     "parse_target",
     "target_of",
@@ -35,6 +38,11 @@ class LocalTarget(BaseModel):
 
     kind: Literal["local"] = "local"
     path: Path
+
+    @property
+    def scheme(self) -> str:
+        """The store form it is written in (:mod:`.stores`)."""
+        return "file"
 
     def describe(self) -> str:
         return str(self.path)
@@ -110,6 +118,11 @@ class S3Target(BaseModel):
         return value
 
     @property
+    def scheme(self) -> str:
+        """The store form it is written in (:mod:`.stores`)."""
+        return "s3"
+
+    @property
     def url(self) -> str:
         return f"s3://{self.bucket}/{self.prefix}".rstrip("/")
 
@@ -120,7 +133,35 @@ class S3Target(BaseModel):
         return "public" if self.public_url else "endpoint"
 
 
-Target = LocalTarget | S3Target
+class StoreTarget(BaseModel):
+    """A target in the scheme of a store a package registered (``gs://bucket/prefix``):
+    the text as written, which that store reads."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["store"] = "store"
+    url: str
+
+    @property
+    def scheme(self) -> str:
+        """The store form it is written in (:mod:`.stores`)."""
+        return urlsplit(self.url).scheme.lower()
+
+    @property
+    def key(self) -> str:
+        """Where it points below its store's root (``scheme://authority``): the URL's path."""
+        return urlsplit(self.url).path.strip("/")
+
+    def root(self) -> StoreTarget:
+        """The target of its store's root, ``scheme://authority``."""
+        parts = urlsplit(self.url)
+        return StoreTarget(url=f"{parts.scheme}://{parts.netloc}")
+
+    def describe(self) -> str:
+        return self.url
+
+
+Target = LocalTarget | S3Target | StoreTarget
 
 
 def parse_target(
@@ -135,9 +176,9 @@ def parse_target(
     links: LinkStyle | None = None,
     link_expiry_s: int = MAX_LINK_EXPIRY_S,
 ) -> Target:
-    """``s3://bucket/prefix`` (with the S3 options), a ``file://`` URL or a directory path.
-    Other schemes are refused by name."""
-    if isinstance(target, LocalTarget | S3Target):
+    """``s3://bucket/prefix`` (with the S3 options), a ``file://`` URL, a directory path, or
+    a URL in a registered store's scheme. Other schemes are refused by name."""
+    if isinstance(target, LocalTarget | S3Target | StoreTarget):
         return target
     if isinstance(target, Path):
         return LocalTarget(path=target.expanduser())
@@ -164,9 +205,11 @@ def parse_target(
         return LocalTarget(path=Path(urlsplit(text).path))
     scheme = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", text)
     if scheme:
+        if store_form(scheme.group(1)) is not None:
+            return StoreTarget(url=text)
         raise ValueError(
             f"publish target {text!r}: scheme {scheme.group(1)!r} is not supported; expected "
-            "s3://bucket/prefix (any S3-compatible store) or a directory path"
+            f"{forms_written()}"
         )
     return LocalTarget(path=Path(text).expanduser())
 

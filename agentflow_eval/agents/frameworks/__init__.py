@@ -8,7 +8,16 @@ only when an agent spec points at that framework. An adapter module defines::
 
     def wrap(obj: Any, *, name: str) -> AgentUnderTest
 
-Third parties register their own with :func:`register_adapter`.
+The built-in adapters are :data:`BUILTIN_ADAPTERS`. A package adds its own with
+:func:`register_adapter`, or declares it as an entry point of the
+``agentflow_eval.adapters`` group, naming its :class:`FrameworkAdapter` under the
+adapter's name (the module it names should not import the framework: it is imported
+whenever an agent spec is resolved)::
+
+    [project.entry-points."agentflow_eval.adapters"]
+    crewai = "crewai_eval.adapter:ADAPTER"
+
+The adapter registered last is asked first, so a package can replace a built-in one.
 """
 
 from __future__ import annotations
@@ -20,8 +29,12 @@ from typing import Any, cast
 
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.errors import InputError
+from agentflow_eval.registries import Registry
 
 __all__ = [
+    "ADAPTERS",
+    "BUILTIN_ADAPTERS",
+    "ENTRY_POINT_GROUP",
     "FrameworkAdapter",
     "FrameworkMissing",
     "adapter_for",
@@ -63,7 +76,7 @@ def _under(module: str, prefix: str) -> bool:
     return module == prefix or module.startswith(prefix + ".")
 
 
-_BUILT_IN = (
+BUILTIN_ADAPTERS: tuple[FrameworkAdapter, ...] = (
     FrameworkAdapter(
         "langgraph", ("langgraph",), "agentflow_eval.agents.frameworks.langgraph", "langgraph"
     ),
@@ -77,18 +90,28 @@ _BUILT_IN = (
         "pydantic-ai",
     ),
 )  # fmt: skip
-_registered: list[FrameworkAdapter] = []
+
+ENTRY_POINT_GROUP = "agentflow_eval.adapters"
+
+ADAPTERS: Registry[FrameworkAdapter] = Registry(
+    what="framework adapter",
+    group=ENTRY_POINT_GROUP,
+    kind=FrameworkAdapter,
+    name_of=lambda adapter: adapter.name,
+    builtins=lambda: BUILTIN_ADAPTERS,
+)
+"""Every adapter, by name."""
 
 
-def register_adapter(adapter: FrameworkAdapter) -> None:
-    """Add an adapter; adapters registered later are asked first (so a project can
-    replace a built-in one)."""
-    _registered.insert(0, adapter)
+def register_adapter(adapter: FrameworkAdapter) -> FrameworkAdapter:
+    """Add an adapter (replacing one of the same name); adapters registered later are
+    asked first, so a project can replace a built-in one. Returns it."""
+    return ADAPTERS.add(adapter)
 
 
 def adapters() -> tuple[FrameworkAdapter, ...]:
-    """Every adapter, in the order they are asked."""
-    return (*_registered, *_BUILT_IN)
+    """Every adapter, in the order they are asked: the latest registered first."""
+    return tuple(ADAPTERS.items())
 
 
 def adapter_for(obj: Any) -> FrameworkAdapter | None:

@@ -32,7 +32,7 @@ from agentflow_eval.criteria.judges.common import (
 )
 from agentflow_eval.criteria.judges.options import JudgeCriterionOptions
 from agentflow_eval.criteria.judges.runtime import parse_json_reply
-from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.criteria.spec import criterion
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.results import CriterionResult
 

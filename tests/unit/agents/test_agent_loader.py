@@ -321,9 +321,12 @@ def test_a_frameworks_app_comes_before_root_agent_and_any_other_app_is_ignored(
     )
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
-    adapter = frameworks.FrameworkAdapter("fake", (fw,), f"{fw}_adapter", "fake")
-    monkeypatch.setattr(frameworks, "_registered", [adapter])
-
-    assert load_agent(framework_app).name == "app:weather_app"
-    assert load_agent(web_app).name == "root"
-    assert load_agent(f"{framework_app}:root_agent").name == "root"  # named, it is taken
+    adapter = frameworks.register_adapter(
+        frameworks.FrameworkAdapter(fw, (fw,), f"{fw}_adapter", "fake")
+    )
+    try:
+        assert load_agent(framework_app).name == "app:weather_app"
+        assert load_agent(web_app).name == "root"
+        assert load_agent(f"{framework_app}:root_agent").name == "root"  # named, it is taken
+    finally:
+        frameworks.ADAPTERS.remove(adapter.name)

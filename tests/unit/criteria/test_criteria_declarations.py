@@ -1,15 +1,22 @@
 """Criteria declare themselves: each built-in criterion's module holds its options model and
-its declaration, and everything that asks "which criterion does what" derives the answer
-from the declarations. A new built-in criterion touches its module, its test and its row
-in docs/criteria.md, nothing else."""
+its declaration, the declarations are listed once (criteria/builtins.py), and everything
+that asks "which criterion does what" derives the answer from the declarations. A new
+built-in criterion touches its module, its line in the list, its test and its row in
+docs/criteria.md, nothing else."""
 
 from __future__ import annotations
 
 import ast
+import importlib
+import pkgutil
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
+import agentflow_eval.criteria as criteria_package
+from agentflow_eval.criteria.builtins import BUILTIN_CRITERIA
 from agentflow_eval.criteria.config_schema import config_json_schema
 from agentflow_eval.criteria.coverage import judge_hint
 from agentflow_eval.criteria.fields import EXPECTATION_FIELDS
@@ -17,6 +24,7 @@ from agentflow_eval.criteria.judges.options import JudgeCriterionOptions
 from agentflow_eval.criteria.options import CriterionOptions
 from agentflow_eval.criteria.registry import (
     CATALOGUE,
+    CRITERIA,
     CriterionSpec,
     judged_fields,
     known_criteria,
@@ -38,7 +46,56 @@ def built_in() -> list[CriterionSpec]:
 BUILT_IN = {spec.name for spec in built_in()}
 
 
-def test_every_built_in_criterion_is_found_without_a_list():
+def declarations_in_the_package() -> dict[str, str]:
+    """Every criterion declared in a module of the criteria package (this test walks it;
+    the registry does not), by name: the module that declares it."""
+    found: dict[str, str] = {}
+    for info in pkgutil.walk_packages(criteria_package.__path__, "agentflow_eval.criteria."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if isinstance(value, CriterionSpec) and value.build.__module__ == module.__name__:
+                found[value.name] = module.__name__
+    return found
+
+
+def test_every_declared_criterion_is_listed_and_every_listed_one_declared():
+    listed = [spec.name for spec in BUILTIN_CRITERIA]
+    assert len(listed) == len(set(listed)), "a criterion listed twice"
+    assert set(listed) == set(declarations_in_the_package())
+    assert set(listed) == BUILT_IN  # the registry holds what the list holds
+
+
+STRAY = '''
+from agentflow_eval.criteria.options import CriterionOptions
+from agentflow_eval.criteria.spec import criterion
+
+
+@criterion("stray_criterion", CriterionOptions)
+def build_stray(name, options, config):
+    """A criterion only declared: nothing builds it here."""
+    raise AssertionError("never built")
+'''
+
+
+def test_a_criterion_module_left_out_of_the_list_is_not_registered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    (tmp_path / "stray_criterion.py").write_text(textwrap.dedent(STRAY), "utf-8")
+    monkeypatch.setattr(criteria_package, "__path__", [*criteria_package.__path__, str(tmp_path)])
+    try:
+        # the check above names it ...
+        assert declarations_in_the_package()["stray_criterion"] == (
+            "agentflow_eval.criteria.stray_criterion"
+        )
+        # ... and the registry, which walks nothing, does not know it
+        CRITERIA.reload()
+        assert "stray_criterion" not in known_criteria()
+        assert set(known_criteria()) >= BUILT_IN
+    finally:
+        sys.modules.pop("agentflow_eval.criteria.stray_criterion", None)
+
+
+def test_the_built_in_criteria_are_these():
     assert {
         "calls_tool",
         "completes",
@@ -61,7 +118,6 @@ def test_every_built_in_criterion_is_found_without_a_list():
         "within_budget",
     } == BUILT_IN
     assert set(known_criteria()) >= BUILT_IN
-    assert not (PACKAGE / "criteria" / "builtins.py").exists()
 
 
 @pytest.mark.parametrize("name", sorted(BUILT_IN))

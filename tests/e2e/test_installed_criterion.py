@@ -1,11 +1,12 @@
-"""A new built-in criterion needs only its module: dropped into the criteria package, it is
-known, configurable with its own options (typos named), in the config schema and in the hints,
-and checked at load time. It runs in a fresh interpreter (the test session has long loaded the
-registry)."""
+"""A criterion an installed package declares as an ``agentflow_eval.criteria`` entry point
+needs nothing else: a fresh interpreter (the registry reads its entry points when first
+asked) knows it, reads its options with its own model (typos named), puts it in the
+config schema and the hints, and checks it before a run, as it does a built-in one."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 
 from agentflow_eval.criteria.base import CriterionContext, scored
 from agentflow_eval.criteria.judges.options import JudgeCriterionOptions
-from agentflow_eval.criteria.registry import criterion
+from agentflow_eval.criteria.spec import criterion
 from agentflow_eval.models.config import EvalConfig
 
 
@@ -48,7 +49,7 @@ class MentionsState:
     judges=("final_session_state", "rubrics"),
     needs_rubrics=True,
 )
-def build(name: str, options: MentionsStateOptions, config: EvalConfig) -> MentionsState:
+def mentions_state(name: str, options: MentionsStateOptions, config: EvalConfig) -> MentionsState:
     """Whether the answer mentions the state's keys."""
     return MentionsState(name, options.threshold or 1.0)
 '''
@@ -56,9 +57,7 @@ def build(name: str, options: MentionsStateOptions, config: EvalConfig) -> Menti
 PROBE = """
 import json, sys
 from pathlib import Path
-import agentflow_eval.criteria as package
 
-package.__path__.append(sys.argv[1])  # as if the module were in the package
 from agentflow_eval.criteria.config_files import load_config
 from agentflow_eval.criteria.config_schema import config_json_schema
 from agentflow_eval.criteria.coverage import judge_hint
@@ -96,14 +95,22 @@ print(json.dumps({
 """
 
 
-def test_a_new_built_in_criterion_needs_only_its_module(tmp_path: Path):
-    (tmp_path / "mentions_state.py").write_text(textwrap.dedent(NEW_CRITERION), "utf-8")
+def test_a_criterion_an_installed_package_declares_needs_nothing_else(tmp_path: Path):
+    (tmp_path / "state_checks.py").write_text(textwrap.dedent(NEW_CRITERION), "utf-8")
+    dist_info = tmp_path / "state_checks-1.0.dist-info"
+    dist_info.mkdir()
+    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: state-checks\nVersion: 1.0\n")
+    (dist_info / "entry_points.txt").write_text(
+        "[agentflow_eval.criteria]\nmentions_state = state_checks:mentions_state\n"
+    )
+    environ = {**os.environ, "PYTHONPATH": str(tmp_path)}  # where the package is installed
     done = subprocess.run(
         [sys.executable, "-c", PROBE, str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=120,
         cwd=ROOT,
+        env=environ,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])

@@ -1,0 +1,54 @@
+"""The built-in criteria: each one's declaration (:mod:`agentflow_eval.criteria.spec`),
+listed once here. The registry (:mod:`agentflow_eval.criteria.registry`) registers them
+through the same call a package's own criteria go through, the first time it is asked.
+
+A new built-in criterion is its module, its line here, its tests and its row in
+docs/criteria.md (tests/unit/criteria/test_criteria_declarations.py checks that every
+declaration in the package is listed here, and every listed one has its row)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentflow_eval.criteria import (
+    budget,
+    efficiency,
+    expectations,
+    intermediate,
+    nodes,
+    output,
+    response,
+    session_state,
+    trajectory,
+)
+from agentflow_eval.criteria.judges import final_response, hallucinations, rubrics, safety
+from agentflow_eval.criteria.spec import CriterionSpec
+
+__all__ = ["BUILTIN_CRITERIA"]
+
+BUILTIN_CRITERIA: tuple[CriterionSpec[Any], ...] = (
+    # what the agent did: its tool calls, the nodes it went through, its state
+    trajectory.build_tool_trajectory,
+    nodes.build_node_trajectory,
+    session_state.build_final_session_state,
+    # what it answered, compared without a judge
+    response.build_response_match,
+    intermediate.build_intermediate_response_match,
+    output.build_output_matches,
+    # seed 003's expectations
+    expectations.build_completes,
+    expectations.build_calls_tool,
+    expectations.build_final_contains,
+    # what it spent
+    efficiency.build_tool_call_count,
+    efficiency.build_inference_call_count,
+    efficiency.build_token_usage,
+    efficiency.build_invocation_duration,
+    budget.build_within_budget,
+    # LLM judges
+    final_response.build_final_response_match,
+    rubrics.build_final_response_rubrics,
+    rubrics.build_tool_use_rubrics,
+    hallucinations.build_hallucinations,
+    safety.build_safety,
+)
