@@ -28,7 +28,6 @@ from agentflow_eval.llm.retry import (
     provider_fault_in,
 )
 from agentflow_eval.pipeline.evaluate import evaluate
-from agentflow_eval.run.settings import RunOptions
 from tests.support.faults import ANSWER, answer_config, answer_evalset
 
 FAST = RetryPolicy(max_retries=3, base_delay_s=0.001, max_delay_s=0.01)
@@ -125,12 +124,12 @@ def sdk_agent(raised: type[Exception]) -> PythonAgent:
 async def test_an_added_exception_in_an_agents_failure_is_the_providers(
     tmp_path: Path, sdk_rows: list[ProviderException]
 ) -> None:
-    options = RunOptions(runs=2, max_concurrency=1)
+    options = {"runs": 2, "max_concurrency": 1}
     before = await evaluate(
         sdk_agent(Overloaded),
         answer_evalset(1),
         answer_config(),
-        options=options,
+        **options,
         output_dir=tmp_path / "before",
     )
     assert [r.trial.error.kind for r in before.trials if r.trial.error] == ["exception"]
@@ -141,7 +140,7 @@ async def test_an_added_exception_in_an_agents_failure_is_the_providers(
         sdk_agent(Overloaded),
         answer_evalset(1),
         answer_config(),
-        options=options,
+        **options,
         output_dir=tmp_path / "after",
     )
     errors = [r.trial.error for r in after.trials if r.trial.error]
@@ -151,6 +150,6 @@ async def test_an_added_exception_in_an_agents_failure_is_the_providers(
 
     with pytest.raises(ProviderAuthError, match="authentication failed — KeyRevoked"):
         await evaluate(
-            sdk_agent(KeyRevoked), answer_evalset(1), answer_config(), options=options,
+            sdk_agent(KeyRevoked), answer_evalset(1), answer_config(), **options,
             output_dir=tmp_path / "revoked",
         )  # fmt: skip
