@@ -16,7 +16,11 @@ The public API, importable from the package itself::
 - agents: :class:`PythonAgent`, :class:`LiteLLMAgent`, :class:`HttpAgent`,
   :func:`load_agent`, and what an agent of one's own implements (:class:`AgentUnderTest`,
   :class:`AgentSession`, :class:`SessionContext`, :class:`TrajectoryRecorder`);
-- criteria of one's own: :func:`register_criterion`, :class:`Criterion`,
+- things of one's own, each registered where the built-ins are listed: criteria
+  (:func:`register_criterion`, the :func:`criterion` declaration, :class:`CriterionSpec`),
+  framework adapters (:func:`register_adapter`, :class:`FrameworkAdapter`), stores
+  (:func:`register_store`, :class:`StoreForm`), a provider's exceptions
+  (:func:`add_provider_exception`); for a criterion: :class:`Criterion`,
   :class:`CriterionContext`, and the verdict helpers :func:`scored`, :func:`not_evaluated`,
   :func:`skipped`;
 - results: :class:`RunResult`, :class:`CaseResult`, :class:`TrialResult`,
@@ -67,6 +71,13 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "SessionContext": ("agentflow_eval.agents.base", "SessionContext"),
     "TrajectoryRecorder": ("agentflow_eval.agents.base", "TrajectoryRecorder"),
     "register_criterion": ("agentflow_eval.criteria.registry", "register"),
+    "criterion": ("agentflow_eval.criteria.spec", "criterion"),
+    "CriterionSpec": ("agentflow_eval.criteria.spec", "CriterionSpec"),
+    "register_adapter": ("agentflow_eval.agents.frameworks", "register_adapter"),
+    "FrameworkAdapter": ("agentflow_eval.agents.frameworks", "FrameworkAdapter"),
+    "register_store": ("agentflow_eval.storage.stores", "register_store"),
+    "StoreForm": ("agentflow_eval.storage.stores", "StoreForm"),
+    "add_provider_exception": ("agentflow_eval.llm.provider_faults", "add_provider_exception"),
     "Criterion": ("agentflow_eval.criteria.base", "Criterion"),
     "CriterionContext": ("agentflow_eval.criteria.base", "CriterionContext"),
     "scored": ("agentflow_eval.criteria.base", "scored"),
@@ -89,10 +100,12 @@ __all__ = [
     "CriterionConfig",
     "CriterionContext",
     "CriterionResult",
+    "CriterionSpec",
     "EvalCase",
     "EvalConfig",
     "EvalSet",
     "EvaluationFailed",
+    "FrameworkAdapter",
     "HttpAgent",
     "Invocation",
     "LiteLLMAgent",
@@ -103,17 +116,22 @@ __all__ = [
     "RunRequest",
     "RunResult",
     "SessionContext",
+    "StoreForm",
     "ToolCall",
     "TrajectoryRecorder",
     "TrialResult",
     "__version__",
+    "add_provider_exception",
+    "criterion",
     "evaluate",
     "execute",
     "load_agent",
     "load_config",
     "load_evalset",
     "not_evaluated",
+    "register_adapter",
     "register_criterion",
+    "register_store",
     "rejudge",
     "scored",
     "skipped",
@@ -141,6 +159,7 @@ if TYPE_CHECKING:
         SessionContext,
         TrajectoryRecorder,
     )
+    from agentflow_eval.agents.frameworks import FrameworkAdapter, register_adapter
     from agentflow_eval.agents.http import HttpAgent
     from agentflow_eval.agents.litellm_agent import LiteLLMAgent
     from agentflow_eval.agents.loader import load_agent
@@ -154,10 +173,12 @@ if TYPE_CHECKING:
     )
     from agentflow_eval.criteria.config_files import load_config
     from agentflow_eval.criteria.registry import register as register_criterion
+    from agentflow_eval.criteria.spec import CriterionSpec, criterion
     from agentflow_eval.errors import AgentflowEvalError
     from agentflow_eval.evaluator import AgentEvaluator, EvaluationFailed, RegressionFound
     from agentflow_eval.files.loading import load_evalset
     from agentflow_eval.llm.client import ModelClient
+    from agentflow_eval.llm.provider_faults import add_provider_exception
     from agentflow_eval.models.config import CriterionConfig, EvalConfig
     from agentflow_eval.models.evalset import EvalCase, EvalSet, Invocation, Message, ToolCall
     from agentflow_eval.models.request import RunRequest
@@ -169,3 +190,4 @@ if TYPE_CHECKING:
     )
     from agentflow_eval.pipeline.evaluate import evaluate, rejudge
     from agentflow_eval.pipeline.execute import execute
+    from agentflow_eval.storage.stores import StoreForm, register_store
