@@ -31,8 +31,10 @@ from agentflow_eval.compare.models import (
     Comparison,
     EfficiencyComparison,
     OverallChange,
+    Pairing,
     PowerSummary,
     RunInfo,
+    SequentialSummary,
 )
 from agentflow_eval.compare.paired import CasePair, paired_change
 from agentflow_eval.compare.power import (
@@ -42,6 +44,7 @@ from agentflow_eval.compare.power import (
     regression_power,
     runs_needed,
 )
+from agentflow_eval.compare.sequential import Design, sequential_summary
 from agentflow_eval.errors import InputError
 from agentflow_eval.models.results import CaseResult, RunResult
 from agentflow_eval.models.tolerances import EfficiencyTolerances
@@ -159,6 +162,8 @@ def compare_runs(
     baseline_source: str = "",
     candidate_source: str = "",
     tolerances: EfficiencyTolerances | None = None,
+    pairing: Pairing | None = None,
+    design: Design | None = None,
 ) -> Comparison:
     """Compare ``candidate`` with ``baseline``. Only the runs' summaries are read
     (``cases``, ``criteria``, the run's identity), so runs read without their trials
@@ -167,7 +172,12 @@ def compare_runs(
     ``alpha``: the significance level (two-sided; a case's or the overall change is
     called at ``alpha``). ``detect_drop``: the drop in pass rate the power summary plans
     runs for. ``tolerances``: the efficiency increases a regression gate tolerates
-    (none given: efficiency is reported, never a regression). Raises
+    (none given: efficiency is reported, never a regression). ``pairing``: whether the
+    runs were made apart or side by side (what efficiency can then call, see
+    :mod:`~agentflow_eval.compare.efficiency`; by default, side by side when the runs
+    name each other as their pair). Runs made side by side are judged case by case from
+    their pairs (:mod:`~agentflow_eval.compare.sequential`, with ``design``'s clearing
+    drop and cap), and overall on the first round's pairs alone. Raises
     :class:`ComparisonError` for runs of different eval sets (unless
     ``allow_different_eval_sets``) and for inconsistent counts.
     """
@@ -188,6 +198,9 @@ def compare_runs(
             "cases are paired by id"
         )
     before, after = _by_id(baseline, "baseline"), _by_id(candidate, "candidate")
+    if pairing is None:
+        pairing = "paired" if _made_together(baseline, candidate) else "apart"
+    first_round = candidate.runs_per_case if pairing == "paired" else None
 
     cases: list[CaseComparison] = []
     tested: list[tuple[int, CasePair]] = []  # (index in cases, pair)
@@ -213,6 +226,9 @@ def compare_runs(
             )
             continue
         b, c = _counts(old, "baseline"), _counts(new, "candidate")
+        if first_round is not None:  # the overall and the exact test: the first round's
+            b = _first_round_counts(old, first_round) or b
+            c = _first_round_counts(new, first_round) or c
         comparison = CaseComparison(
             case_id=case_id,
             label=new.label or old.label,
@@ -241,8 +257,13 @@ def compare_runs(
         case.p_adjusted = p_adjusted
         if p_adjusted <= alpha and case.change:
             case.verdict = "regression" if case.change < 0 else "improvement"
+    sequential = None
+    if pairing == "paired":
+        sequential = _sequential(before, after, cases, alpha, design, candidate, notes)
 
-    efficiency = _efficiency(cases, figures, alpha, tolerances or EfficiencyTolerances(), notes)
+    efficiency = _efficiency(
+        cases, figures, alpha, tolerances or EfficiencyTolerances(), notes, pairing
+    )
 
     pairs = [pair for _, pair in tested]
     overall = _overall(cases, pairs, alpha)
@@ -257,12 +278,14 @@ def compare_runs(
         )
     return Comparison(
         alpha=alpha,
+        pairing=pairing,
         baseline=_run_info(baseline, baseline_source),
         candidate=_run_info(candidate, candidate_source),
         overall=overall,
         cases=cases,
         criteria=criterion_changes(baseline.criteria, candidate.criteria),
         power=_power(pairs, alpha, detect_drop),
+        sequential=sequential,
         efficiency=efficiency,
         regressed=overall.verdict == "regression"
         or any(case.verdict == "regression" for case in cases)
@@ -271,12 +294,82 @@ def compare_runs(
     )
 
 
+def _made_together(baseline: RunResult, candidate: RunResult) -> bool:
+    """Whether the two runs are the two sides of one paired run."""
+    return (
+        candidate.paired_with is not None and candidate.paired_with.run_id == baseline.run_id
+    ) or (baseline.paired_with is not None and baseline.paired_with.run_id == candidate.run_id)
+
+
+def _first_round_counts(case: CaseResult, first_round: int) -> CaseCounts | None:
+    """A paired case's counts over its first round of trials alone (``None`` when its
+    figures keep no pass values)."""
+    values = [
+        figure.pass_value
+        for figure in case.trial_figures
+        if figure.trial_index < first_round and figure.pass_value is not None
+    ]
+    if not any(figure.pass_value is not None for figure in case.trial_figures):
+        return None
+    passed = sum(1 for value in values if value > 0.5)
+    return CaseCounts(
+        passed=passed, runs=len(values), pass_rate=passed / len(values) if values else None
+    )
+
+
+def _sequential(
+    before: dict[str, CaseResult],
+    after: dict[str, CaseResult],
+    cases: list[CaseComparison],
+    alpha: float,
+    design: Design | None,
+    candidate: RunResult,
+    notes: list[str],
+) -> SequentialSummary | None:
+    """Each paired case's verdict from its pairs (set on its comparison too: a
+    regression is its e-value's, not the first round's exact test), or None without pass
+    values to pair."""
+    pairs: dict[str, list[tuple[int, float, float]]] = {}
+    rates: dict[str, float] = {}
+    for case_id, old in before.items():
+        new = after.get(case_id)
+        if new is None:
+            continue
+        values = {f.trial_index: f.pass_value for f in new.trial_figures}
+        found = [
+            (f.trial_index, f.pass_value, values[f.trial_index])
+            for f in old.trial_figures
+            if f.pass_value is not None and values.get(f.trial_index) is not None
+        ]
+        if found:
+            pairs[case_id] = [(i, b, c) for i, b, c in found if c is not None]
+            rates[case_id] = sum(b for _, b, _ in found) / len(found)
+    if not pairs:
+        notes.append("the paired runs keep no pass values per trial: no per-case sequential test")
+        return None
+    chosen = design if design is not None else Design(alpha=alpha)
+    adaptive = candidate.paired_with is not None and candidate.paired_with.adaptive
+    summary = sequential_summary(
+        pairs, chosen, adaptive=adaptive, first_round=candidate.runs_per_case, baseline_rates=rates
+    )
+    by_id = {case.case_id: case for case in summary.cases}
+    for case in cases:
+        found = by_id.get(case.case_id)
+        if found is None:
+            continue
+        case.verdict = {"regressed": "regression", "improved": "improvement"}.get(
+            found.status, "no significant change"
+        )
+    return summary
+
+
 def _efficiency(
     cases: list[CaseComparison],
     figures: list[CaseFigures],
     alpha: float,
     tolerances: EfficiencyTolerances,
     notes: list[str],
+    pairing: Pairing,
 ) -> EfficiencyComparison | None:
     """Each case's efficiency and divergence set in ``cases``; the efficiency overall
     (None when no case in both runs kept its trials' figures)."""
@@ -288,7 +381,7 @@ def _efficiency(
         )
     if not figures:
         return None
-    result = compare_efficiency(figures, alpha, tolerances)
+    result = compare_efficiency(figures, alpha, tolerances, pairing=pairing)
     by_id = {case.case_id: case for case in cases}
     for case_figures in figures:
         case = by_id[case_figures.case_id]

@@ -33,6 +33,18 @@ logarithms (``m - 1`` degrees of freedom), taken back by ``exp``: an interval of
 that is always above zero. With fewer than two ratios there is no interval: the note
 says so.
 
+**Runs made apart, runs made side by side.** The trials of one run share that run's
+machine load, provider load and hour, so a test of one run's trials against another's
+measures the runs as much as the agents: on a busy machine two runs of the same agent
+minutes apart differ in latency by more than their trials say. For runs made apart
+(``pairing="apart"``, today's ``compare`` and ``--baseline``) latency is therefore never
+called (the figures are shown, the note says why), and cost, tokens and tool calls are
+called only beyond :data:`DRIFT_MARGIN` (a provider's silent update moves them run-wide).
+Runs made side by side (``pairing="paired"``: trial ``j`` of both agents on a case
+started together) share their load pair by pair: each case is tested with the two-sided
+**Wilcoxon signed-rank test** on the pairs' differences (:func:`scipy.stats.wilcoxon`),
+so the machine's and the provider's drift cancel, and every measure is called.
+
 **Gating.** A change is reported whenever it is significant; it fails a regression gate
 only when the team gave a tolerance for its measure
 (:class:`~agentflow_eval.models.tolerances.EfficiencyTolerances`) and the change is a
@@ -58,11 +70,14 @@ from agentflow_eval.compare.models import (
     EfficiencyVerdict,
     MeasureChange,
     OverallEfficiencyChange,
+    Pairing,
 )
 from agentflow_eval.models.results import TrialFigures
 from agentflow_eval.models.tolerances import MEASURES, EfficiencyTolerances, Measure
 
 __all__ = [
+    "APART_LATENCY_NOTE",
+    "DRIFT_MARGIN",
     "MIN_TRIALS",
     "UNITS",
     "VERDICTS",
@@ -73,10 +88,20 @@ __all__ = [
     "efficiency_findings",
     "mann_whitney_u",
     "measure_values",
+    "wilcoxon_signed_rank",
 ]
 
 MIN_TRIALS = 2
 """Finished trials a side needs for a measure to be tested in a case."""
+
+DRIFT_MARGIN = 0.25
+"""Runs made apart: a change of cost, tokens or tool calls within this (as a ratio of
+medians, either way) is one a run-wide shift could explain, and gets no verdict."""
+
+APART_LATENCY_NOTE = (
+    "runs made apart: latency is not called (each run had its own machine and provider "
+    "load); run the baseline beside the candidate (--against) to measure it"
+)
 
 VERDICTS: dict[Measure, tuple[EfficiencyVerdict, EfficiencyVerdict]] = {
     "latency": ("slower", "faster"),
@@ -200,11 +225,40 @@ def _median(values: Sequence[float]) -> float:
     return float(statistics.median(values))
 
 
+def wilcoxon_signed_rank(differences: Sequence[float]) -> tuple[float, float]:
+    """The two-sided Wilcoxon signed-rank p-value of ``differences`` (candidate minus
+    baseline, pair by pair; zero differences left out) and the share of the rest that
+    are positive (½: no shift; above ½: the candidate's values tend to be larger)."""
+    from scipy import stats
+
+    nonzero = [d for d in differences if d != 0]
+    if not nonzero:
+        return 1.0, 0.5
+    result = stats.wilcoxon(nonzero, alternative="two-sided")
+    positive = sum(1 for d in nonzero if d > 0) / len(nonzero)
+    return float(result.pvalue), positive
+
+
+def _paired_values(
+    measure: Measure, baseline: Sequence[TrialFigures], candidate: Sequence[TrialFigures]
+) -> tuple[list[float], list[float]] | None:
+    """The values of ``measure`` of the pairs both sides finished (by trial index), or
+    None for a cost some trial does not know."""
+    after = {figure.trial_index: figure for figure in candidate}
+    pairs = [(b, after[b.trial_index]) for b in baseline if b.trial_index in after]
+    before_values = measure_values([b for b, _ in pairs], measure)
+    after_values = measure_values([c for _, c in pairs], measure)
+    if before_values is None or after_values is None:
+        return None
+    return before_values, after_values
+
+
 def _measure_change(
     measure: Measure,
     baseline: Sequence[TrialFigures],
     candidate: Sequence[TrialFigures],
     tolerance: float | None,
+    paired: bool = False,
 ) -> tuple[MeasureChange, float]:
     """The case's change in ``measure`` before Holm's correction, and the candidate's
     probability of superiority (½ when untested)."""
@@ -214,7 +268,13 @@ def _measure_change(
         candidate_trials=len(candidate),
         tolerance=tolerance,
     )
-    before, after = measure_values(baseline, measure), measure_values(candidate, measure)
+    if paired:
+        both = _paired_values(measure, baseline, candidate)
+        before, after = both if both is not None else (None, None)
+        if both is not None:
+            change.baseline_trials = change.candidate_trials = len(both[0])
+    else:
+        before, after = measure_values(baseline, measure), measure_values(candidate, measure)
     if before is None or after is None:
         sides = [
             name for name, values in (("baseline", before), ("candidate", after)) if values is None
@@ -231,9 +291,22 @@ def _measure_change(
     assert change.baseline_median is not None and change.candidate_median is not None
     if change.baseline_median > 0:
         change.ratio = change.candidate_median / change.baseline_median
-    change.p_value, superiority = mann_whitney_u(before, after)
-    change.test = "mann-whitney-u"
+    if paired:
+        differences = [c - b for b, c in zip(before, after, strict=True)]
+        change.p_value, superiority = wilcoxon_signed_rank(differences)
+        change.test = "wilcoxon-signed-rank"
+    else:
+        change.p_value, superiority = mann_whitney_u(before, after)
+        change.test = "mann-whitney-u"
     return change, superiority
+
+
+def _within_drift(measure: Measure, ratio: float | None) -> bool:
+    """Runs made apart: whether a change to ``ratio`` is one a run-wide shift explains
+    (latency always is; the others within :data:`DRIFT_MARGIN`)."""
+    if measure == "latency":
+        return True
+    return ratio is not None and 1 / (1 + DRIFT_MARGIN) <= ratio <= 1 + DRIFT_MARGIN
 
 
 def _increase_beyond(ratio: float | None, baseline: float | None, tolerance: float) -> bool:
@@ -317,9 +390,15 @@ def _too_few_trials_note(tested: Sequence[MeasureChange], alpha: float) -> str |
 
 
 def compare_efficiency(
-    cases: Sequence[CaseFigures], alpha: float, tolerances: EfficiencyTolerances
+    cases: Sequence[CaseFigures],
+    alpha: float,
+    tolerances: EfficiencyTolerances,
+    *,
+    pairing: Pairing = "apart",
 ) -> EfficiencyResult:
-    """Each case's efficiency and each measure overall (see the module)."""
+    """Each case's efficiency and each measure overall (see the module): ``pairing`` says
+    whether the runs were made apart or side by side."""
+    paired = pairing == "paired"
     result: dict[str, CaseEfficiency] = {}
     superiority: dict[tuple[str, Measure], float] = {}
     for case in cases:
@@ -330,7 +409,9 @@ def compare_efficiency(
             errored_candidate=len(case.candidate) - len(finished_c),
         )
         for measure in MEASURES:
-            change, shift = _measure_change(measure, finished_b, finished_c, tolerances.of(measure))
+            change, shift = _measure_change(
+                measure, finished_b, finished_c, tolerances.of(measure), paired
+            )
             efficiency.measures.append(change)
             superiority[case.case_id, measure] = shift
         result[case.case_id] = efficiency
@@ -349,17 +430,32 @@ def compare_efficiency(
             change.p_adjusted = p_adjusted
             shift = superiority[case_id, measure]
             if p_adjusted <= alpha and shift != 0.5:
-                change.verdict = worse if shift > 0.5 else better
+                if paired or not _within_drift(measure, change.ratio):
+                    change.verdict = worse if shift > 0.5 else better
+                else:
+                    change.note = _drift_note(measure)
             change.beyond_tolerance = (
                 tolerance is not None
                 and change.verdict == worse
                 and _increase_beyond(change.ratio, change.baseline_median, tolerance)
             )
-        overall.append(
-            _overall(measure, [change for _, change in tested], alpha, tolerances.of(measure))
-        )
+        whole = _overall(measure, [change for _, change in tested], alpha, tolerances.of(measure))
+        if (
+            not paired
+            and whole.verdict != "no significant change"
+            and _within_drift(measure, whole.ratio)
+        ):
+            whole.verdict = "no significant change"
+            whole.beyond_tolerance = False
+            whole.note = _drift_note(measure)
+        overall.append(whole)
 
     notes: list[str] = []
+    if not paired:
+        notes.append(
+            f"{APART_LATENCY_NOTE}; cost, tokens and tool calls are called only beyond "
+            f"{DRIFT_MARGIN:.0%} either way"
+        )
     blind = _too_few_trials_note(
         [
             change
@@ -392,8 +488,23 @@ def compare_efficiency(
     return EfficiencyResult(
         cases=result,
         comparison=EfficiencyComparison(
-            tolerances=tolerances, overall=overall, regressed=regressed, notes=notes
+            test="wilcoxon-signed-rank" if paired else "mann-whitney-u",
+            pairing=pairing,
+            drift_margin=None if paired else DRIFT_MARGIN,
+            tolerances=tolerances,
+            overall=overall,
+            regressed=regressed,
+            notes=notes,
         ),
+    )
+
+
+def _drift_note(measure: Measure) -> str:
+    if measure == "latency":
+        return APART_LATENCY_NOTE
+    return (
+        f"runs made apart: within {DRIFT_MARGIN:.0%}, a run-wide shift could explain it; "
+        "not called (run them side by side, --against, to measure it)"
     )
 
 

@@ -31,20 +31,27 @@ __all__ = [
     "MeasureChange",
     "OverallChange",
     "OverallEfficiencyChange",
+    "Pairing",
     "PathDivergence",
     "PowerSummary",
     "RunComparison",
     "RunInfo",
+    "SequentialCase",
+    "SequentialStatus",
+    "SequentialSummary",
     "StepCount",
     "Verdict",
 ]
 
-COMPARISON_VERSION = "1.2"
+COMPARISON_VERSION = "1.3"
 """1.1: a case's counts leave out its trials without a verdict (``not_evaluated``), as they
 leave out those the provider failed. 1.2: efficiency against the baseline (per case and
 overall: cost, tokens, latency, tool calls; ``efficiency``) and where a regressed case's
 trajectories part ways (``divergence``); ``regressed`` also holds for an efficiency
-change beyond a tolerance the team gave."""
+change beyond a tolerance the team gave. 1.3: ``pairing`` (runs made apart or side by
+side); apart, latency is not called and cost, tokens and tool calls only beyond a drift
+margin; side by side, efficiency is tested pair by pair, and per-case verdicts come from
+anytime-valid evidence on the pairs (``sequential``)."""
 
 ChangeVerdict = Literal["regression", "improvement", "no significant change"]
 Verdict = Literal["regression", "improvement", "no significant change", "added", "removed"]
@@ -112,10 +119,17 @@ EfficiencyVerdict = Literal[
 ``faster``; cost ``costlier``/``cheaper``; tokens ``hungrier``/``leaner`` (more/fewer
 tokens); tool calls ``chattier``/``terser`` (more/fewer calls)."""
 
-EfficiencyTest = Literal["mann-whitney-u"]
-"""The per-case test on the trials' values: the two-sided Mann–Whitney U test
-(Wilcoxon rank-sum), exact without ties up to 8 trials a side, else the normal
-approximation with tie and continuity corrections (:mod:`agentflow_eval.compare.efficiency`)."""
+EfficiencyTest = Literal["mann-whitney-u", "wilcoxon-signed-rank"]
+"""The per-case test on the trials' values: for runs made apart, the two-sided
+Mann–Whitney U test (Wilcoxon rank-sum), exact without ties up to 8 trials a side, else
+the normal approximation with tie and continuity corrections; for runs made side by side,
+the two-sided Wilcoxon signed-rank test on the pairs' differences
+(:mod:`agentflow_eval.compare.efficiency`)."""
+
+Pairing = Literal["apart", "paired"]
+"""How the two runs were made: ``apart`` (at different times, each on its machine's and
+provider's load then) or ``paired`` (side by side, trial ``j`` of each on the same case
+started together)."""
 
 OverallEfficiencyMethod = Literal["geometric mean of per-case median ratios, t on log ratios"]
 
@@ -182,6 +196,13 @@ class EfficiencyComparison(_Model):
     given, each measure overall, and whether some change went beyond its tolerance."""
 
     test: EfficiencyTest = "mann-whitney-u"
+    pairing: Pairing = "apart"
+    drift_margin: float | None = Field(
+        default=None,
+        description="runs made apart: the change a run-wide shift of the machine or the "
+        "provider could explain, within which no case or overall verdict is given (latency "
+        "is not called at all apart)",
+    )
     tolerances: EfficiencyTolerances = Field(default_factory=EfficiencyTolerances)
     overall: list[OverallEfficiencyChange] = Field(default_factory=list)
     regressed: bool = Field(
@@ -310,17 +331,68 @@ class PowerSummary(_Model):
     runs_needed_exceeds: bool = False
 
 
+SequentialStatus = Literal["regressed", "improved", "cleared", "capped", "undecided"]
+"""A paired case's verdict from its pairs (:mod:`agentflow_eval.compare.sequential`):
+``regressed``/``improved``, its e-value for a drop (a rise) reached ``cases / alpha``;
+``cleared``, its e-value against a drop of ``clear_drop`` or more reached ``1 / alpha``;
+``capped``, it reached the pairs a case may have first; ``undecided``, the run ended
+(its budget spent, or no trials were to be added) first."""
+
+
+class SequentialCase(_Model):
+    """One case's anytime-valid verdict from its pairs."""
+
+    case_id: str
+    status: SequentialStatus
+    pairs: int
+    discordant: int = Field(description="pairs where one side passed and the other did not")
+    e_value: float = Field(description="the evidence of a drop, as an e-value (1: none)")
+    change: float | None = Field(
+        default=None, description="mean of candidate minus baseline over the pairs"
+    )
+    ci_low: float | None = None
+    ci_high: float | None = Field(
+        default=None,
+        description="1 - alpha confidence sequence of the change, valid wherever the run stopped",
+    )
+
+
+class SequentialSummary(_Model):
+    """Per-case verdicts from paired trials, valid under continuous monitoring and any
+    allocation of trials to cases; and what a fixed design would have spent."""
+
+    test: Literal["betting e-values on paired trials"] = "betting e-values on paired trials"
+    alpha: float
+    threshold: float = Field(description="the e-value that flags a case: cases / alpha")
+    clear_drop: float = Field(description="a cleared case shows no drop of this or more")
+    adaptive: bool = False
+    max_pairs_per_case: int | None = None
+    max_trials: int | None = None
+    trials: int = Field(description="trials the pairs took, both agents")
+    first_round_pairs: int = Field(description="pairs per case before any was added")
+    fixed_design_trials: int | None = Field(
+        default=None,
+        description="trials (both sides) a fixed design with the exact per-case test and "
+        "Holm's correction needs to find a drop of clear_drop in every case with 80 % "
+        "power, at the baseline's pass rates",
+    )
+    counts: dict[str, int] = Field(default_factory=dict)
+    cases: list[SequentialCase] = Field(default_factory=list)
+
+
 class Comparison(_Model):
     """A candidate run against its baseline: per case, overall, criteria, power."""
 
     comparison_version: str = COMPARISON_VERSION
     alpha: float
+    pairing: Pairing = "apart"
     baseline: RunInfo
     candidate: RunInfo
     overall: OverallChange
     cases: list[CaseComparison] = Field(default_factory=list)
     criteria: list[CriterionChange] = Field(default_factory=list)
     power: PowerSummary | None = None
+    sequential: SequentialSummary | None = None
     efficiency: EfficiencyComparison | None = None
     regressed: bool = Field(
         description="a significant regression overall or in some case (pass rate, or "

@@ -31,8 +31,10 @@ from agentflow_eval.files.naming import printable
 
 __all__ = [
     "EFFICIENCY_TEST",
+    "PAIRED_EFFICIENCY_TEST",
     "console_for",
     "efficiency_changes",
+    "efficiency_test",
     "format_divergence",
     "format_efficiency_overall",
     "format_measure_change",
@@ -47,6 +49,12 @@ EFFICIENCY_TEST = (
     "per case: Mann–Whitney U test on the trials' values, two-sided, Holm-corrected across "
     "the cases per measure; errored trials left out; size: the ratio of medians"
 )
+PAIRED_EFFICIENCY_TEST = (
+    "per case: Wilcoxon signed-rank test on the pairs' differences (runs made side by "
+    "side), two-sided, Holm-corrected across the cases per measure; errored trials left "
+    "out; size: the ratio of medians"
+)
+_TEST_NAMES = {"mann-whitney-u": "Mann–Whitney U", "wilcoxon-signed-rank": "Wilcoxon signed-rank"}
 _MEASURE_NAMES = {
     "cost": "cost",
     "tokens": "tokens",
@@ -249,8 +257,11 @@ def format_measure_change(change: MeasureChange) -> str:
     )
     if change.test is None:
         return text + f" ({change.note})" if change.note else text
-    text += f" ({_ratio(change.ratio)}, Mann–Whitney U p (Holm) {format_p(change.p_adjusted)})"
+    test = _TEST_NAMES[change.test]
+    text += f" ({_ratio(change.ratio)}, {test} p (Holm) {format_p(change.p_adjusted)})"
     text += f": {change.verdict}"
+    if change.note and change.verdict == "no significant change":
+        text += f" ({change.note})"
     if change.beyond_tolerance and change.tolerance is not None:
         text += f", beyond the {100 * change.tolerance:g}% tolerated"
     return text
@@ -305,6 +316,11 @@ def format_divergence(divergence: PathDivergence) -> str:
     return f"{kind}: step {divergence.step}: {calls} (most common path: {paths})"
 
 
+def efficiency_test(efficiency: EfficiencyComparison) -> str:
+    """How efficiency was tested, in words: pair by pair, or trial against trial."""
+    return PAIRED_EFFICIENCY_TEST if efficiency.pairing == "paired" else EFFICIENCY_TEST
+
+
 def efficiency_changes(case: CaseComparison) -> list[MeasureChange]:
     """The case's significant efficiency changes."""
     if case.efficiency is None:
@@ -321,7 +337,7 @@ def worse_verdicts(case: CaseComparison) -> list[str]:
 def _print_efficiency(
     comparison: Comparison, efficiency: EfficiencyComparison, console: Console
 ) -> None:
-    console.print(Text(f"Efficiency ({EFFICIENCY_TEST}):"), soft_wrap=True)
+    console.print(Text(f"Efficiency ({efficiency_test(efficiency)}):"), soft_wrap=True)
     changed = [(case, efficiency_changes(case)) for case in comparison.cases]
     if not any(changes for _, changes in changed):
         console.print(

@@ -35,17 +35,23 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from agentflow_eval.compare.models import SequentialCase, SequentialStatus, SequentialSummary
+from agentflow_eval.compare.power import TARGET_POWER, runs_needed
+
 __all__ = [
     "BETS",
+    "PAIRS_PER_CASE_IN_A_WAVE",
     "CaseEvidence",
-    "SequentialStatus",
+    "Design",
+    "Ledger",
     "allocate_wave",
     "case_status",
+    "fixed_design_trials",
+    "sequential_summary",
 ]
 
 BETS: npt.NDArray[np.float64] = np.linspace(0.05, 0.95, 19)
@@ -55,8 +61,6 @@ fast on stark drops; the average pays at most ``log 19`` for not knowing which."
 _MEANS: npt.NDArray[np.float64] = np.linspace(-1.0, 1.0, 401)
 """Candidate values of ``E[b - c]`` the confidence sequence is computed on (steps of
 0.005)."""
-
-SequentialStatus = Literal["regressed", "cleared", "capped", "undecided"]
 
 
 def _log_mean_exp_1d(values: npt.NDArray[np.float64]) -> float:
@@ -84,6 +88,7 @@ class CaseEvidence:
     """Each pair's ``x``, for the confidence sequence (asked for once, when reported)."""
     _drop: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(len(BETS)))
     _clear: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(len(BETS)))
+    _rise: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(len(BETS)))
 
     def __post_init__(self) -> None:
         if not 0 < self.clear_drop < 1:
@@ -98,6 +103,7 @@ class CaseEvidence:
         self.discordant += x != 0
         self.total += x
         self._drop += np.log1p(BETS * x)
+        self._rise += np.log1p(-BETS * x)
         # E[x] >= δ bet against: y = (δ - x) scaled into [-1, 1]
         self._clear += np.log1p(BETS * (self.clear_drop - x) / (1 + self.clear_drop))
         self.outcomes.append(x)
@@ -106,6 +112,11 @@ class CaseEvidence:
     def log_e_drop(self) -> float:
         """The log of the e-value that the case dropped (0 before any pair)."""
         return _log_mean_exp_1d(self._drop)
+
+    @property
+    def log_e_rise(self) -> float:
+        """The log of the e-value that the case improved."""
+        return _log_mean_exp_1d(self._rise)
 
     @property
     def log_e_clear(self) -> float:
@@ -147,11 +158,13 @@ class CaseEvidence:
 def case_status(
     evidence: CaseEvidence, cases: int, alpha: float, cap: int | None
 ) -> SequentialStatus:
-    """What the evidence says now: regressed (e-value at ``cases / alpha``), cleared
-    (e-value against a drop of ``clear_drop`` at ``1 / alpha``), capped (``cap`` pairs
-    reached), else undecided."""
+    """What the evidence says now: regressed or improved (e-value at ``cases / alpha``),
+    cleared (e-value against a drop of ``clear_drop`` at ``1 / alpha``), capped (``cap``
+    pairs reached), else undecided."""
     if evidence.log_e_drop >= math.log(cases / alpha):
         return "regressed"
+    if evidence.log_e_rise >= math.log(cases / alpha):
+        return "improved"
     if evidence.log_e_clear >= math.log(1 / alpha):
         return "cleared"
     if cap is not None and evidence.pairs >= cap:
@@ -232,7 +245,7 @@ class Ledger:
         """The status of ``cases`` (default: every case) from their evidence so far."""
         design = self.design
         for case in self.case_ids if cases is None else cases:
-            if self.status[case] != "regressed":
+            if self.status[case] not in ("regressed", "improved"):
                 self.status[case] = case_status(
                     self.evidence[case],
                     len(self.case_ids),
@@ -253,3 +266,70 @@ class Ledger:
         if pairs <= 0:
             return []
         return allocate_wave(self.evidence, self.undecided, pairs, self.design.max_pairs_per_case)
+
+
+def sequential_summary(
+    pairs: Mapping[str, Sequence[tuple[int, float, float]]],
+    design: Design,
+    *,
+    adaptive: bool,
+    first_round: int,
+    baseline_rates: Mapping[str, float],
+) -> SequentialSummary:
+    """Each case's verdict from its pairs ``(trial index, baseline pass, candidate
+    pass)``, replayed in trial order so that a case flagged at some look stays flagged,
+    and what a fixed design would have spent (at ``baseline_rates``)."""
+    ledger = Ledger(design, sorted(pairs))
+    for case, found in pairs.items():
+        for _index, baseline, candidate in sorted(found):
+            ledger.record(case, baseline, candidate)
+            ledger.settle([case])
+    counts = dict.fromkeys(("regressed", "improved", "cleared", "capped", "undecided"), 0)
+    cases = []
+    for case in ledger.case_ids:
+        evidence, status = ledger.evidence[case], ledger.status[case]
+        counts[status] += 1
+        low, high = evidence.interval(design.alpha) if evidence.pairs else (None, None)
+        cases.append(
+            SequentialCase(
+                case_id=case,
+                status=status,
+                pairs=evidence.pairs,
+                discordant=evidence.discordant,
+                e_value=round(math.exp(min(evidence.log_e_drop, 700.0)), 3),
+                change=None if evidence.change is None else round(evidence.change, 4),
+                ci_low=low,
+                ci_high=high,
+            )
+        )
+    return SequentialSummary(
+        alpha=design.alpha,
+        threshold=len(ledger.case_ids) / design.alpha,
+        clear_drop=design.clear_drop,
+        adaptive=adaptive,
+        max_pairs_per_case=design.max_pairs_per_case if adaptive else None,
+        max_trials=design.max_trials if adaptive else None,
+        trials=ledger.spent,
+        first_round_pairs=first_round,
+        fixed_design_trials=fixed_design_trials(
+            list(baseline_rates.values()), design.clear_drop, design.alpha
+        ),
+        counts=counts,
+        cases=cases,
+    )
+
+
+def fixed_design_trials(rates: Sequence[float], drop: float, alpha: float) -> int | None:
+    """Trials (both sides) a fixed design needs for the exact per-case test with Holm's
+    correction to find a drop of ``drop`` in every case with 80 % power: the runs per
+    side each case needs at its baseline rate (a case that cannot drop that far needs
+    none), at the level a case that regressed alone among ``len(rates)`` must reach."""
+    if not rates:
+        return None
+    level = alpha / (2 * len(rates))
+    total = 0
+    for rate in rates:
+        needed = runs_needed(rate, drop, level, TARGET_POWER) if rate >= drop else None
+        if needed is not None:
+            total += 2 * needed.runs
+    return total

@@ -50,13 +50,17 @@ def check_numbers(raw: Any) -> str | None:
 def check_run_counts(run: RunResult) -> str | None:
     """The first way ``run``'s counts do not hold together, as ``field: why``; ``None``
     when they do: cases present, each case's outcomes adding up to its runs and its runs
-    within the runs per case, rates within 0..1, and the totals the sums of the cases."""
+    within the runs per case (an adaptive paired run's within the most a run may hold),
+    rates within 0..1, and the totals the sums of the cases."""
     if not 1 <= run.runs_per_case <= defaults.MAX_TRIALS:
         return f"field runs_per_case: {run.runs_per_case} is not a possible number of runs"
     if not run.cases:
         return "field cases: no cases (a run's results hold at least one)"
+    # an adaptive paired run added pairs to undecided cases after its first round
+    adaptive = run.paired_with is not None and run.paired_with.adaptive
+    most = defaults.MAX_TRIALS if adaptive else run.runs_per_case
     for index, case in enumerate(run.cases):
-        problem = _case_problem(case, run.runs_per_case)
+        problem = _case_problem(case, most)
         if problem is not None:
             name = printable(case.case_id, keep_newlines=False)
             return f"field cases[{index}] (case '{name}').{problem}"

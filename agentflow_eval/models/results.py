@@ -23,6 +23,7 @@ __all__ = [
     "MessageEvent",
     "ModelCallEvent",
     "NodeEvent",
+    "PairedWith",
     "RecordedToolCall",
     "RejudgedFrom",
     "RunResult",
@@ -38,7 +39,7 @@ __all__ = [
     "ValueSpread",
 ]
 
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 """1.1: each turn records its events in order (``events``); ``tool_calls``,
 ``intermediate_responses`` and ``usage`` are derived from them. 1.2: a component case's
 turn records the component's ``output``; a case judged on the next step only says so
@@ -49,7 +50,10 @@ paths its trajectory took) and summarises it (``efficiency``: medians and 90th
 percentiles with intervals), and the run its trials' latency (``totals.trial_latency_ms``);
 a usage counts its calls whose price is unknown (``unpriced_calls``); the run records what
 its agent was loaded from (``agent_spec``) and the history it joins (``track``), so
-``latest`` finds an earlier run of the same agent in the same history."""
+``latest`` finds an earlier run of the same agent in the same history. 1.4: each trial's
+figures keep how firmly it passed (``pass_value``: 1 or 0, an LLM judge's share of votes
+when split; null when it has no verdict on the agent), and a run made side by side with
+another names it (``paired_with``)."""
 
 
 class Record(BaseModel):
@@ -366,6 +370,19 @@ class Trial(Record):
         return Usage.total([turn.usage for turn in self.turns])
 
 
+class PairedWith(Record):
+    """The run made side by side with this one: trial ``j`` of each on a case started
+    together. ``runs_per_case`` is then the first round's pairs; an ``adaptive`` run
+    added pairs after it to the cases not yet decided, so a case may have more."""
+
+    run_id: str
+    """The other run's id."""
+    side: Literal["baseline", "candidate"]
+    """Which agent this run is."""
+    adaptive: bool = False
+    """Pairs were added after the first round to undecided cases (``until_decided``)."""
+
+
 class TrialFigures(Record):
     """What one trial took, as measured: the values a case's efficiency summaries and a
     comparison's efficiency tests are computed from, and the paths its trajectory took.
@@ -392,14 +409,19 @@ class TrialFigures(Record):
     """Wall time of the trial."""
     turn_latency_ms: list[float] = Field(default_factory=list)
     """Wall time of each turn, in order."""
+    pass_value: float | None = None
+    """How firmly the trial passed, in [0, 1]: 1 passed, 0 failed, and for a verdict an
+    LLM judge split on, its share of votes for a pass; null for a trial that is no
+    verdict on the agent (the provider failed it, or no criterion could judge it)."""
     tool_path: list[str] = Field(default_factory=list)
     """The tools called, in order, over every turn."""
     node_path: list[str] | None = None
     """The nodes (graph nodes, agents) visited, in order, where the framework records them."""
 
     @classmethod
-    def of(cls, trial: Trial) -> TrialFigures:
-        """The figures of ``trial``, read from its recorded events."""
+    def of(cls, trial: Trial, pass_value: float | None = None) -> TrialFigures:
+        """The figures of ``trial``, read from its recorded events, and how firmly it
+        passed (``pass_value``, from its verdicts)."""
         usage = trial.usage
         nodes = [
             event.name
@@ -418,6 +440,7 @@ class TrialFigures(Record):
             tool_calls=len(tools),
             steps=len(nodes) if nodes else usage.calls,
             latency_ms=trial.duration_ms,
+            pass_value=pass_value,
             turn_latency_ms=[turn.latency_ms for turn in trial.turns],
             tool_path=tools,
             node_path=nodes or None,
@@ -695,6 +718,10 @@ class RunResult(Record):
     track: str | None = None
     """The history the run joins (``adhoc``, ``schedule``, ``event`` or a team's own name):
     its ``latest`` baseline is the last good run of the same track."""
+    paired_with: PairedWith | None = None
+    """For a run made side by side with another (a paired run's two agents): the other
+    run; the two are compared pair by pair (before ``cases``: a comparison reads the
+    summary alone)."""
     agent_version: str | None = None
     """The version of the agent under test, as its deploy named it."""
     git_sha: str | None = None

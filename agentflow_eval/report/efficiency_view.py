@@ -12,6 +12,7 @@ from agentflow_eval.compare.models import Comparison
 from agentflow_eval.compare.render import (
     EFFICIENCY_TEST,
     efficiency_changes,
+    efficiency_test,
     format_divergence,
     format_efficiency_overall,
     format_measure_change,
@@ -84,6 +85,7 @@ def efficiency_view(comparison: Comparison) -> EfficiencyView | None:
             )
         )
     return EfficiencyView(
+        test=efficiency_test(efficiency),
         overall=[
             EfficiencyLine(
                 format_efficiency_overall(change), _css(change.verdict, change.beyond_tolerance)

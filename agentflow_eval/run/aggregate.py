@@ -31,6 +31,7 @@ from agentflow_eval.models.results import (
 )
 from agentflow_eval.run.efficiency import case_efficiency, value_spread
 from agentflow_eval.run.expected import expected_turns
+from agentflow_eval.run.pass_value import pass_value
 from agentflow_eval.run.plan import RunMeta
 from agentflow_eval.run.resumable import TrialKey
 from agentflow_eval.run.stats import pass_at_k, pass_hat_k, wilson_interval
@@ -107,7 +108,7 @@ class _CaseTally:
         error = result.trial.error
         self.infrastructure_errors += error is not None and error.kind == "infrastructure"
         self.latencies.append(result.trial.duration_ms)
-        self.figures.append(TrialFigures.of(result.trial))
+        self.figures.append(TrialFigures.of(result.trial, pass_value(result)))
         self.usage.add(result.trial.usage)
         for criterion in result.criteria:
             key = _criterion_key(criterion)

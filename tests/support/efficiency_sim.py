@@ -61,7 +61,8 @@ def simulated_figures(
 def slower_and_diverged() -> tuple[RunResult, RunComparison]:
     """A candidate of four cases of 30 trials against its baseline: ``c0`` twice as slow
     (beyond a 25% latency tolerance), ``c3`` calling refund second in 18 trials and
-    passing only 12; with the comparison record (failing on regression)."""
+    passing only 12; with the comparison record (failing on regression). The two are
+    compared as runs made side by side: latency is called."""
     rng = np.random.default_rng(9)
     baseline = run_with_counts(
         [Counts(f"c{i}", 30, 30, figures=simulated_figures(rng, 30)) for i in range(4)]
@@ -77,7 +78,10 @@ def slower_and_diverged() -> tuple[RunResult, RunComparison]:
         day=1,
     )
     comparison = compare_runs(
-        baseline, candidate, tolerances=EfficiencyTolerances(max_latency_increase=0.25)
+        baseline,
+        candidate,
+        tolerances=EfficiencyTolerances(max_latency_increase=0.25),
+        pairing="paired",
     )
     record = RunComparison(baseline="base", fail_on_regression=True, comparison=comparison)
     return candidate, record

@@ -13,6 +13,7 @@ from support.run_counts import Counts, run_with_counts
 
 from agentflow_eval.cli import main
 from agentflow_eval.files.results_json import write_results_json
+from agentflow_eval.models.results import PairedWith
 
 SLOW = "c3"
 
@@ -38,8 +39,12 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
             figures = [*simulated_figures(rng, 12, tool_path=refund), *figures[12:]]
             passed = 8
         cases.append(Counts(f"c{i}", passed, 20, figures=figures))
+    # made side by side with the baseline: latency is measured pair by pair
+    together = PairedWith(run_id="base", side="candidate")
     candidate = run_with_counts(cases, run_id="cand", day=1)
+    candidate = candidate.model_copy(update={"paired_with": together})
     slower = run_with_counts(slow_only, run_id="slow", day=1)
+    slower = slower.model_copy(update={"paired_with": together})
     return (
         write_results_json(baseline, root / "base" / "results.json"),
         write_results_json(candidate, root / "cand" / "results.json"),
@@ -53,9 +58,9 @@ def test_efficiency_and_divergence_are_shown(
     baseline, candidate, _ = runs
     assert main(["compare", str(baseline), str(candidate)]) == 0
     out = capsys.readouterr().out
-    assert "Mann–Whitney U test on the trials' values" in out
+    assert "Wilcoxon signed-rank" in out
     slow = next(line for line in out.splitlines() if line.strip().startswith(f"{SLOW}: latency"))
-    assert "Mann–Whitney U p (Holm)" in slow and slow.endswith(": slower")
+    assert "p (Holm)" in slow and slow.endswith(": slower")
     assert "Efficiency overall (geometric mean of per-case median ratios" in out
     assert "c5 (regression): tools: step 2: refund 0/20 → 12/20, lookup_order 20/20 → 8/20" in out
 
@@ -67,11 +72,11 @@ def test_efficiency_gates_only_beyond_the_tolerance(
     args = ["compare", str(baseline), str(slower), "--fail-on-regression"]
     assert main([*args, "--json"]) == 0  # slower, reported: no tolerance was given
     document = json.loads(capsys.readouterr().out)
-    assert document["comparison_version"] == "1.2"
+    assert document["comparison_version"] == "1.3" and document["pairing"] == "paired"
     latency = next(
         m for m in document["cases"][3]["efficiency"]["measures"] if m["measure"] == "latency"
     )
-    assert latency["verdict"] == "slower" and latency["test"] == "mann-whitney-u"
+    assert latency["verdict"] == "slower" and latency["test"] == "wilcoxon-signed-rank"
     assert latency["beyond_tolerance"] is False and 1.5 < latency["ratio"] < 3
     assert main([*args, "--max-latency-increase", "300%"]) == 0  # within the tolerance
     assert main([*args, "--max-token-increase", "1%"]) == 0  # another measure's

@@ -54,7 +54,8 @@ def test_a_case_that_fails_every_trial_it_passed_is_flagged_within_fourteen_pair
 def test_a_candidate_that_does_better_is_never_flagged_and_is_cleared() -> None:
     better = evidence(*[(0.0, 1.0)] * 30)
     assert better.log_e_drop < 0
-    assert case_status(better, CASES, ALPHA, None) == "cleared"
+    assert case_status(better, CASES, ALPHA, None) == "improved"
+    assert better.log_e_clear > math.log(1 / ALPHA)  # and no drop, by far
     assert better.interval(ALPHA)[0] > 0.5
 
 

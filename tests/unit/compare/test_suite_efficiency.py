@@ -30,7 +30,10 @@ def _outcome(tolerance: float | None) -> EvalSetOutcome:
         day=1,
     )
     comparison = compare_runs(
-        baseline, candidate, tolerances=EfficiencyTolerances(max_latency_increase=tolerance)
+        baseline,
+        candidate,
+        tolerances=EfficiencyTolerances(max_latency_increase=tolerance),
+        pairing="paired",
     )
     entry = RunEntry(
         run_id="cand",

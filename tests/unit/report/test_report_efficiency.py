@@ -21,7 +21,7 @@ def test_efficiency_and_divergence_in_the_comparison_section() -> None:
     section = _section(render_html(candidate, record))
     efficiency = section[section.index('<div class="cmp-efficiency">') :]
     assert "<h3>Efficiency</h3>" in efficiency
-    assert "Per case: Mann–Whitney U test on the trials&#39; values" in efficiency
+    assert "Per case: Wilcoxon signed-rank test on the pairs&#39; differences" in efficiency
     # beyond its tolerance: marked as the regression it is
     row = efficiency[efficiency.index('<tr class="regression"><td><code>c0</code>') :]
     row = row.split("</tr>")[0]
@@ -32,8 +32,8 @@ def test_efficiency_and_divergence_in_the_comparison_section() -> None:
 
 
 _SLOWER = (
-    "efficiency: c0: latency: median 1,614 ms -> 4,454 ms (×2.76, Mann–Whitney U p (Holm) "
-    "<0.001): slower, beyond the 25% tolerated"
+    "efficiency: c0: latency: median 1,614 ms -> 4,454 ms (×2.76, Wilcoxon signed-rank p "
+    "(Holm) <0.001): slower, beyond the 25% tolerated"
 )
 _DIVERGED = (
     "diverged: c3 (regression): tools: step 2: refund 0/30 → 18/30, lookup_order 30/30 → "
