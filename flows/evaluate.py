@@ -27,12 +27,15 @@ from agentflow_eval.flows.support.trigger import trigger_track
 from agentflow_eval.models import defaults
 from agentflow_eval.models.request import (
     S3,
+    Against,
+    AgainstModel,
     Agent,
     AgentModel,
     AgentVersion,
     AllowedAgents,
     Baseline,
     Cases,
+    ClearDrop,
     ConfigPath,
     CountInfrastructureErrors,
     EvalSetPath,
@@ -46,8 +49,10 @@ from agentflow_eval.models.request import (
     MaxCostIncrease,
     MaxFileMb,
     MaxLatencyIncrease,
+    MaxPairsPerCase,
     MaxTokenIncrease,
     MaxToolCallIncrease,
+    MaxTrials,
     MinCasePassRate,
     MinPassRate,
     OutputDir,
@@ -64,6 +69,7 @@ from agentflow_eval.models.request import (
     SharedStorage,
     Track,
     TrialTimeout,
+    UntilDecided,
     Workroot,
 )
 from agentflow_eval.pipeline.deadline import RunTimedOut
@@ -128,6 +134,12 @@ async def evaluate(
     allowed_agents: AllowedAgents = [],  # noqa: B006 (validated into a new list)
     min_pass_rate: MinPassRate = None,
     min_case_pass_rate: MinCasePassRate = None,
+    against: Against = None,
+    against_model: AgainstModel = None,
+    until_decided: UntilDecided = False,
+    max_trials: MaxTrials = None,
+    max_pairs_per_case: MaxPairsPerCase = None,
+    clear_drop: ClearDrop = 0.2,
     max_file_mb: MaxFileMb = None,
     workroot: Workroot = None,
     keep_workdirs: KeepWorkdirs = False,

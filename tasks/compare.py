@@ -14,10 +14,15 @@ from prefect.cache_policies import NO_CACHE
 from agentflow_eval.compare.brief import comparison_lines
 from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.pipeline.stages import BaselineOptions, compare_stage
+from agentflow_eval.pipeline.stages import (
+    BaselineOptions,
+    PairedOptions,
+    compare_stage,
+    paired_compare_stage,
+)
 from agentflow_eval.run.plan import RunPlan
 
-__all__ = ["compare_task"]
+__all__ = ["compare_pair_task", "compare_task"]
 
 
 @task(name="compare", cache_policy=NO_CACHE)
@@ -30,4 +35,14 @@ async def compare_task(plan: RunPlan, run: RunResult, options: BaselineOptions) 
         logger.warning(text)
     else:
         logger.info(text)
+    return record
+
+
+@task(name="compare-pairs", cache_policy=NO_CACHE)
+async def compare_pair_task(
+    plan: RunPlan, run: RunResult, against: RunResult, options: PairedOptions
+) -> RunComparison:
+    """Compare a paired run's two sides pair by pair and write ``comparison.json``."""
+    record = await paired_compare_stage(plan, run, against, options)
+    get_run_logger().info("\n".join(comparison_lines(record)))
     return record

@@ -4,6 +4,7 @@ flow runs the stage list every front door runs, each stage inside its own task r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar, cast
 
@@ -14,17 +15,23 @@ from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.criteria.judges.cache import JudgeCache
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.pipeline.stages import BaselineOptions, FoldedRun, JudgeStageResult
+from agentflow_eval.pipeline.stages import (
+    BaselineOptions,
+    FoldedRun,
+    JudgeStageResult,
+    PairedOptions,
+)
 from agentflow_eval.publish.publisher import PublishOutcome
 from agentflow_eval.run.plan import RunPlan
-from agentflow_eval.run.resumable import StageCounts
+from agentflow_eval.run.resumable import StageCounts, TrialKey
 from agentflow_eval.storage.targets import Target
 from agentflow_eval.tasks.aggregate import aggregate_task
-from agentflow_eval.tasks.compare import compare_task
+from agentflow_eval.tasks.compare import compare_pair_task, compare_task
 from agentflow_eval.tasks.copy_trials import copy_trials_task
 from agentflow_eval.tasks.judge import judge_task
 from agentflow_eval.tasks.publish import publish_task
 from agentflow_eval.tasks.report import report_task
+from agentflow_eval.tasks.run_pairs import run_pairs_task
 from agentflow_eval.tasks.run_trials import run_trials_task
 
 __all__ = ["TaskStages", "unwalked"]
@@ -48,6 +55,22 @@ class TaskStages:
 
     async def copy_trials(self, plan: RunPlan) -> StageCounts:
         return await copy_trials_task(unwalked(plan))
+
+    async def paired_trials(
+        self,
+        plan: RunPlan,
+        agents: tuple[AgentUnderTest | None, AgentUnderTest | None],
+        models: ModelClient,
+        keys: Sequence[TrialKey],
+        wave: int,
+    ) -> StageCounts:
+        label = f"wave-{wave}" if wave else "first-round"
+        return await run_pairs_task(unwalked(plan), agents, models, unwalked(keys), label)
+
+    async def compare_pair(
+        self, plan: RunPlan, run: RunResult, against: RunResult, options: PairedOptions
+    ) -> RunComparison:
+        return await compare_pair_task(unwalked(plan), unwalked(run), unwalked(against), options)
 
     async def judge(
         self, plan: RunPlan, models: ModelClient, cache: JudgeCache | None

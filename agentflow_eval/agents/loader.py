@@ -44,7 +44,7 @@ from agentflow_eval.errors import InputError
 from agentflow_eval.files.errors import did_you_mean
 from agentflow_eval.files.python_files import import_python_file
 
-__all__ = ["AgentLoadError", "load_agent", "load_callable"]
+__all__ = ["AgentLoadError", "SupportsWithModel", "load_agent", "load_callable"]
 
 _SIMPLE_PREFIX = "simple+"
 _SPEC_FORMS = (
@@ -63,7 +63,9 @@ class AgentLoadError(InputError):
 
 
 @runtime_checkable
-class _SupportsWithModel(Protocol):
+class SupportsWithModel(Protocol):
+    """An agent that can run on another model."""
+
     def with_model(self, model: str) -> AgentUnderTest: ...
 
 
@@ -74,7 +76,7 @@ def load_agent(spec: str, *, model: str | None = None) -> AgentUnderTest:
     agent = _load(spec)
     if model is None:
         return agent
-    if not isinstance(agent, _SupportsWithModel):
+    if not isinstance(agent, SupportsWithModel):
         raise AgentLoadError(
             f"--model only applies to LiteLLM agents (anything with a with_model() method); "
             f"agent spec {spec!r} is a {type(agent).__name__}"

@@ -27,7 +27,9 @@ from agentflow_eval.flows.support.temporary_api import TemporaryAPIError
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.pipeline.execute import NeedsPrefect, PreparedRun, Runtime, execute, prepare
 from agentflow_eval.pipeline.outcome import RunOutcome
+from agentflow_eval.pipeline.stages import PairedOptions
 from agentflow_eval.redaction import install_log_redaction
+from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.run_json import RunRecord
 
 __all__ = ["launch"]
@@ -86,7 +88,7 @@ def _followed(
     if console.verbose:
         who = f"agent {prepared.agent.name}" if prepared.agent is not None else "components"
         print(terminal_text(f"{who}: running {request.evalset}"), file=sys.stderr)
-    watch = RunFolderWatch(plan.paths.run_dir, plan.total_trials)
+    watch = _watch(request, plan)
     try:
         with _following(watch, console):
             outcome = run_interruptibly(start)
@@ -103,6 +105,18 @@ def _followed(
             raise
         return code
     return tell(outcome, console, report_file=console.report_file if fresh else None)
+
+
+def _watch(request: RunRequest, plan: RunPlan) -> RunFolderWatch:
+    """The watch of the run's folder (a paired run's two), the trials it expects: both
+    sides' first round, or an adaptive run's budget."""
+    if plan.against is None:
+        return RunFolderWatch(plan.paths.run_dir, plan.total_trials)
+    total = 2 * plan.total_trials
+    options = PairedOptions.of(request, plan)
+    if options is not None and options.adaptive and options.design.max_trials:
+        total = options.design.max_trials
+    return RunFolderWatch(plan.paths.run_dir, total, also=[plan.against.paths.run_dir])
 
 
 def _following(watch: RunFolderWatch, console: Console) -> AbstractContextManager[object]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
@@ -100,10 +100,11 @@ class RunFolderWatch:
     and the number of trials the run will have come from its plan. What the folder holds
     when the watch is made (a resumed run's earlier trials) counts as done already."""
 
-    def __init__(self, run_dir: Path, total: int) -> None:
+    def __init__(self, run_dir: Path, total: int, also: Sequence[Path] = ()) -> None:
         self.progress = RunProgress(run_dir=run_dir, total=total)
-        self._trials = StageFile(run_dir / "trials.jsonl")
-        self._judged = StageFile(run_dir / "judged.jsonl")
+        folders = [run_dir, *also]  # a paired run's baseline side writes a folder of its own
+        self._trials = [StageFile(folder / "trials.jsonl") for folder in folders]
+        self._judged = [StageFile(folder / "judged.jsonl") for folder in folders]
         held = self.poll()
         held.already_done, held.already_judged = held.trials_done, held.judged
 
@@ -114,10 +115,10 @@ class RunFolderWatch:
     def poll(self) -> RunProgress:
         """Read what was appended since the last poll."""
         progress = self.progress
-        for trial in self._trials.new_records():
+        for trial in (t for stage in self._trials for t in stage.new_records()):
             progress.trials_done += 1
             progress.trials_errored += trial.get("error") is not None
-        for result in self._judged.new_records():
+        for result in (r for stage in self._judged for r in stage.new_records()):
             progress.judged += 1
             status = result.get("status")
             if status == "passed":

@@ -3,7 +3,14 @@ flow's log. The full table is ``agentflow-eval compare`` (and the report's secti
 
 from __future__ import annotations
 
-from agentflow_eval.compare.models import CaseComparison, CaseCounts, Comparison, RunComparison
+from agentflow_eval.compare.models import (
+    CaseComparison,
+    CaseCounts,
+    Comparison,
+    RunComparison,
+    SequentialCase,
+    SequentialSummary,
+)
 from agentflow_eval.compare.render import (
     efficiency_changes,
     format_divergence,
@@ -16,7 +23,14 @@ from agentflow_eval.compare.render import (
 )
 from agentflow_eval.files.naming import printable
 
-__all__ = ["CHANGED_CASES_SHOWN", "case_change_text", "comparison_lines", "efficiency_lines"]
+__all__ = [
+    "CHANGED_CASES_SHOWN",
+    "case_change_text",
+    "comparison_lines",
+    "efficiency_lines",
+    "sequential_case_text",
+    "sequential_lines",
+]
 
 CHANGED_CASES_SHOWN = 10
 """Regressed (then improved) cases listed by name; the rest are counted."""
@@ -66,6 +80,50 @@ def efficiency_lines(comparison: Comparison) -> list[str]:
     return lines
 
 
+def _interval(case: SequentialCase) -> str:
+    if case.ci_low is None or case.ci_high is None:
+        return ""
+    low, high = 100 * case.ci_low, 100 * case.ci_high
+    return f", change {100 * (case.change or 0):+.0f} pts (CI {low:+.0f} to {high:+.0f})"
+
+
+def sequential_case_text(case: SequentialCase) -> str:
+    """``case_id regressed: e 1,893 after 14 pairs (14 discordant), change -100 pts (CI
+    -100 to -37)``."""
+    shown = printable(case.case_id, keep_newlines=False)
+    return (
+        f"{shown} {case.status}: e {case.e_value:,.4g} after {case.pairs} pairs "
+        f"({case.discordant} discordant){_interval(case)}"
+    )
+
+
+def sequential_lines(summary: SequentialSummary) -> list[str]:
+    """A paired run's per-case verdicts in a few lines: what was spent (against what a
+    fixed design would need), the counts by status, and the cases not cleared."""
+    counts = ", ".join(f"{n} {status}" for status, n in summary.counts.items() if n)
+    budget = f" of {summary.max_trials:,} budgeted" if summary.max_trials else ""
+    fixed = (
+        f"; a fixed design finding a {100 * summary.clear_drop:.0f}-pt drop in every case "
+        f"needs {summary.fixed_design_trials:,}"
+        if summary.fixed_design_trials
+        else ""
+    )
+    mode = "adaptive, pairs added where undecided" if summary.adaptive else "one round"
+    lines = [
+        f"paired cases ({mode}; betting e-values, flagged at e >= {summary.threshold:,.0f}): "
+        f"{counts}; {summary.trials:,} trials{budget}{fixed}"
+    ]
+    order = {"regressed": 0, "improved": 1, "undecided": 2, "capped": 3, "cleared": 4}
+    shown = sorted(
+        (case for case in summary.cases if case.status != "cleared"),
+        key=lambda case: (order[case.status], -case.e_value, case.case_id),
+    )
+    lines.extend(f"  {sequential_case_text(case)}" for case in shown[:CHANGED_CASES_SHOWN])
+    if len(shown) > CHANGED_CASES_SHOWN:
+        lines.append(f"  and {len(shown) - CHANGED_CASES_SHOWN} more not cleared")
+    return lines
+
+
 def comparison_lines(record: RunComparison) -> list[str]:
     """The comparison block: the baseline, the overall line, the cases that changed
     significantly, the power line, the efficiency facts; or why the run was not compared."""
@@ -80,8 +138,16 @@ def comparison_lines(record: RunComparison) -> list[str]:
     base = comparison.baseline
     started = f"{base.started_at:%Y-%m-%d %H:%M %Z}".strip()
     where = f" {base.source}" if base.source else ""
-    lines = [f"baseline: run {base.run_id} ({started}){where}", f"  {format_overall(comparison)}"]
+    made = " (run side by side, pair by pair)" if comparison.pairing == "paired" else ""
+    lines = [
+        f"baseline: run {base.run_id} ({started}){where}{made}",
+        f"  {format_overall(comparison)}",
+    ]
+    if comparison.sequential is not None:
+        lines.extend(f"  {line}" for line in sequential_lines(comparison.sequential))
     for verdict in ("regression", "improvement"):
+        if comparison.sequential is not None:
+            break  # a paired run's cases are said above, by their pairs
         changed = [case for case in comparison.cases if case.verdict == verdict]
         if not changed:
             continue
@@ -89,7 +155,7 @@ def comparison_lines(record: RunComparison) -> list[str]:
         shown = "; ".join(case_change_text(case) for case in changed[:CHANGED_CASES_SHOWN])
         more = len(changed) - CHANGED_CASES_SHOWN
         lines.append(f"  {name}: {shown}" + (f"; and {more} more" if more > 0 else ""))
-    if comparison.power is not None:
+    if comparison.power is not None and comparison.sequential is None:
         lines.append(f"  {format_power(comparison.power)}")
     lines.extend(f"  {line}" for line in efficiency_lines(comparison))
     lines.extend(f"  note: {note}" for note in comparison.notes)

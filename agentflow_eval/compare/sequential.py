@@ -297,7 +297,7 @@ def sequential_summary(
                 pairs=evidence.pairs,
                 discordant=evidence.discordant,
                 e_value=round(math.exp(min(evidence.log_e_drop, 700.0)), 3),
-                change=None if evidence.change is None else round(evidence.change, 4),
+                change=None if evidence.change is None else round(evidence.change, 4) + 0.0,
                 ci_low=low,
                 ci_high=high,
             )

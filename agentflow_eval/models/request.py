@@ -715,6 +715,88 @@ S3 = Annotated[
 ]
 
 
+Against = Annotated[
+    str | None,
+    *_BLANK_TEXT,
+    _ui(
+        "Against (baseline agent)",
+        "run this agent beside the agent under test on the same cases, trial by trial, as "
+        "its baseline (module:attr, file.py:attr or an http(s):// URL): the comparison is "
+        "made pair by pair, and latency and cost changes cancel the machine's and the "
+        "provider's drift; blank: no paired run",
+        form_default="",
+    ),
+    Flag(
+        metavar="AGENT",
+        help="run AGENT beside the agent under test as its baseline, trial by trial, and "
+        "compare them pair by pair",
+    ),
+]
+AgainstModel = Annotated[
+    str | None,
+    *_BLANK_TEXT,
+    _ui(
+        "Against model",
+        "run the baseline side on this LiteLLM model (the agent under test itself, or the "
+        "Against agent, on another model); blank: its own",
+        form_default="",
+    ),
+    Flag(metavar="MODEL", help="the baseline side: the same agent (or --against's) on MODEL"),
+]
+UntilDecided = Annotated[
+    bool,
+    _ui(
+        "Add pairs until decided",
+        "after the first round, run more pairs only for the cases not yet decided (regressed "
+        "or cleared), the most suspicious first, until each is decided or capped or the "
+        "budget is spent; needs a baseline side (Against, Against model)",
+    ),
+    Flag(help="add pairs to undecided cases after the first round, until each is decided"),
+]
+MaxTrials = Annotated[
+    int | None,
+    BeforeValidator(lambda value: None if value in ("", 0) else _blank_is_none(value)),
+    AfterValidator(_at_least_one),
+    _optional("integer", minimum=0),
+    _ui(
+        "Trial budget",
+        "the most trials an adaptive paired run spends, both agents counted; 0: four times "
+        "the first round's",
+        form_default=0,
+    ),
+    Flag(metavar="N", help="the most trials --until-decided spends, both agents counted"),
+]
+MaxPairsPerCase = Annotated[
+    int | None,
+    BeforeValidator(lambda value: None if value in ("", 0) else _blank_is_none(value)),
+    AfterValidator(_at_least_one),
+    _optional("integer", minimum=0),
+    _ui(
+        "Pairs per case at most",
+        "the most pairs an adaptive paired run gives one case (then it is capped); 0: 100",
+        form_default=0,
+    ),
+    Flag(metavar="N", help="the most pairs --until-decided gives one case (default 100)"),
+]
+
+
+def _a_drop(value: float) -> float:
+    if not 0 < value < 1:
+        raise ValueError(f"must be a drop between 0 and 1 (0% and 100%), got {value:g}")
+    return value
+
+
+ClearDrop = Annotated[
+    float,
+    BeforeValidator(_percent_as_rate),
+    AfterValidator(_a_drop),
+    _ui(
+        "Drop a cleared case rules out",
+        "a paired case is cleared once its pairs show it did not drop by this much or more "
+        "(0 to 1, e.g. 0.2 for 20 points); the drop the comparison plans for",
+    ),
+    Flag(metavar="RATE", help="a paired case is cleared once it shows no drop of RATE or more"),
+]
 MaxFileMb = Annotated[
     float | None,
     BeforeValidator(_blank_is_none),
@@ -817,6 +899,12 @@ class RunRequest(BaseModel):
     allowed_agents: AllowedAgents = Field(default_factory=list)
     min_pass_rate: MinPassRate = None
     min_case_pass_rate: MinCasePassRate = None
+    against: Against = None
+    against_model: AgainstModel = None
+    until_decided: UntilDecided = False
+    max_trials: MaxTrials = None
+    max_pairs_per_case: MaxPairsPerCase = None
+    clear_drop: ClearDrop = 0.2
     max_file_mb: MaxFileMb = None
     workroot: Workroot = None
     keep_workdirs: KeepWorkdirs = False
@@ -839,6 +927,28 @@ class RunRequest(BaseModel):
             max_token_increase=self.max_token_increase,
             max_tool_call_increase=self.max_tool_call_increase,
         )
+
+    @model_validator(mode="after")
+    def _paired_settings_go_together(self) -> RunRequest:
+        paired = bool(self.against or self.against_model)
+        if paired and self.baseline:
+            raise ValueError(
+                "against: a paired run's baseline is the agent it runs beside; leave out "
+                "baseline (or against, to compare with a stored run)"
+            )
+        if self.until_decided and not paired:
+            raise ValueError(
+                "until_decided adds pairs, and a pair needs a baseline agent: give against "
+                "(or against_model)"
+            )
+        if (self.max_trials or self.max_pairs_per_case) and not self.until_decided:
+            raise ValueError("max_trials and max_pairs_per_case are until_decided's budget")
+        return self
+
+    @property
+    def paired(self) -> bool:
+        """Whether a baseline agent runs beside the agent under test."""
+        return bool(self.against or self.against_model)
 
     @property
     def latest_baseline(self) -> bool:

@@ -41,7 +41,7 @@ from agentflow_eval.pipeline.deadline import within_deadline
 from agentflow_eval.pipeline.gates import gate_verdict
 from agentflow_eval.pipeline.outcome import RunOutcome
 from agentflow_eval.pipeline.runner import DirectStages, RunServices, Stages, conclude, measure
-from agentflow_eval.pipeline.stages import BaselineOptions
+from agentflow_eval.pipeline.stages import BaselineOptions, PairedOptions
 from agentflow_eval.run.folder_lock import RunFolderLock
 from agentflow_eval.run.meta import models_named
 from agentflow_eval.run.plan import RunHandle, RunPlan, plan_request
@@ -273,6 +273,8 @@ async def _run_stages(request: RunRequest, ready: PreparedRun, how: Runtime) -> 
             judge_cache=await how.judge_cache(request, plan.config),
             baseline=None if shard else BaselineOptions.of(request, credentials),
             publish_to=None if shard else _publish_target(request, credentials),
+            against=ready.handle.against_agent,
+            paired=PairedOptions.of(request, plan),
         )
         await how.measure(request, plan, services)
     outcome = await conclude(plan, services, how.stages)

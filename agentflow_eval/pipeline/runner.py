@@ -13,24 +13,48 @@ the same order with the same arguments::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.compare.models import RunComparison
+from agentflow_eval.compare.sequential import Ledger
 from agentflow_eval.criteria.judges.cache import JudgeCache
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.pipeline import stages
 from agentflow_eval.pipeline.outcome import RunOutcome
-from agentflow_eval.pipeline.stages import BaselineOptions, FoldedRun, JudgeStageResult
+from agentflow_eval.pipeline.pairs import (
+    PassValues,
+    first_round,
+    next_keys,
+    options_or_fail,
+    read_waves,
+    record_wave,
+    replay,
+)
+from agentflow_eval.pipeline.stages import (
+    BaselineOptions,
+    FoldedRun,
+    JudgeStageResult,
+    PairedOptions,
+)
 from agentflow_eval.publish.publisher import PublishOutcome
 from agentflow_eval.run.plan import RunPlan
-from agentflow_eval.run.resumable import StageCounts
+from agentflow_eval.run.resumable import StageCounts, TrialKey
 from agentflow_eval.storage.targets import Target
 
-__all__ = ["DirectStages", "RunServices", "Stages", "conclude", "measure", "run_pipeline"]
+__all__ = [
+    "DirectStages",
+    "RunServices",
+    "Stages",
+    "conclude",
+    "measure",
+    "measure_pairs",
+    "run_pipeline",
+]
 
 
 @dataclass(frozen=True)
@@ -45,6 +69,10 @@ class RunServices:
     judge_cache: JudgeCache | None = None
     baseline: BaselineOptions | None = None
     publish_to: Target | None = None
+    against: AgentUnderTest | None = None
+    """A paired run's baseline agent."""
+    paired: PairedOptions | None = None
+    """A paired run's design (``None``: the run is not paired)."""
 
 
 class Stages(Protocol):
@@ -55,6 +83,19 @@ class Stages(Protocol):
     ) -> StageCounts: ...
 
     async def copy_trials(self, plan: RunPlan) -> StageCounts: ...
+
+    async def paired_trials(
+        self,
+        plan: RunPlan,
+        agents: tuple[AgentUnderTest | None, AgentUnderTest | None],
+        models: ModelClient,
+        keys: Sequence[TrialKey],
+        wave: int,
+    ) -> StageCounts: ...
+
+    async def compare_pair(
+        self, plan: RunPlan, run: RunResult, against: RunResult, options: PairedOptions
+    ) -> RunComparison: ...
 
     async def judge(
         self, plan: RunPlan, models: ModelClient, cache: JudgeCache | None
@@ -84,6 +125,21 @@ class DirectStages:
     async def copy_trials(self, plan: RunPlan) -> StageCounts:
         return await stages.copy_trials_stage(plan)
 
+    async def paired_trials(
+        self,
+        plan: RunPlan,
+        agents: tuple[AgentUnderTest | None, AgentUnderTest | None],
+        models: ModelClient,
+        keys: Sequence[TrialKey],
+        wave: int,
+    ) -> StageCounts:
+        return await stages.paired_trials_stage(plan, agents, models, keys)
+
+    async def compare_pair(
+        self, plan: RunPlan, run: RunResult, against: RunResult, options: PairedOptions
+    ) -> RunComparison:
+        return await stages.paired_compare_stage(plan, run, against, options)
+
     async def judge(
         self, plan: RunPlan, models: ModelClient, cache: JudgeCache | None
     ) -> JudgeStageResult:
@@ -108,7 +164,11 @@ class DirectStages:
 
 async def measure(plan: RunPlan, services: RunServices, runner: Stages) -> None:
     """The stages that measure the agent: its trials (a re-judged run's are copied from
-    its source run), then their judging."""
+    its source run; a paired run's run beside its baseline agent's, see
+    :func:`measure_pairs`), then their judging."""
+    if plan.against is not None:
+        await measure_pairs(plan, services, runner)
+        return
     if plan.meta.rejudged_from is not None:
         await runner.copy_trials(plan)
     else:
@@ -116,12 +176,49 @@ async def measure(plan: RunPlan, services: RunServices, runner: Stages) -> None:
     await runner.judge(plan, services.models, services.judge_cache)
 
 
+async def measure_pairs(plan: RunPlan, services: RunServices, runner: Stages) -> None:
+    """A paired run's trials and judging: the first round, then its waves (see
+    :mod:`agentflow_eval.pipeline.pairs`)."""
+    against, options = plan.against, options_or_fail(services.paired)
+    assert against is not None
+    agents = (services.agent, services.against)
+    ledger = Ledger(options.design, [case.eval_id for case in plan.eval_set.eval_cases])
+    values = (PassValues.of(plan.paths.judged), PassValues.of(against.paths.judged))
+
+    async def one_round(keys: list[TrialKey], wave: int) -> None:
+        await runner.paired_trials(plan, agents, services.models, keys, wave)
+        for side in (plan, against):
+            await runner.judge(side, services.models, services.judge_cache)
+        replay(ledger, [keys], *values)
+
+    await one_round(first_round(plan), 0)
+    if not options.adaptive:
+        return
+    waves = read_waves(plan.paths.run_dir)
+    taken = {case.eval_id: plan.runs for case in plan.eval_set.eval_cases}
+    for number, keys in enumerate(waves, start=1):
+        for case, index in keys:
+            taken[case] = max(taken[case], index + 1)
+        await one_round(keys, number)
+    while keys := next_keys(ledger, taken):
+        waves.append(keys)
+        record_wave(plan.paths.run_dir, waves)
+        await one_round(keys, len(waves))
+
+
 async def conclude(plan: RunPlan, services: RunServices, runner: Stages) -> RunOutcome:
     """The stages after the measuring: aggregate the judged trials, compare with the
-    baseline (when asked), write the reports, publish them (when asked)."""
+    baseline (when asked; a paired run with its baseline side, pair by pair), write the
+    reports (a paired run's baseline side's too), publish them (when asked)."""
     folded = await runner.aggregate(plan)
     comparison = None
-    if services.baseline is not None:
+    if plan.against is not None:
+        against = await runner.aggregate(plan.against)
+        comparison = await runner.compare_pair(
+            plan, folded.run, against.run, options_or_fail(services.paired)
+        )
+        await runner.report(plan.against, against, None)
+    elif services.baseline is not None:
         comparison = await runner.compare(plan, folded.run, services.baseline)
     run = await runner.report(plan, folded, comparison)
     outcome = RunOutcome(

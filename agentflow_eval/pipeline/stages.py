@@ -18,13 +18,15 @@ publish    the run folder, a target                          the store's copy
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.compare.baseline import compare_with_baseline, write_run_comparison
+from agentflow_eval.compare.comparison import compare_runs
 from agentflow_eval.compare.models import RunComparison
+from agentflow_eval.compare.sequential import Design
 from agentflow_eval.criteria.judges.cache import JudgeCache
 from agentflow_eval.criteria.judges.runtime import JudgeRuntime, JudgeStats
 from agentflow_eval.files.case_trials import JudgedFileTrials
@@ -38,19 +40,23 @@ from agentflow_eval.report.writer import write_run_reports
 from agentflow_eval.run.aggregate import aggregate_judged
 from agentflow_eval.run.judging import judge_trials
 from agentflow_eval.run.plan import RunPlan
-from agentflow_eval.run.resumable import StageCounts
+from agentflow_eval.run.resumable import StageCounts, TrialKey
 from agentflow_eval.run.source_trials import copy_source_trials
-from agentflow_eval.run.trials import run_trials
+from agentflow_eval.run.trials import run_paired_trials, run_trials
 from agentflow_eval.storage.targets import S3Credentials, Target
 
 __all__ = [
+    "DEFAULT_MAX_PAIRS_PER_CASE",
     "BaselineOptions",
     "FoldedRun",
     "JudgeStageResult",
+    "PairedOptions",
     "aggregate_stage",
     "compare_stage",
     "copy_trials_stage",
     "judge_stage",
+    "paired_compare_stage",
+    "paired_trials_stage",
     "publish_stage",
     "report_stage",
     "trials_stage",
@@ -154,6 +160,89 @@ class BaselineOptions:
             fail_on_regression=request.fail_on_regression,
             tolerances=request.tolerances(),
         )
+
+
+@dataclass(frozen=True)
+class PairedOptions:
+    """How a paired run is judged case by case and overall: its sequential design (and
+    budget), whether a regression fails it, the efficiency increases it tolerates."""
+
+    design: Design
+    adaptive: bool = False
+    """Pairs are added after the first round to the cases not yet decided."""
+    fail_on_regression: bool = False
+    tolerances: EfficiencyTolerances | None = None
+
+    @classmethod
+    def of(cls, request: RunRequest, plan: RunPlan) -> PairedOptions | None:
+        """The paired run ``request`` asks for (``None`` for an unpaired one); the budget
+        defaults to four times the first round's trials."""
+        if plan.against is None:
+            return None
+        first_round = 2 * plan.runs * len(plan.eval_set.eval_cases)
+        return cls(
+            design=Design(
+                clear_drop=request.clear_drop,
+                max_trials=(request.max_trials or 4 * first_round)
+                if request.until_decided
+                else None,
+                max_pairs_per_case=request.max_pairs_per_case or DEFAULT_MAX_PAIRS_PER_CASE,
+                wave_pairs=max(1, plan.settings.max_concurrency // 2),
+            ),
+            adaptive=request.until_decided,
+            fail_on_regression=request.fail_on_regression,
+            tolerances=request.tolerances(),
+        )
+
+
+DEFAULT_MAX_PAIRS_PER_CASE = 100
+"""The most pairs an adaptive run gives one case by default: in a simulation of 40 cases,
+a cap of 80 found 0.65 of planted drops, 120 found 0.76, 200 no more."""
+
+
+async def paired_trials_stage(
+    plan: RunPlan,
+    agents: tuple[AgentUnderTest | None, AgentUnderTest | None],
+    models: ModelClient,
+    keys: Sequence[TrialKey],
+) -> StageCounts:
+    """Run the pairs ``keys`` of a paired run, each side's trials to its own folder (see
+    :func:`~agentflow_eval.run.trials.run_paired_trials`)."""
+    if plan.against is None:
+        raise ValueError("a paired trial stage needs a paired plan")
+    return await run_paired_trials(plan, plan.against, agents, models, keys, seed=plan.meta.run_id)
+
+
+def _compare_pair(
+    plan: RunPlan, run: RunResult, against: RunResult, options: PairedOptions
+) -> RunComparison:
+    assert plan.against is not None
+    comparison = compare_runs(
+        against,
+        run,
+        alpha=options.design.alpha,
+        detect_drop=options.design.clear_drop,
+        baseline_source=str(plan.against.paths.results),
+        candidate_source=str(plan.paths.results),
+        tolerances=options.tolerances,
+        pairing="paired",
+        design=options.design,
+    )
+    record = RunComparison(
+        baseline=f"against {against.agent}",
+        fail_on_regression=options.fail_on_regression,
+        comparison=comparison,
+    )
+    write_run_comparison(plan.paths.run_dir, record)
+    return record
+
+
+async def paired_compare_stage(
+    plan: RunPlan, run: RunResult, against: RunResult, options: PairedOptions
+) -> RunComparison:
+    """Compare a paired run's candidate side with its baseline side, pair by pair, and
+    write ``comparison.json``."""
+    return await asyncio.to_thread(_compare_pair, plan, run, against, options)
 
 
 def _compare(plan: RunPlan, run: RunResult, options: BaselineOptions) -> RunComparison:

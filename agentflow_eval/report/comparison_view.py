@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agentflow_eval.compare.brief import sequential_lines
 from agentflow_eval.compare.models import (
     BaselineProblem,
     CaseComparison,
@@ -107,6 +108,9 @@ class ComparisonView:
     rows: list[ComparisonRow] = field(default_factory=list)
     criteria: list[CriterionRow] = field(default_factory=list)
     power: str = ""
+    paired: list[str] = field(default_factory=list)
+    """A paired run's cases as their pairs decided them (the first line: the counts and
+    what the run spent)."""
     notes: list[str] = field(default_factory=list)
     marks: dict[str, CaseMark] = field(default_factory=dict)
     efficiency: EfficiencyView | None = None
@@ -241,7 +245,10 @@ def comparison_view(record: RunComparison) -> ComparisonView:
         changed=[row for row in rows if row.verdict != "no significant change"],
         rows=rows,
         criteria=[_criterion_row(change) for change in comparison.criteria],
-        power=format_power(comparison.power) if comparison.power else "",
+        power=format_power(comparison.power)
+        if comparison.power and comparison.sequential is None
+        else "",
+        paired=sequential_lines(comparison.sequential) if comparison.sequential else [],
         notes=list(comparison.notes),
         marks=marks,
         efficiency=efficiency_view(comparison),

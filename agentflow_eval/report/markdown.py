@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agentflow_eval.compare.brief import case_change_text, efficiency_lines
-from agentflow_eval.compare.models import CaseCounts, RunComparison
+from agentflow_eval.compare.brief import case_change_text, efficiency_lines, sequential_lines
+from agentflow_eval.compare.models import CaseCounts, RunComparison, SequentialCase
 from agentflow_eval.compare.render import format_overall, format_power
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.report.charts import case_state
@@ -209,7 +209,11 @@ def comparison_markdown(record: RunComparison) -> str:
             lines.append(f"\n… and {len(changed) - CHANGED_ROWS} more (see the comparison table)")
     else:
         lines += ["", "No case changed significantly."]
-    if comparison.power is not None:
+    if comparison.sequential is not None:
+        first, *cases = sequential_lines(comparison.sequential)
+        lines += ["", f"**{md_text(first)}**", ""]
+        lines += [f"- {md_text(line.strip())}" for line in cases]
+    elif comparison.power is not None:
         lines += ["", md_text(format_power(comparison.power))]
     efficiency = efficiency_lines(comparison)
     if efficiency:
@@ -220,15 +224,28 @@ def comparison_markdown(record: RunComparison) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _sequential_cells(case: SequentialCase | None) -> dict[str, Any]:
+    """A paired case's status, evidence and pairs (nothing for an unpaired run)."""
+    if case is None:
+        return {}
+    return {"status": case.status, "e-value": case.e_value, "pairs": case.pairs}
+
+
 def comparison_rows(record: RunComparison) -> list[dict[str, Any]]:
     """One row per case for the table artifact: counts on both sides, change, p-values,
     verdict."""
     comparison = record.comparison
     if comparison is None:
         return []
+    paired = (
+        {case.case_id: case for case in comparison.sequential.cases}
+        if comparison.sequential is not None
+        else {}
+    )
     return [
         {
             "case": case.case_id,
+            **_sequential_cells(paired.get(case.case_id)),
             "baseline": _counts(case.baseline),
             "this run": _counts(case.candidate),
             "change (pts)": None if case.change is None else round(100 * case.change, 1),

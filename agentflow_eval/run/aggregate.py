@@ -345,4 +345,5 @@ def _summarise(
         trials=kept,
         notes=[*meta.notes, *filter(None, [_nothing_judged_note(tallies)])],
         rejudged_from=meta.rejudged_from,
+        paired_with=meta.paired_with,
     )

@@ -12,7 +12,7 @@ from datetime import datetime
 from agentflow_eval.criteria.registry import judge_model, known_llm_criteria
 from agentflow_eval.demo.names import is_demo_model
 from agentflow_eval.models.config import EvalConfig
-from agentflow_eval.models.results import RejudgedFrom
+from agentflow_eval.models.results import PairedWith, RejudgedFrom
 
 __all__ = ["RunMeta", "is_simulated", "judge_model_of", "models_named"]
 
@@ -49,6 +49,8 @@ class RunMeta:
     """What the agent was loaded from, when the run was started from parameters."""
     track: str | None = None
     """The history the run joins (see :data:`agentflow_eval.models.defaults.TRACK`)."""
+    paired_with: PairedWith | None = None
+    """For one side of a paired run: the other side's run."""
 
     def elapsed_s(self) -> float:
         """Time the run has spent so far: the earlier sessions' and this one's, on the

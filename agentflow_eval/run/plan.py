@@ -26,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 
 from agentflow_eval.agents.base import AgentUnderTest
-from agentflow_eval.agents.loader import load_agent
+from agentflow_eval.agents.loader import SupportsWithModel, load_agent
 from agentflow_eval.criteria.config_files import load_config
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.loading import max_file_bytes
@@ -34,6 +34,7 @@ from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.request import RunRequest
+from agentflow_eval.models.results import PairedWith
 from agentflow_eval.run.agent_code import RunSubject, canonical_spec, source_digest
 from agentflow_eval.run.allowed_agents import check_agent_allowed
 from agentflow_eval.run.components import ComponentTargets, load_components
@@ -50,6 +51,7 @@ from agentflow_eval.run.inputs import (
 from agentflow_eval.run.meta import RunMeta, is_simulated, judge_model_of
 from agentflow_eval.run.paths import RunPaths, new_run_id
 from agentflow_eval.run.rejudge_source import RejudgeSource, read_rejudge_source
+from agentflow_eval.run.resumable import completed_keys
 from agentflow_eval.run.resume import ResumeMismatch, check_resume, fingerprint
 from agentflow_eval.run.run_json import RunRecord, record_elapsed, write_run_json
 from agentflow_eval.run.selection import describe_selection, select_cases, shard_of
@@ -62,6 +64,7 @@ from agentflow_eval.run.settings import (
 from agentflow_eval.run.trial import TrialSettings
 
 __all__ = [
+    "AGAINST_FOLDER",
     "ResumeMismatch",
     "RunFolderBusy",
     "RunHandle",
@@ -90,6 +93,9 @@ class RunPlan:
     resumed: bool = False
     components: ComponentTargets = field(default_factory=ComponentTargets)
     """The function each component case calls, loaded when the run was planned."""
+    against: RunPlan | None = None
+    """For a paired run: the baseline side's plan (its run folder is ``against/`` in
+    this run's), whose agent runs beside this run's trial by trial."""
 
     @property
     def runs(self) -> int:
@@ -115,11 +121,20 @@ class RunHandle:
     A plain class, not a dataclass: a handle is held by the front door that planned the
     run and never copied into a task's parameters (the stages take :attr:`plan`)."""
 
-    __slots__ = ("_lock", "plan")
+    __slots__ = ("_against", "_lock", "against_agent", "plan")
 
-    def __init__(self, plan: RunPlan, lock: RunFolderLock | None) -> None:
+    def __init__(
+        self,
+        plan: RunPlan,
+        lock: RunFolderLock | None,
+        against: RunHandle | None = None,
+        against_agent: AgentUnderTest | None = None,
+    ) -> None:
         self.plan = plan
         self._lock = lock
+        self._against = against
+        self.against_agent = against_agent
+        """A paired run's baseline agent (loaded with the plan)."""
 
     @property
     def paths(self) -> RunPaths:
@@ -129,9 +144,24 @@ class RunHandle:
         """Let go of the run folder (idempotent): call it when the run is over. The time
         this session spent is added to the folder's ``run.json`` first, so a resume
         counts it."""
+        if self._against is not None:
+            self._against.release()
         if self._lock is not None and self._lock.held:
             record_elapsed(self.plan.paths, self.plan.meta)
             self._lock.release()
+
+    def paired(self, against: RunHandle, agent: AgentUnderTest | None, adaptive: bool) -> RunHandle:
+        """This run with ``against`` as its baseline side: each plan names the other's
+        run; the handle holds both folders' locks."""
+        meta = self.plan.meta
+        mine = replace(
+            meta,
+            paired_with=PairedWith(
+                run_id=against.plan.meta.run_id, side="candidate", adaptive=adaptive
+            ),
+        )
+        plan = replace(self.plan, meta=mine, against=against.plan)
+        return RunHandle(plan, self._lock, against, agent)
 
     def __enter__(self) -> RunHandle:
         return self
@@ -159,6 +189,8 @@ def plan_run(
     identity: RunIdentity | None = None,
     rejudge: RejudgeSource | None = None,
     held: RunFolderLock | None = None,
+    folder: Path | None = None,
+    paired_with: PairedWith | None = None,
 ) -> RunHandle:
     """Decide the run's settings and create its folder (or reopen ``resume``'s), taking
     the folder's lock first (:class:`RunFolderBusy` when another process holds it).
@@ -183,7 +215,9 @@ def plan_run(
     ``params``, when the run was started from them, are written to the folder's
     ``run.json`` so that the folder is its own resume point. ``held`` is ``resume``'s
     lock when the caller took it already (before anything slow started); the handle
-    then owns it.
+    then owns it. ``folder`` puts a new run in that folder rather than a new one under
+    ``output_dir`` (a paired run's baseline side); ``paired_with`` names the run it is
+    paired with.
     """
     if rejudge is not None:
         agent = None  # the trials are the source's
@@ -220,8 +254,12 @@ def plan_run(
     else:
         started = datetime.now(UTC)
         run_id = new_run_id()
-        paths = RunPaths.new(
-            Path(output_dir).resolve(), selected.eval_set.eval_set_id, run_id, started
+        paths = (
+            RunPaths(folder.resolve())
+            if folder is not None
+            else RunPaths.new(
+                Path(output_dir).resolve(), selected.eval_set.eval_set_id, run_id, started
+            )
         )
         try:
             paths.run_dir.mkdir(parents=True, exist_ok=True)
@@ -248,6 +286,7 @@ def plan_run(
         earlier_s=record.elapsed_s if record is not None else 0.0,
         agent_spec=params.agent if params is not None else None,
         track=options.track or defaults.TRACK,
+        paired_with=paired_with,
     )
     if rejudge is not None:
         meta = _rejudged_meta(meta, rejudge)
@@ -305,6 +344,11 @@ def plan_request(
             "shards: a re-judge (rejudge_from) runs no agent, so there are no trials to "
             "split; set shards to 1"
         )
+    if request.paired and (rejudge is not None or request.shards > 1):
+        raise InputError(
+            "against: a paired run runs both agents side by side in one run; it cannot "
+            + ("re-judge a run" if rejudge is not None else "be split into shards")
+        )
     if rejudge is None and agent is None:
         check_agent_allowed(request.agent, request.allowed_agents)
     if request.model and rejudge is None and not request.agent:
@@ -329,7 +373,59 @@ def plan_request(
         rejudge=rejudge,
         held=held,
     )
+    if request.paired and rejudge is None:
+        try:
+            against, against_agent = _plan_against(request, inputs, agent, handle.plan)
+            handle = handle.paired(against, against_agent, request.until_decided)
+        except BaseException:
+            handle.release()
+            raise
     return handle, agent
+
+
+AGAINST_FOLDER = "against"
+"""A paired run's baseline side: a run folder of its own inside the paired run's."""
+
+
+def _plan_against(
+    request: RunRequest, inputs: RunInputs, agent: AgentUnderTest | None, candidate: RunPlan
+) -> tuple[RunHandle, AgentUnderTest]:
+    """The baseline side of a paired run: ``request.against`` (or the candidate's own
+    agent) on ``request.against_model`` (else its own model), planned in the candidate's
+    folder (``against/``; reopened on a resume), with the candidate's settings."""
+    if request.against:
+        check_agent_allowed(request.against, request.allowed_agents)
+        against = load_agent(request.against, model=request.against_model)
+    elif request.agent:
+        against = load_agent(request.agent, model=request.against_model)
+    elif agent is not None and request.against_model:
+        if not isinstance(agent, SupportsWithModel):
+            raise InputError(
+                f"against_model {request.against_model!r} needs an agent that can take "
+                f"another model (a with_model() method); {agent.name} cannot"
+            )
+        against = agent.with_model(request.against_model)
+    else:
+        raise InputError("against_model needs an agent to run on it")
+    folder = candidate.paths.run_dir / AGAINST_FOLDER
+    record = RunRecord.read(folder) if (folder / "run.json").is_file() else None
+    if candidate.resumed and record is None and completed_keys(candidate.paths.trials):
+        raise InputError(
+            f"{candidate.paths.run_dir}: the run was not paired when it started; resume it "
+            "without against"
+        )
+    handle = plan_run(
+        inputs,
+        replace(RunOptions.of(request), runs=candidate.settings.runs),
+        agent=against,
+        resume=record,
+        identity=RunIdentity(labels=dict(request.labels)),
+        folder=folder,
+        paired_with=PairedWith(
+            run_id=candidate.meta.run_id, side="baseline", adaptive=request.until_decided
+        ),
+    )
+    return handle, against
 
 
 def _inputs(request: RunRequest, eval_set: EvalSet | None, config: EvalConfig | None) -> RunInputs:

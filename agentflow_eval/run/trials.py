@@ -13,10 +13,13 @@ refusal cut short are not written (a resume runs them again), and the stage rais
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import random
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
@@ -31,13 +34,13 @@ from agentflow_eval.models.results import Trial, TrialError
 from agentflow_eval.run.component_trial import run_component_trial
 from agentflow_eval.run.loop_watchdog import DEFAULT_LIMIT_S, LoopBlock, LoopWatchdog
 from agentflow_eval.run.plan import RunPlan
-from agentflow_eval.run.resumable import StageCounts, completed_keys, run_pool
+from agentflow_eval.run.resumable import StageCounts, TrialKey, completed_keys, run_pool
 from agentflow_eval.run.sigint import SigintSeen
 from agentflow_eval.run.trial import run_trial
 from agentflow_eval.run.trial_scope import TrialIsolation
 from agentflow_eval.run.user_turns import turn_sources
 
-__all__ = ["UNSTOPPABLE_EXIT_CODE", "run_trials", "trial_plan"]
+__all__ = ["UNSTOPPABLE_EXIT_CODE", "run_paired_trials", "run_trials", "trial_plan"]
 
 
 UNSTOPPABLE_EXIT_CODE = 3
@@ -87,6 +90,90 @@ def trial_plan(eval_set: EvalSet, runs: int) -> Iterator[tuple[EvalCase, int]]:
             yield case, index
 
 
+class _Trials:
+    """What a trial stage holds while its trials run: the loop watchdog, the Ctrl-C
+    watch, each trial's isolation, and the provider refusal that stops it; one per
+    stage, however many run folders its trials go to."""
+
+    def __init__(self, timeout_s: float, counts: StageCounts) -> None:
+        # an agent that blocks the loop and swallows every interruption is given up on
+        # after a trial timeout's worth of the loop's own work (the grace README states)
+        self.watchdog = LoopWatchdog(
+            limit_s=min(DEFAULT_LIMIT_S, timeout_s), abandon_after_s=timeout_s
+        )
+        self.sigint = SigintSeen()
+        self.isolation = TrialIsolation()
+        self.refused: list[ProviderAuthError] = []
+        self.counts = counts
+
+    @contextlib.contextmanager
+    def watching(self) -> Iterator[None]:
+        with self.watchdog.watching(), self.sigint.watching(), self.isolation.watching():
+            yield
+
+    async def run(
+        self,
+        plan: RunPlan,
+        writer: JsonlWriter[Trial],
+        agent: AgentUnderTest | None,
+        models: ModelClient,
+        case: EvalCase,
+        index: int,
+        on_trial: Callable[[Trial], None] | None = None,
+    ) -> None:
+        """Run trial ``index`` of ``case`` for ``plan`` and write it (not when a provider
+        refused the credentials: the run is stopping, and a resume runs it again)."""
+        if self.refused:  # the run is stopping: start nothing more
+            return
+        settings = plan.trial_settings
+        # the trial's calls say whose they are (a plugin's model may answer by trial)
+        trial_models = models.tagged(case=case.eval_id, trial=str(index))
+        try:
+            with self.isolation.trial(case.eval_id, index) as scope:
+                if case.component is not None:
+                    trial = await run_component_trial(
+                        plan.components[case.eval_id],
+                        case,
+                        index,
+                        settings.timeout_s,
+                        watchdog=self.watchdog,
+                        sigint=self.sigint,
+                    )
+                else:
+                    if agent is None:
+                        raise ValueError(f"case {case.eval_id!r} needs an agent; none was given")
+                    trial = await run_trial(
+                        agent,
+                        case,
+                        index,
+                        settings,
+                        turn_sources(plan.config)(case, trial_models),
+                        trial_models,
+                        watchdog=self.watchdog,
+                        sigint=self.sigint,
+                    )
+            trial = await self.isolation.finished(trial, scope)
+        except ProviderAuthError as exc:
+            self.refused.append(exc)
+            return
+        if models.auth_failure is not None:
+            # refused credentials the agent caught and answered around: the trial is not
+            # what a working key would give, so it is not kept
+            self.refused.append(models.auth_failure)
+            return
+        writer.write(trial)
+        self.counts.written += 1
+        self.counts.errored += trial.error is not None
+        if on_trial is not None:
+            on_trial(trial)
+
+    def stop_if_refused(self, plan: RunPlan) -> None:
+        if self.refused:
+            error = self.refused[0]
+            error.run_dir = str(plan.paths.run_dir)  # where the run can be resumed from
+            raise error
+
+
 async def run_trials(
     plan: RunPlan,
     agent: AgentUnderTest | None,
@@ -107,76 +194,62 @@ async def run_trials(
         for case, index in trial_plan(plan.eval_set, plan.runs)
         if (case.eval_id, index) not in done
     )
-    source_for = turn_sources(plan.config)
-    settings = plan.trial_settings
-    # an agent that blocks the loop and swallows every interruption is given up on after
-    # a trial timeout's worth of the loop's own work (the grace README states)
-    watchdog = LoopWatchdog(
-        limit_s=min(DEFAULT_LIMIT_S, settings.timeout_s), abandon_after_s=settings.timeout_s
-    )
-    sigint = SigintSeen()
-    refused: list[ProviderAuthError] = []
-    isolation = TrialIsolation()
-
-    with (
-        JsonlWriter[Trial](plan.paths.trials) as writer,
-        watchdog.watching(),
-        sigint.watching(),
-        isolation.watching(),
-    ):
-        watchdog.on_unstoppable = partial(_give_up, plan, writer)
+    stage = _Trials(plan.trial_settings.timeout_s, counts)
+    with JsonlWriter[Trial](plan.paths.trials) as writer, stage.watching():
+        stage.watchdog.on_unstoppable = partial(_give_up, plan, writer)
 
         async def run_one(item: tuple[EvalCase, int]) -> None:
-            if refused:  # the run is stopping: start nothing more
-                return
             case, index = item
-            # the trial's calls say whose they are (a plugin's model may answer by trial)
-            trial_models = models.tagged(case=case.eval_id, trial=str(index))
-            try:
-                with isolation.trial(case.eval_id, index) as scope:
-                    if case.component is not None:
-                        trial = await run_component_trial(
-                            plan.components[case.eval_id],
-                            case,
-                            index,
-                            settings.timeout_s,
-                            watchdog=watchdog,
-                            sigint=sigint,
-                        )
-                    else:
-                        if agent is None:
-                            raise ValueError(
-                                f"case {case.eval_id!r} needs an agent; none was given"
-                            )
-                        trial = await run_trial(
-                            agent,
-                            case,
-                            index,
-                            settings,
-                            source_for(case, trial_models),
-                            trial_models,
-                            watchdog=watchdog,
-                            sigint=sigint,
-                        )
-                trial = await isolation.finished(trial, scope)
-            except ProviderAuthError as exc:
-                refused.append(exc)
-                return
-            if models.auth_failure is not None:
-                # refused credentials the agent caught and answered around: the trial
-                # is not what a working key would give, so it is not kept
-                refused.append(models.auth_failure)
-                return
-            writer.write(trial)
-            counts.written += 1
-            counts.errored += trial.error is not None
-            if on_trial is not None:
-                on_trial(trial)
+            await stage.run(plan, writer, agent, models, case, index, on_trial)
 
         await run_pool(pending, run_one, plan.settings.max_concurrency)
     counts.elapsed_s = time.perf_counter() - started
-    if refused:
-        error = refused[0]
-        error.run_dir = str(plan.paths.run_dir)  # where the run can be resumed from
-        raise error
+    stage.stop_if_refused(plan)
+    return counts
+
+
+async def run_paired_trials(
+    candidate: RunPlan,
+    baseline: RunPlan,
+    agents: tuple[AgentUnderTest | None, AgentUnderTest | None],
+    models: ModelClient,
+    keys: Sequence[TrialKey],
+    *,
+    seed: str,
+) -> StageCounts:
+    """Run the pairs ``keys`` (case, trial index) of a paired run: trial ``j`` of the
+    candidate's agent and of the baseline's on the same case start together, in an order
+    drawn at random for the pair (from ``seed``, the same on a resume), each written to
+    its own run's trials file; what a run's file holds already is not run again. The
+    pairs share the run's concurrency (a pair holds two trials in flight)."""
+    started = time.perf_counter()
+    sides = (candidate, baseline)
+    done = [completed_keys(plan.paths.trials) for plan in sides]
+    counts = StageCounts(skipped=sum(len(d & set(keys)) for d in done))
+    cases = {case.eval_id: case for case in candidate.eval_set.eval_cases}
+    pending = [key for key in keys if key not in done[0] or key not in done[1]]
+    stage = _Trials(candidate.trial_settings.timeout_s, counts)
+    with (
+        JsonlWriter[Trial](candidate.paths.trials) as first,
+        JsonlWriter[Trial](baseline.paths.trials) as second,
+        stage.watching(),
+    ):
+        writers = (first, second)
+        stage.watchdog.on_unstoppable = partial(_give_up, candidate, first)
+
+        async def run_pair(key: TrialKey) -> None:
+            case_id, index = key
+            order = [0, 1]
+            random.Random(f"{seed}/{case_id}/{index}").shuffle(order)
+            await asyncio.gather(
+                *(
+                    stage.run(sides[i], writers[i], agents[i], models, cases[case_id], index)
+                    for i in order
+                    if key not in done[i]
+                )
+            )
+
+        await run_pool(pending, run_pair, max(1, candidate.settings.max_concurrency // 2))
+    counts.elapsed_s = time.perf_counter() - started
+    stage.stop_if_refused(candidate)
     return counts

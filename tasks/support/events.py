@@ -199,6 +199,19 @@ def regressed_payload(
             for case in comparison.cases
             if case.verdict == "regression"
         ],
+        # a paired run's cases as their pairs decided them (none for runs made apart)
+        "paired": None
+        if comparison.sequential is None
+        else {
+            "trials": comparison.sequential.trials,
+            "fixed_design_trials": comparison.sequential.fixed_design_trials,
+            "counts": comparison.sequential.counts,
+            "cases": [
+                case.model_dump(mode="json")
+                for case in comparison.sequential.cases
+                if case.status != "cleared"
+            ],
+        },
         # significant increases of cost, tokens, latency or tool calls; a regression
         # (what made the run regress, with no regressed case) when beyond_tolerance
         "efficiency": [
