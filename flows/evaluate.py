@@ -33,6 +33,7 @@ from agentflow_eval.models.request import (
     AgentModel,
     AgentVersion,
     AllowedAgents,
+    Alpha,
     Baseline,
     Cases,
     ClearDrop,
@@ -134,6 +135,7 @@ async def evaluate(
     allowed_agents: AllowedAgents = [],  # noqa: B006 (validated into a new list)
     min_pass_rate: MinPassRate = None,
     min_case_pass_rate: MinCasePassRate = None,
+    alpha: Alpha = 0.05,
     against: Against = None,
     against_model: AgainstModel = None,
     until_decided: UntilDecided = False,

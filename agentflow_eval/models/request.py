@@ -715,6 +715,22 @@ S3 = Annotated[
 ]
 
 
+def _a_level(value: float) -> float:
+    if not 0 < value < 1:
+        raise ValueError(f"must be a significance level between 0 and 1, got {value:g}")
+    return value
+
+
+Alpha = Annotated[
+    float,
+    AfterValidator(_a_level),
+    _ui(
+        "Significance level",
+        "the comparison's alpha: the most often a case or the run is called changed when "
+        "it did not change (per case, across all cases: family-wise)",
+    ),
+    Flag(metavar="ALPHA", help="the comparison's significance level (default 0.05)"),
+]
 Against = Annotated[
     str | None,
     *_BLANK_TEXT,
@@ -899,6 +915,7 @@ class RunRequest(BaseModel):
     allowed_agents: AllowedAgents = Field(default_factory=list)
     min_pass_rate: MinPassRate = None
     min_case_pass_rate: MinCasePassRate = None
+    alpha: Alpha = 0.05
     against: Against = None
     against_model: AgainstModel = None
     until_decided: UntilDecided = False

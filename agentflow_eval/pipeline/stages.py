@@ -24,7 +24,7 @@ from pathlib import Path
 
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.compare.baseline import compare_with_baseline, write_run_comparison
-from agentflow_eval.compare.comparison import compare_runs
+from agentflow_eval.compare.comparison import DEFAULT_ALPHA, compare_runs
 from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.compare.sequential import Design
 from agentflow_eval.criteria.judges.cache import JudgeCache
@@ -144,6 +144,7 @@ class BaselineOptions:
     credentials: S3Credentials | None = None
     fail_on_regression: bool = False
     tolerances: EfficiencyTolerances | None = None
+    alpha: float = DEFAULT_ALPHA
 
     @classmethod
     def of(
@@ -159,6 +160,7 @@ class BaselineOptions:
             credentials=credentials,
             fail_on_regression=request.fail_on_regression,
             tolerances=request.tolerances(),
+            alpha=request.alpha,
         )
 
 
@@ -182,6 +184,7 @@ class PairedOptions:
         first_round = 2 * plan.runs * len(plan.eval_set.eval_cases)
         return cls(
             design=Design(
+                alpha=request.alpha,
                 clear_drop=request.clear_drop,
                 max_trials=(request.max_trials or 4 * first_round)
                 if request.until_decided
@@ -255,6 +258,7 @@ def _compare(plan: RunPlan, run: RunResult, options: BaselineOptions) -> RunComp
         candidate_source=str(plan.paths.results),
         fail_on_regression=options.fail_on_regression,
         tolerances=options.tolerances,
+        alpha=options.alpha,
     )
     write_run_comparison(plan.paths.run_dir, record)
     return record
