@@ -53,7 +53,8 @@ its agent was loaded from (``agent_spec``) and the history it joins (``track``),
 ``latest`` finds an earlier run of the same agent in the same history. 1.4: each trial's
 figures keep how firmly it passed (``pass_value``: 1 or 0, an LLM judge's share of votes
 when split; null when it has no verdict on the agent), and a run made side by side with
-another names it (``paired_with``)."""
+another names it (``paired_with``); an LLM judge's criterion summary measures its noise
+from its samples (``judge_flip_rate``, ``judge_variance_share``)."""
 
 
 class Record(BaseModel):
@@ -570,6 +571,15 @@ class CriterionSummary(Record):
     """Trials it gave no verdict on."""
     skipped: int = 0
     """Trials it had nothing to judge in."""
+    judge_sampled_trials: int = 0
+    """An LLM judge's: trials it judged with 2 samples or more (its noise is measured on
+    those)."""
+    judge_split_trials: int = 0
+    """Of those, trials whose samples did not all agree."""
+    judge_flip_rate: float | None = None
+    """How often two of the judge's samples on the same answer disagree."""
+    judge_variance_share: float | None = None
+    """The share of the pass rate's variance the judge's noise explains."""
 
 
 class ExpectedTurn(Record):

@@ -14,6 +14,7 @@ from agentflow_eval.compare.models import CaseCounts, RunComparison, SequentialC
 from agentflow_eval.compare.render import format_overall, format_power
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.report.charts import case_state
+from agentflow_eval.report.scorecard import judge_noise_lines
 from agentflow_eval.report.spend import case_spend_cells, spend_markdown
 
 __all__ = [
@@ -114,6 +115,7 @@ def summary_markdown(
         f"- Eval set: `{run.eval_set_id.replace('`', '')}` · run `{run.run_id.replace('`', '')}`"
         f" · {run.runs_per_case} runs per case · {len(run.cases)} cases",
         spend_markdown(run),
+        *(f"- {md_text(line)}" for line in judge_noise_lines(run, verbose=True)),
     ]
     if run.labels:
         lines.append(

@@ -147,6 +147,7 @@ def format_scorecard(
     if run.totals.trials and run.totals.not_evaluated == run.totals.trials:
         lines.append("NOT EVALUATED: no trial of this run was judged; the pass rate means nothing")
     lines.extend("         " + line for line in filter(None, [spend_line(run)]))
+    lines.extend("         " + line for line in judge_noise_lines(run, verbose=verbose))
     width = max((len(_id(c.case_id)) for c in run.cases), default=0)
     for verdict, title in _SECTIONS:
         cases = groups[verdict]
@@ -204,6 +205,26 @@ def _counts_line(run: RunResult, groups: dict[CaseVerdict, list[CaseResult]]) ->
     if totals.judge_calls or totals.judge_cache_hits:
         parts.append(judge_calls_text(totals.judge_calls, totals.judge_cache_hits))
     return "; ".join(parts)
+
+
+def judge_noise_lines(run: RunResult, *, verbose: bool = False) -> list[str]:
+    """Each LLM judge whose samples split on some trial (with ``verbose``, every judge
+    that took several samples): how often its samples disagree and how much of its pass
+    rate's variance that noise explains."""
+    lines = []
+    for criterion in run.criteria:
+        sampled = criterion.judge_sampled_trials
+        if not sampled or not (criterion.judge_split_trials or verbose):
+            continue
+        flips = criterion.judge_flip_rate or 0.0
+        share = criterion.judge_variance_share
+        explained = "" if share is None else f"; noise is {share:.0%} of its pass rate's variance"
+        lines.append(
+            f"judge {criterion.label or criterion.criterion}: samples split on "
+            f"{criterion.judge_split_trials}/{sampled} trials (two samples disagree "
+            f"{flips:.0%} of the time){explained}"
+        )
+    return lines
 
 
 def judge_calls_text(calls: int, cached: int) -> str:

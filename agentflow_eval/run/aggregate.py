@@ -31,6 +31,7 @@ from agentflow_eval.models.results import (
 )
 from agentflow_eval.run.efficiency import case_efficiency, value_spread
 from agentflow_eval.run.expected import expected_turns
+from agentflow_eval.run.judge_noise import JudgeNoise
 from agentflow_eval.run.pass_value import pass_value
 from agentflow_eval.run.plan import RunMeta
 from agentflow_eval.run.resumable import TrialKey
@@ -48,9 +49,11 @@ class _CriterionTally:
     failed: int = 0
     not_evaluated: int = 0
     skipped: int = 0
+    noise: JudgeNoise = field(default_factory=JudgeNoise)
 
     def add(self, result: CriterionResult) -> None:
         self.label = self.label or result.label
+        self.noise.add(result)
         self.threshold = result.threshold
         if result.score is not None and result.status in ("passed", "failed"):
             self.scores.append(result.score)
@@ -71,6 +74,7 @@ class _CriterionTally:
         self.failed += other.failed
         self.not_evaluated += other.not_evaluated
         self.skipped += other.skipped
+        self.noise.merge(other.noise)
 
     def summary(self, name: str) -> CriterionSummary:
         return CriterionSummary(
@@ -82,7 +86,15 @@ class _CriterionTally:
             failed=self.failed,
             not_evaluated=self.not_evaluated,
             skipped=self.skipped,
+            judge_sampled_trials=self.noise.trials,
+            judge_split_trials=self.noise.split_trials,
+            judge_flip_rate=_rounded(self.noise.flip_rate),
+            judge_variance_share=_rounded(self.noise.variance_share),
         )
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
 
 
 @dataclass
