@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from agentflow_eval.models import defaults
 from agentflow_eval.models.request import (
     S3,
+    Against,
+    AgainstModel,
     Agent,
     AgentModel,
     AgentVersion,
@@ -31,11 +33,13 @@ from agentflow_eval.models.request import (
     MaxLatencyIncrease,
     MaxTokenIncrease,
     MaxToolCallIncrease,
+    MaxTrials,
     OutputDir,
     RunRequest,
     Runs,
     S3Options,
     Secrets,
+    UntilDecided,
     _ui,
 )
 
@@ -73,6 +77,15 @@ class SuiteEntry(BaseModel):
     judge_model: JudgeModel = None
     baseline: Baseline = None
     labels: Labels = Field(default_factory=dict)
+    against: Against = None
+    against_model: AgainstModel = None
+    until_decided: UntilDecided = False
+    max_trials: MaxTrials = None
+
+    @property
+    def paired(self) -> bool:
+        """Whether a baseline agent runs beside this entry's agent."""
+        return bool(self.against or self.against_model)
 
 
 Suite = Annotated[
@@ -223,7 +236,12 @@ class RegressionParams(BaseModel):
             output_dir=self.output_dir,
             publish_to=self.publish_to,
             s3=self.s3,
-            baseline=entry.baseline or self.baseline,
+            # a paired entry's baseline is the agent run beside it
+            baseline=None if entry.paired else (entry.baseline or self.baseline),
+            against=entry.against,
+            against_model=entry.against_model,
+            until_decided=entry.until_decided,
+            max_trials=entry.max_trials,
             fail_on_regression=self.fail_on_regression,
             max_cost_increase=self.max_cost_increase,
             max_latency_increase=self.max_latency_increase,

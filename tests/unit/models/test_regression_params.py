@@ -92,3 +92,24 @@ def test_the_suites_efficiency_tolerances_reach_each_eval_set() -> None:
         RegressionParams.model_validate(
             {"evals": EVALS, "publish_to": "s3://r", "max_token_increase": "10"}
         )
+
+
+def test_a_suite_entry_can_run_its_baseline_agent_beside_it() -> None:
+    """A paired entry is evaluated against the agent it names, pair by pair, and not
+    against the suite's latest (the two are one or the other)."""
+    from agentflow_eval.models.regression import RegressionParams
+
+    suite = RegressionParams.model_validate(
+        {
+            "evals": [
+                {"agent": "a:new", "evalset": "x.json", "against": "a:old",
+                 "until_decided": True, "max_trials": 400},
+                {"agent": "a:new", "evalset": "y.json"},
+            ],
+            "publish_to": "s3://bucket/p",
+        }
+    )  # fmt: skip
+    paired, plain = suite.evaluate_params(0, "t"), suite.evaluate_params(1, "t")
+    assert (paired.against, paired.baseline, paired.until_decided) == ("a:old", None, True)
+    assert paired.max_trials == 400
+    assert plain.against is None and plain.baseline == "latest"
