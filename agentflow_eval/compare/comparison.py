@@ -35,6 +35,7 @@ from agentflow_eval.compare.models import (
     PowerSummary,
     RunInfo,
     SequentialSummary,
+    Verdict,
 )
 from agentflow_eval.compare.paired import CasePair, paired_change
 from agentflow_eval.compare.power import (
@@ -353,13 +354,11 @@ def _sequential(
         pairs, chosen, adaptive=adaptive, first_round=candidate.runs_per_case, baseline_rates=rates
     )
     by_id = {case.case_id: case for case in summary.cases}
+    verdicts: dict[str, Verdict] = {"regressed": "regression", "improved": "improvement"}
     for case in cases:
-        found = by_id.get(case.case_id)
-        if found is None:
-            continue
-        case.verdict = {"regressed": "regression", "improved": "improvement"}.get(
-            found.status, "no significant change"
-        )
+        decided = by_id.get(case.case_id)
+        if decided is not None:
+            case.verdict = verdicts.get(decided.status, "no significant change")
     return summary
 
 

@@ -70,7 +70,10 @@ def _log_mean_exp_1d(values: npt.NDArray[np.float64]) -> float:
 
 def _log_mean_exp(values: npt.NDArray[np.float64], axis: int = -1) -> npt.NDArray[np.float64]:
     top = values.max(axis=axis, keepdims=True)
-    return np.squeeze(top, axis=axis) + np.log(np.mean(np.exp(values - top), axis=axis))
+    found: npt.NDArray[np.float64] = np.squeeze(top, axis=axis) + np.log(
+        np.mean(np.exp(values - top), axis=axis)
+    )
+    return found
 
 
 @dataclass
