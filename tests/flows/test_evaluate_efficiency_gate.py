@@ -1,6 +1,8 @@
 """The evaluate flow gates on efficiency only beyond the tolerance it is given: a slower
-agent with ``max_latency_increase`` fails its gate, its ``agentflow.eval.regressed``
-event names the slower case, and without the tolerance the same run is reported only."""
+agent run beside the quick one (latency is measured pair by pair) with
+``max_latency_increase`` fails its gate, its ``agentflow.eval.regressed`` event names the
+slower case, and without the tolerance the same run is reported only; compared with a run
+made apart, the same slowdown is not called at all."""
 
 from __future__ import annotations
 
@@ -41,9 +43,15 @@ async def test_a_slower_agent_fails_the_gate_only_beyond_its_tolerance(
         agent=files["quick"], evalset=files["evalset"], runs=8, output_dir=str(tmp_path / "out")
     )
     quick = await evaluate(**params.flow_parameters())
-    slow = params.model_copy(
-        update={"agent": files["slow"], "baseline": str(quick.run_dir), "fail_on_regression": True}
+    apart = await evaluate(
+        **params.updated(agent=files["slow"], baseline=str(quick.run_dir)).flow_parameters()
     )
+    assert apart.comparison is not None and apart.comparison.comparison is not None
+    efficiency = apart.comparison.comparison.cases[0].efficiency
+    assert efficiency is not None
+    latency = next(m for m in efficiency.measures if m.measure == "latency")
+    assert latency.verdict == "no significant change"  # runs made apart: not called
+    slow = params.updated(agent=files["slow"], against=files["quick"], fail_on_regression=True)
     reported = await evaluate(**slow.flow_parameters())  # no tolerance: reported, passes
     assert reported.comparison is not None and reported.comparison.comparison is not None
     case = reported.comparison.comparison.cases[0]

@@ -114,7 +114,7 @@ async def test_a_compared_runs_summary_shows_efficiency_and_divergence(
     (summary,) = await artifacts_with_key(artifact_keys(candidate.eval_set_id).summary, flow_run_id)
     lines = summary.data.splitlines()
     slower = next(line for line in lines if line.startswith("- efficiency: c0: latency"))
-    assert "Mann–Whitney U p \\(Holm\\)" in slower
+    assert "Wilcoxon signed-rank p \\(Holm\\)" in slower
     assert slower.endswith(": slower, beyond the 25% tolerated")
     assert any(
         line.startswith("- diverged: c3 \\(regression\\): tools: step 2: refund 0/30 → 18/30")
