@@ -35,7 +35,7 @@ BUILTIN_CRITERIA: tuple[CriterionSpec[Any], ...] = (
     response.build_response_match,
     intermediate.build_intermediate_response_match,
     output.build_output_matches,
-    # seed 003's expectations
+    # the simple expectations a case states
     expectations.build_completes,
     expectations.build_calls_tool,
     expectations.build_final_contains,
