@@ -12,7 +12,7 @@ from agentflow_eval.storage.keys import join_key
 
 if TYPE_CHECKING:
     # the targets' parser reads the table of stores, which opens this one
-    from agentflow_eval.storage.targets import S3Target
+    from agentflow_eval.storage.target_models import S3Target
 
 __all__ = ["S3Body", "S3Store", "presigned_lifetime_s"]
 

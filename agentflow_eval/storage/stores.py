@@ -31,7 +31,7 @@ from agentflow_eval.storage.s3 import S3Store
 
 if TYPE_CHECKING:
     # the target models parse their text against this table
-    from agentflow_eval.storage.targets import LocalTarget, Target
+    from agentflow_eval.storage.target_models import LocalTarget, Target
 
 __all__ = [
     "BUILTIN_STORES",
