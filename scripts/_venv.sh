@@ -12,7 +12,10 @@ stamp="$VENV/.agentflow-installed"
 EXTRAS=${AGENTFLOW_EXTRAS:-test}
 want=$( (cat pyproject.toml; echo "extras: $EXTRAS") | python3 -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[$EXTRAS]" 2>&1 \
+  # --upgrade, eager: a virtualenv made before the pins moved gets what a fresh one gets
+  # (and CI tests), the newest each pin allows, not what it happened to hold.
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    --upgrade --upgrade-strategy eager -e ".[$EXTRAS]" 2>&1 \
     | grep -v -E "^WARNING: Location .* is ignored" >&2 || true
   "$VENV/bin/python" -c "import agentflow_eval, prefect, litellm" >/dev/null
   echo "$want" > "$stamp"

@@ -23,6 +23,10 @@ if ! command -v chromium >/dev/null 2>&1; then
   echo "note: chromium not found; the browser tests will be skipped (CI installs it)." >&2
 fi
 
+# what the tiers test against: the newest the pins in pyproject.toml allow
+python -c 'from importlib.metadata import version as v
+print("== testing with", ", ".join(f"{n} {v(n)}" for n in ("prefect", "fastapi", "sqlalchemy")))' >&2
+
 tier() {
   local name=$1
   shift
