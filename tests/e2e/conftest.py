@@ -10,11 +10,21 @@ booting Prefect's temporary server; the tests whose subject is that temporary se
 keep it (tests/e2e/test_temporary_api.py, the Ctrl-C run of test_cli_terminal.py, the
 temporary server dying with the CLI in test_faults_cli.py, and the README walk-through
 in a fresh install, test_user_project.py).
+
+The tier runs in parallel (``pytest tests/e2e -n 4 --dist loadfile``, scripts/test.sh):
+its tests mostly wait — on workers, heartbeats, schedules, processes starting — so four
+at a time share two cores. Each xdist worker is a session of its own, with its own
+Prefect server and SeaweedFS, started when one of its tests first asks. A module is one
+unit of work (its module fixtures are set up once), but for the documentation pages,
+each a unit alone; the longest units start first, so the tier does not end waiting on
+one of them started last.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 # Prefect's logging configured at collection, before absl's handler meets a test's
 # capture buffer (see tests/flows/conftest.py).
@@ -30,3 +40,55 @@ def shared_prefect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prefect
     home = tmp_path_factory.mktemp("prefect-server")
     with prefect_server(home) as api_url:
         yield PrefectServer(home, api_url)
+
+
+LONGEST_FIRST = (
+    "test_lost_worker.py",
+    "test_docs.py",
+    "test_user_project.py",
+    "test_deployments.py",
+    "test_regression_suite.py",
+    "test_faults_cli.py",
+    "test_cli_terminal.py",
+    "test_scale_out.py",
+    "test_faults_agent_io.py",
+    "test_pytest_plugin.py",
+    "test_temporary_api.py",
+    "test_browser_report.py",
+    "test_fresh_interpreter.py",
+    "test_postgres_pool.py",
+)
+"""The modules that take longest, longest first: the order units start in (only the
+tier's wall time depends on it)."""
+SPLIT = ("test_docs.py",)
+"""Modules whose tests are units of their own (they share no module fixture, so nothing
+is set up twice)."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+
+    def rank(item: pytest.Item) -> int:
+        name = item.path.name
+        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    if all(item.path.parent == here for item in items):  # this tier alone: its order is ours
+        items.sort(key=rank)  # stable: a module's tests keep their order
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` here: a module per unit of work, but each test of the SPLIT
+    modules a unit alone. (xdist's ``loadgroup`` cannot express it with pytest 9: the
+    group it appends to a test's id is lost, and every test becomes a unit.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False  # units start in LONGEST_FIRST's order
+
+    class ModulesAndSplitPages(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return nodeid if Path(module).name in SPLIT else module
+
+    return ModulesAndSplitPages(config, log)
