@@ -69,8 +69,8 @@ finish() {  # wait for a background tier, show its output and record its result
   if [ "$status" = 5 ]; then
     status=0
   fi
-  cat "$logs/$name.log"
-  echo "== $name: exit $status after $((SECONDS - ${began[$name]})) s" >&2
+  cat "$logs/$name.log"  # pytest's last line says how long the tier took
+  echo "== $name: exit $status, ended by $((SECONDS - ${began[$name]})) s after it started" >&2
   if [ "$status" != 0 ]; then
     failed+=("$name")
   fi
