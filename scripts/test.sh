@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Quickstart 2: run the test suite, one tier after another, fastest first, stopping at the
-# first tier that fails:
-#   core        tests/unit   the library alone, in parallel (pytest-xdist)
+# Quickstart 2: run the test suite. Its tiers (README, Development):
+#   core        tests/unit        the library alone, in parallel (pytest-xdist)
 #   frameworks  tests/frameworks  each framework's adapter on real agents of that framework
-#   flows       tests/flows  flows and tasks against one Prefect test harness
-#   end-to-end  tests/e2e    one real Prefect server with process workers, one SeaweedFS,
-#                            headless Chromium (where available), a fresh pip install
+#   flows       tests/flows       flows and tasks against one Prefect test harness; SeaweedFS
+#   end-to-end  tests/e2e         real Prefect servers with process workers, SeaweedFS,
+#                                 headless Chromium (where available), a fresh pip install;
+#                                 four modules at a time
+# and the type check, tests/types (mypy, strict, on the package as it installs).
+#
+# The type check runs in the background from the start. Core, then frameworks, run in the
+# foreground, fastest first, and the suite stops at the first of them that fails. Then
+# flows runs in the background beside end-to-end: its one process has the CPU that
+# end-to-end's tests leave while they wait on servers and workers. The suite fails if any
+# tier or the type check failed; the output of a background run is shown when it ends.
+#
 # Extra arguments go to pytest in every tier (bash scripts/test.sh -x -k judge). Arguments
 # that name test paths run pytest on those alone (bash scripts/test.sh tests/unit/llm -q).
 # The agent frameworks too: their adapters are tested on the real libraries.
@@ -27,21 +35,63 @@ fi
 python -c 'from importlib.metadata import version as v
 print("== testing with", ", ".join(f"{n} {v(n)}" for n in ("prefect", "fastapi", "sqlalchemy")))' >&2
 
-tier() {
+logs=$(mktemp -d)
+started=$SECONDS
+failed=()
+
+tier() {  # a tier in the foreground
   local name=$1
   shift
-  echo "== $name tier: pytest $(printf "%q " "$@")" >&2
-  local started=$SECONDS
+  echo "== $name: pytest $(printf "%q " "$@")" >&2
+  local began=$SECONDS
   local status=0
   python -m pytest "$@" || status=$?
-  echo "== $name tier: exit $status after $((SECONDS - started)) s" >&2
   if [ "$status" = 5 ]; then  # no test of this tier was selected (-k, -m): not a failure
-    return 0
+    status=0
   fi
+  echo "== $name: exit $status after $((SECONDS - began)) s" >&2
   return "$status"
 }
 
-tier core tests/unit -n auto --dist worksteal "$@"
-tier frameworks tests/frameworks -n auto --dist worksteal "$@"
-tier flows tests/flows "$@"
-tier end-to-end tests/e2e --durations=15 "$@"
+# A tier in the background, its output in $logs/NAME.log until it ends. Ctrl-C reaches it
+# as it reaches the foreground (the subshell gives pytest back the SIGINT a background
+# job would ignore), so it stops its servers before it exits.
+declare -A pids began
+background() {
+  local name=$1
+  shift
+  echo "== $name: pytest $(printf "%q " "$@")(in the background)" >&2
+  began[$name]=$SECONDS
+  (trap - INT; exec python -m pytest "$@") >"$logs/$name.log" 2>&1 &
+  pids[$name]=$!
+}
+
+finish() {  # wait for a background tier, show its output and record its result
+  local name=$1
+  local status=0
+  wait "${pids[$name]}" || status=$?
+  if [ "$status" = 5 ]; then
+    status=0
+  fi
+  cat "$logs/$name.log"  # pytest's last line says how long the tier took
+  echo "== $name: exit $status, ended by $((SECONDS - ${began[$name]})) s after it started" >&2
+  if [ "$status" != 0 ]; then
+    failed+=("$name")
+  fi
+}
+
+background types tests/types "$@"
+if ! tier core tests/unit -n auto --dist worksteal "$@" ||
+   ! tier frameworks tests/frameworks -n auto --dist worksteal "$@"; then
+  kill -INT "${pids[types]}" 2>/dev/null || true
+  wait
+  rm -rf "$logs"
+  exit 1
+fi
+background flows tests/flows "$@"
+tier end-to-end tests/e2e -n 4 --dist loadfile --durations=15 "$@" || failed+=(end-to-end)
+finish flows
+finish types
+rm -rf "$logs"
+echo "== all tiers: $((SECONDS - started)) s; failed: ${failed[*]:-none}" >&2
+[ ${#failed[@]} = 0 ]

@@ -1,6 +1,7 @@
 """Test-wide environment for every tier (tests/unit, tests/flows, tests/e2e; README's
 Development section): offline litellm, an isolated Prefect home, no analytics, the
-default model transport; a scripted OpenAI-compatible server per module."""
+default model transport; a scripted OpenAI-compatible server per module; one SeaweedFS
+for the session's flow and end-to-end tests."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 
 if TYPE_CHECKING:
     from agentflow_eval.testing import ScriptedOpenAIServer
+    from tests.support.seaweed import SeaweedFS
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -61,3 +63,18 @@ def server(shared_server: ScriptedOpenAIServer) -> ScriptedOpenAIServer:
     shared_server.requests.clear()
     shared_server.handler = None
     return shared_server
+
+
+@pytest.fixture(scope="session")
+def shared_seaweed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeaweedFS]:
+    """The session's S3-compatible store (a process: for tests/flows and tests/e2e, never
+    the core tier), started when a test first asks for it; each module keeps to a bucket
+    of its own."""
+    from tests.support.seaweed import SeaweedFS
+
+    store = SeaweedFS(tmp_path_factory.mktemp("seaweed") / "data")
+    store.start()
+    try:
+        yield store
+    finally:
+        store.stop()

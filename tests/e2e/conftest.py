@@ -1,20 +1,30 @@
-"""The end-to-end tier: real processes and servers, run one test at a time.
+"""The end-to-end tier: real processes and servers.
 
 The session shares one real Prefect server (``prefect server start``, SQLite) and one
-SeaweedFS, each started when a test first asks for it. Modules that need process workers
-start their own on a work pool of their own (``deployable_copy``), so no worker takes
-another module's flow run; tests that read flow runs, events or objects back select their
-own (by deployment, parameters, run ids, buckets). Commands a test runs as processes
-point at the shared server (``PREFECT_API_URL``) instead of each booting Prefect's
-temporary server; the tests whose subject is that temporary server keep it
-(tests/e2e/test_temporary_api.py, the Ctrl-C run of test_cli_terminal.py, the temporary
-server dying with the CLI in test_faults_cli.py, and the README walk-through in a fresh
-install, test_user_project.py).
+SeaweedFS (tests/conftest.py), each started when a test first asks for it. Modules that
+need process workers start their own on a work pool of their own (``deployable_copy``),
+so no worker takes another module's flow run; tests that read flow runs, events or
+objects back select their own (by deployment, parameters, run ids, buckets). Commands a
+test runs as processes point at the shared server (``PREFECT_API_URL``) instead of each
+booting Prefect's temporary server; the tests whose subject is that temporary server
+keep it (tests/e2e/test_temporary_api.py, the Ctrl-C run of test_cli_terminal.py, the
+temporary server dying with the CLI in test_faults_cli.py, and the README walk-through
+in a fresh install, test_user_project.py).
+
+The tier runs in parallel (``pytest tests/e2e -n 4 --dist loadfile``, scripts/test.sh):
+its tests mostly wait — on workers, heartbeats, schedules, processes starting — so four
+at a time share two cores. Each xdist worker is a session of its own, with its own
+Prefect server and SeaweedFS, started when one of its tests first asks. A module is one
+unit of work (its module fixtures are set up once), but for the documentation pages,
+each a unit alone; the longest units start first, so the tier does not end waiting on
+one of them started last.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 # Prefect's logging configured at collection, before absl's handler meets a test's
 # capture buffer (see tests/flows/conftest.py).
@@ -22,7 +32,6 @@ import prefect.main  # noqa: F401
 import pytest
 
 from tests.support.prefect_server import PrefectServer, prefect_server
-from tests.support.seaweed import SeaweedFS
 
 
 @pytest.fixture(scope="session")
@@ -33,12 +42,53 @@ def shared_prefect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prefect
         yield PrefectServer(home, api_url)
 
 
-@pytest.fixture(scope="session")
-def shared_seaweed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeaweedFS]:
-    """The session's S3-compatible store; each module keeps to a bucket of its own."""
-    store = SeaweedFS(tmp_path_factory.mktemp("seaweed") / "data")
-    store.start()
-    try:
-        yield store
-    finally:
-        store.stop()
+LONGEST_FIRST = (
+    "test_lost_worker.py",
+    "test_docs.py",
+    "test_user_project.py",
+    "test_deployments.py",
+    "test_regression_suite.py",
+    "test_faults_cli.py",
+    "test_cli_terminal.py",
+    "test_scale_out.py",
+    "test_faults_agent_io.py",
+    "test_pytest_plugin.py",
+    "test_temporary_api.py",
+    "test_browser_report.py",
+    "test_fresh_interpreter.py",
+    "test_postgres_pool.py",
+)
+"""The modules that take longest, longest first: the order units start in (only the
+tier's wall time depends on it)."""
+SPLIT = ("test_docs.py",)
+"""Modules whose tests are units of their own (they share no module fixture, so nothing
+is set up twice)."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+
+    def rank(item: pytest.Item) -> int:
+        name = item.path.name
+        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    if all(item.path.parent == here for item in items):  # this tier alone: its order is ours
+        items.sort(key=rank)  # stable: a module's tests keep their order
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` here: a module per unit of work, but each test of the SPLIT
+    modules a unit alone. (xdist's ``loadgroup`` cannot express it with pytest 9: the
+    group it appends to a test's id is lost, and every test becomes a unit.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False  # units start in LONGEST_FIRST's order
+
+    class ModulesAndSplitPages(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return nodeid if Path(module).name in SPLIT else module
+
+    return ModulesAndSplitPages(config, log)

@@ -4,7 +4,8 @@ project outside this repository.
 One virtualenv per test session (pip's cache is reused): the README's walk-through
 "Your first eval set in five minutes" creates it — every block of that section is run
 as written, the install command pointed at a copy of this checkout — and its "From
-pytest" section runs in the same project. A second project then uses the pytest plugin
+pytest" section runs in the same project. The distribution pip built and installed there
+is the one checked for what it claims. A second project then uses the pytest plugin
 as a user would: async tests with no pytest-asyncio installed, the --agentflow-* options,
 and a failing evaluation shown case by case.
 """
@@ -86,6 +87,27 @@ def test_the_readme_walkthrough_runs_in_a_fresh_project(user_project: UserProjec
     reports = list((user_project.path / "eval-results" / "orders").glob("*/report.html"))
     assert reports, "the walkthrough's run wrote its report"
     assert list((user_project.path / "test-results").glob("*/*/report.html"))
+
+
+def test_the_installed_distribution_has_one_top_level_name(user_project: UserProject) -> None:
+    """The wheel pip built from the checkout and installed: it claims only the project's
+    own top-level name (flows/ and tasks/ install as ``agentflow_eval.flows`` and
+    ``agentflow_eval.tasks``), with the package data beside the code. (What
+    pyproject.toml lists: tests/unit/test_packaging.py.)"""
+    if not user_project.python.exists():
+        pytest.fail(f"the walkthrough did not make the virtualenv: {user_project.failure}")
+    (record,) = (user_project.path / ".venv").glob(
+        "lib/python*/site-packages/agentflow_eval-*.dist-info/RECORD"
+    )
+    names = [line.split(",", 1)[0] for line in record.read_text().splitlines() if line]
+    # the command pip wrote into .venv/bin is no importable name
+    tops = {name.split("/", 1)[0] for name in names if not name.startswith("../")}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"agentflow_eval"}
+    assert "agentflow_eval/flows/evaluate.py" in names
+    assert "agentflow_eval/tasks/run_trials.py" in names
+    assert "agentflow_eval/examples/weather/weather.evalset.json" in names
+    assert any(n.startswith("agentflow_eval/criteria/judges/prompts/") for n in names)
+    assert any(n.startswith("agentflow_eval/report/templates/") for n in names)
 
 
 PLUGIN_AGENT = """

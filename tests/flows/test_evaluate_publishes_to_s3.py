@@ -22,14 +22,10 @@ BUCKET = "nightly-reports"
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    seaweed = SeaweedFS(tmp_path_factory.mktemp("seaweed") / "data")
-    seaweed.start()
-    try:
-        seaweed.client().create_bucket(Bucket=BUCKET)
-        yield seaweed
-    finally:
-        seaweed.stop()
+def store(shared_seaweed: SeaweedFS) -> SeaweedFS:
+    """The session's store (tests/conftest.py), with this module's bucket."""
+    shared_seaweed.client().create_bucket(Bucket=BUCKET)
+    return shared_seaweed
 
 
 async def test_the_flow_publishes_reports_to_s3_and_links_them_in_prefect(store, tmp_path):

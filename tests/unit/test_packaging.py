@@ -1,7 +1,7 @@
 """The installed distribution claims only the project's own top-level name: the
 repository's flows/ and tasks/ folders install as ``agentflow_eval.flows`` and
 ``agentflow_eval.tasks``, never as top-level ``flows``/``tasks`` packages. (The wheel
-pip builds: tests/e2e/test_wheel.py.)"""
+pip builds and installs: tests/e2e/test_user_project.py.)"""
 
 from __future__ import annotations
 

@@ -3,18 +3,18 @@ exit 2 — not a traceback and exit 1, the code a CI gate reads as "below --fail
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.cli_in_process import CliResult
 
 
 @pytest.mark.parametrize("where", ["a file", "/proc/x"])
-def test_an_output_that_cannot_hold_runs_is_one_line_and_exit_2(tmp_path: Path, where: str) -> None:
+def test_an_output_that_cannot_hold_runs_is_one_line_and_exit_2(
+    tmp_path: Path, where: str, cli: Callable[..., CliResult]
+) -> None:
     if where == "a file":
         output = tmp_path / "results.txt"
         output.write_text("not a folder")
@@ -22,27 +22,15 @@ def test_an_output_that_cannot_hold_runs_is_one_line_and_exit_2(tmp_path: Path, 
         output = Path("/proc/x")
         if not Path("/proc").is_dir():
             pytest.skip("no /proc here")
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path / ".prefect")}
-    env.pop("PREFECT_API_URL", None)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "agentflow_eval.cli",
-            "run",
-            "examples.weather.agent:agent",
-            "examples/weather/weather.evalset.json",
-            "--runs",
-            "1",
-            "--quiet",
-            "--output",
-            str(output),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=300,
+    done = cli(
+        "run",
+        "examples.weather.agent:agent",
+        "examples/weather/weather.evalset.json",
+        "--runs",
+        "1",
+        "--quiet",
+        "--output",
+        str(output),
     )
     assert done.returncode == 2, done.stderr[-2000:]
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr

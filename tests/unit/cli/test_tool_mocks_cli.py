@@ -11,6 +11,14 @@ import pytest
 from agentflow_eval.cli import main
 
 
+@pytest.fixture(autouse=True)
+def _api_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command's default (flow) path up to its refusal: with an API named (nothing
+    listens there), it launches no temporary Prefect server, a process this tier does
+    not start."""
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
+
+
 def test_an_http_agent_refuses_mocks_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

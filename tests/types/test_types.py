@@ -1,5 +1,9 @@
 """Types are checked: mypy, strict (pyproject.toml, [tool.mypy]), finds nothing in the
-package as it installs, the Prefect front doors included."""
+package as it installs, the Prefect front doors included.
+
+A check of its own (tests/types), not a core test: mypy reads the whole package and its
+dependencies in one go, and the parallel core tier would end waiting on that one test;
+scripts/test.sh runs it beside the tiers instead, and fails if it found anything."""
 
 from __future__ import annotations
 

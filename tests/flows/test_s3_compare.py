@@ -29,7 +29,7 @@ REGRESSED = "weather_lookup_simple"
 
 @pytest.fixture(scope="module")
 def seaweed(shared_seaweed: SeaweedFS) -> SeaweedFS:
-    """The session's store (tests/e2e/conftest.py), with this module's bucket."""
+    """The session's store (tests/conftest.py), with this module's bucket."""
     shared_seaweed.client().create_bucket(Bucket=BUCKET)
     return shared_seaweed
 

@@ -14,6 +14,14 @@ from agentflow_eval.cli import main
 from tests.unit.agents.test_seeded_history import seeded_set
 
 
+@pytest.fixture(autouse=True)
+def _api_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command's default (flow) path up to its refusal: with an API named (nothing
+    listens there), it launches no temporary Prefect server, a process this tier does
+    not start."""
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
+
+
 def test_an_agent_that_cannot_take_a_history_refuses_it_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
