@@ -10,14 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 
 from agentflow_eval.flows.evaluate import RegressionGateFailed, evaluate
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.pipeline.pairs import read_waves
 from agentflow_eval.testing import ScriptedOpenAIServer
 from tests.support import paired_agents
+from tests.support.prefect_records import flow_run_with, task_runs_of
 
 AGENTS = Path(paired_agents.__file__)
 
@@ -48,15 +47,10 @@ async def test_each_wave_is_a_task_run_of_its_own(evalset: str, tmp_path: Path) 
     outcome = failed.value.outcome
     waves = read_waves(outcome.run_dir)
     assert waves, "the run added pairs"
-    async with get_client() as client:
-        (flow_run,) = [
-            run
-            for run in await client.read_flow_runs()
-            if run.parameters.get("output_dir") == str(tmp_path / "out")
-        ]
-        task_runs = await client.read_task_runs(
-            flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run.id]))
-        )
+    flow_run = await flow_run_with(output_dir=str(tmp_path / "out"))
+    task_runs = await task_runs_of(
+        flow_run, until=lambda runs: any(run.name.startswith("compare-pairs") for run in runs)
+    )
     assert flow_run.state is not None and flow_run.state.is_failed()
     names = [run.name for run in task_runs]
     rounds = [name for name in names if name.startswith("run-pairs-")]
