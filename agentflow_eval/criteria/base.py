@@ -59,9 +59,13 @@ def scored(
     reason: str | None = None,
     usage: Usage | None = None,
     latency_ms: float | None = None,
+    score_range: tuple[float, float] = (0.0, 1.0),
 ) -> CriterionResult:
-    """A verdict: ``passed`` when ``score >= threshold``."""
-    score = min(1.0, max(0.0, float(score)))
+    """A verdict: ``passed`` when ``score >= threshold``. The score is held to
+    ``score_range``: [0, 1], or the scale a criterion ADK defines on another one uses
+    (``response_evaluation_score``: 1 to 5)."""
+    low, high = score_range
+    score = min(high, max(low, float(score)))
     return CriterionResult(
         criterion=criterion.name,
         label=criterion.label,

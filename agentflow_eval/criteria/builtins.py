@@ -21,7 +21,16 @@ from agentflow_eval.criteria import (
     session_state,
     trajectory,
 )
-from agentflow_eval.criteria.judges import final_response, hallucinations, rubrics, safety
+from agentflow_eval.criteria.judges import (
+    coherence,
+    final_response,
+    hallucinations,
+    multi_turn,
+    multi_turn_rubrics,
+    rubrics,
+    safety,
+    simulator_quality,
+)
 from agentflow_eval.criteria.spec import CriterionSpec
 
 __all__ = ["BUILTIN_CRITERIA"]
@@ -51,4 +60,11 @@ BUILTIN_CRITERIA: tuple[CriterionSpec[Any], ...] = (
     rubrics.build_tool_use_rubrics,
     hallucinations.build_hallucinations,
     safety.build_safety,
+    coherence.build_coherence,
+    # LLM judges of the whole conversation
+    multi_turn.build_task_success,
+    multi_turn.build_trajectory_quality,
+    multi_turn.build_tool_use_quality,
+    multi_turn_rubrics.build_multi_turn_rubrics,
+    simulator_quality.build_simulator_quality,
 )

@@ -35,17 +35,34 @@ __all__ = ["config_json_schema", "write_schemas"]
 _THRESHOLD: Schema = {"type": "number", "minimum": 0, "maximum": 1, "description": "The threshold."}
 
 _STOP_SIGNAL: Schema = {
-    "description": "ADK user-simulator criterion option; kept in options.stop_signal "
-    "(a custom function criterion receives it), not used by built-in criteria.",
+    "description": "ADK user-simulator criterion option; read by "
+    "per_turn_user_simulator_quality_v1, elsewhere kept in options.stop_signal (a custom "
+    "function criterion receives it).",
     "type": "string",
 }
+
+
+def _threshold_of(model: type[BaseModel]) -> Schema:
+    """A bare threshold of ``model``'s entries: in [0, 1], or the range its ``threshold``
+    field allows (a criterion on ADK's 1-to-5 scale)."""
+    field = model.model_fields.get("threshold")
+    bounds = {
+        key: getattr(item, key)
+        for item in (field.metadata if field is not None else [])
+        for key in ("ge", "le")
+        if getattr(item, key, None) is not None
+    }
+    low, high = bounds.get("ge", 0), bounds.get("le", 1)
+    if (low, high) == (0, 1):
+        return _THRESHOLD
+    return {"type": "number", "minimum": low, "maximum": high, "description": "The threshold."}
 
 
 def _entry(model: type[BaseModel], description: str) -> Schema:
     """A criteria entry: a bare threshold, or an object of ``model``."""
     return {
         "description": description,
-        "anyOf": [_THRESHOLD, {"$ref": f"#/$defs/{model.__name__}"}],
+        "anyOf": [_threshold_of(model), {"$ref": f"#/$defs/{model.__name__}"}],
     }
 
 
@@ -86,9 +103,10 @@ def config_json_schema() -> Schema:
     defs: dict[str, Schema] = top["$defs"]
     defs.pop(CriterionConfig.__name__, None)  # entries are the criteria's own models
     describe_accepted_keys(defs, _with_nested({**FILE_MODELS, **option_models}))
-    for name in option_models:
+    for name, model in option_models.items():
         properties = defs[name]["properties"]
-        properties["stop_signal"] = properties["stopSignal"] = _STOP_SIGNAL
+        if "stop_signal" not in model.model_fields:
+            properties["stop_signal"] = properties["stopSignal"] = _STOP_SIGNAL
     simulator = defs["UserSimulatorConfig"]["properties"]
     for key in ("max_allowed_invocations", "maxAllowedInvocations"):
         simulator[key]["anyOf"].append({"const": -1})  # ADK's "no limit"

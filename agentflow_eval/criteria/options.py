@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from agentflow_eval.models.config import CriterionConfig
 
 __all__ = ["CriterionOptions", "lower_case"]
@@ -22,6 +24,10 @@ class CriterionOptions(CriterionConfig):
     are refused, with a "did you mean")."""
 
     model_config = CriterionConfig.model_config | {"extra": "forbid"}
+
+    threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    """A trial passes the criterion at score >= threshold, a score in [0, 1] (each
+    criterion has a default)."""
 
     include_intermediate_responses_in_final: bool = False
     """Judge each turn's intermediate responses followed by its final one, on both the

@@ -19,6 +19,17 @@ says so in every reasoning:
   for tool-use rubrics); a rubric with none passes when at least half of its content
   words appear.
 - ``safety``: a small lexicon of clearly harmful requests and content, by category.
+- ``response_evaluation_score`` (coherence, 1 to 5): 1 without an answer; 2 for a
+  fragment under three words; 3 when a sentence is repeated; 4 when the answer does not
+  end a sentence; else 5.
+- the whole-conversation judges (``multi_turn_*``): a property per user turn ("the agent
+  answered turn N", task success), per tool call ("call N of TOOL returned a result",
+  tool use), or about the path (no call repeated with the same arguments, no tool
+  error left unanswered, every turn answered: trajectory quality), each decided from the
+  conversation's lines; ``rubric_based_multi_turn_trajectory_quality_v1`` as the rubric
+  judges, over the whole conversation.
+- ``per_turn_user_simulator_quality_v1``: a user message is valid when a content word of
+  it is in the conversation plan; the stop signal is valid once the agent has answered.
 
 Every sample of a prompt gets the same verdict: the verdict is a function of the texts.
 """
@@ -36,6 +47,7 @@ from agentflow_eval.criteria.judges.prompt import FENCE_PATTERN
 __all__ = ["Facts", "demo_judge_reply", "facts_of", "judges"]
 
 _RUBRIC_LINE = re.compile(r"^- \[(?P<id>[^\]\n]+)\] (?P<content>.+)$", re.MULTILINE)
+_STOP_SIGNAL = re.compile(r"by sending exactly (?P<signal>\S+) as its message")
 _SENTENCE_LINE = re.compile(r"^\[(?P<index>\d+)\] (?P<text>.*)$", re.MULTILINE)
 
 _NUMBER = re.compile(
@@ -312,6 +324,128 @@ def _safety(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
     }
 
 
+def _coherence(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
+    answer = blocks.get("AGENT_ANSWER", "").strip()
+    sentences = [s.strip().lower() for s in re.split(r"(?<=[.!?])\s+", answer) if s.strip()]
+    if not answer:
+        rating, why = 1, "there is no answer"
+    elif len(answer.split()) < 3:
+        rating, why = 2, "the answer is a fragment"
+    elif len(set(sentences)) < len(sentences):
+        rating, why = 3, "a sentence is repeated"
+    elif not answer.endswith((".", "!", "?", ")", '"')):
+        rating, why = 4, "the answer does not finish its sentence"
+    else:
+        rating, why = 5, "the answer reads as complete sentences"
+    return {"reasoning": f"{_DEMO}: {why}.", "rating": rating}
+
+
+def _conversation_rows(blocks: dict[str, str]) -> list[dict[str, Any]]:
+    rows = []
+    for line in blocks.get("CONVERSATION", "").splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
+def _verdict(property_: str, met: bool, why: str) -> dict[str, Any]:
+    return {
+        "property": property_,
+        "reasoning": f"{_DEMO}: {why}.",
+        "verdict": "yes" if met else "no",
+    }
+
+
+def _task_success(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
+    rows = _conversation_rows(blocks)
+    turns = sorted({int(row.get("turn", 0)) for row in rows if row.get("role") == "user"})
+    properties = []
+    for turn in turns:
+        answered = any(
+            row.get("turn") == turn and row.get("role") == "agent" and row.get("text")
+            for row in rows
+        )
+        why = "the agent replied" if answered else "the agent gave no answer"
+        properties.append(_verdict(f"The agent answered turn {turn}.", answered, why))
+    return {"properties": properties or [_verdict("The conversation happened.", False, "none")]}
+
+
+def _tool_calls_of(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [row for row in rows if "tool_call" in row]
+
+
+def _tool_use(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
+    calls = _tool_calls_of(_conversation_rows(blocks))
+    properties = [
+        _verdict(
+            f"Call {number} of {call['tool_call']} returned a result.",
+            "error" not in call,
+            "the tool answered" if "error" not in call else f"the tool failed: {call['error']}",
+        )
+        for number, call in enumerate(calls, start=1)
+    ]
+    if not properties:
+        properties = [_verdict("No tool was needed.", True, "the agent called no tool")]
+    return {"properties": properties}
+
+
+def _trajectory(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
+    rows = _conversation_rows(blocks)
+    calls = [
+        json.dumps([c["tool_call"], c.get("args")], sort_keys=True) for c in _tool_calls_of(rows)
+    ]
+    repeated = len(set(calls)) < len(calls)
+    failed = [c for c in _tool_calls_of(rows) if "error" in c]
+    unanswered = [
+        row["turn"] for row in rows if row.get("role") == "agent" and row.get("text") is None
+    ]
+    return {
+        "properties": [
+            _verdict(
+                "The agent did not repeat a tool call with the same arguments.",
+                not repeated,
+                "a call was repeated" if repeated else "every call was new",
+            ),
+            _verdict(
+                "Every tool call the agent made succeeded.",
+                not failed,
+                f"{len(failed)} call(s) failed" if failed else "no call failed",
+            ),
+            _verdict(
+                "The agent answered every turn.",
+                not unanswered,
+                f"turns {unanswered} had no answer" if unanswered else "every turn answered",
+            ),
+        ]
+    }
+
+
+def _simulator_quality(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
+    message = blocks.get("SIMULATED_USER_MESSAGE", "").strip()
+    plan = blocks.get("CONVERSATION_PLAN", "").lower()
+    history = blocks.get("CONVERSATION_HISTORY", "")
+    stop = _STOP_SIGNAL.search(prompt)
+    if stop is not None and message == stop.group("signal"):
+        answered = '"role": "agent", "text": "' in history
+        why = "the agent has answered" if answered else "the agent has not answered yet"
+        return {"reasoning": f"{_DEMO}: ending: {why}.", "is_valid": answered}
+    words = sorted({w for w in _WORD.findall(message.lower()) if len(w) > 3} - _STOP)
+    shared = [w for w in words if w[:5] in plan]
+    valid = bool(shared) or not words
+    why = (
+        f"it shares {', '.join(shared)} with the plan" if shared else "nothing of it is in the plan"
+    )
+    return {"reasoning": f"{_DEMO}: {why}.", "is_valid": valid}
+
+
+def _conversation_rubrics(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
+    return _rubrics(prompt, blocks, "CONVERSATION")
+
+
 def _answer_rubrics(prompt: str, blocks: dict[str, str]) -> dict[str, Any]:
     return _rubrics(prompt, blocks, "AGENT_ANSWER")
 
@@ -326,5 +460,11 @@ _HANDLERS: dict[str, Callable[[str, dict[str, str]], dict[str, Any]]] = {
     "rubric_based_final_response_quality_v1": _answer_rubrics,
     "rubric_based_tool_use_quality_v1": _tool_use_rubrics,
     "safety_v1": _safety,
+    "response_evaluation_score": _coherence,
+    "multi_turn_task_success_v1": _task_success,
+    "multi_turn_trajectory_quality_v1": _trajectory,
+    "multi_turn_tool_use_quality_v1": _tool_use,
+    "rubric_based_multi_turn_trajectory_quality_v1": _conversation_rubrics,
+    "per_turn_user_simulator_quality_v1": _simulator_quality,
 }
 """The demo judge of each built-in LLM-judge criterion."""

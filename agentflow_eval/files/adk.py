@@ -291,8 +291,9 @@ def normalise_config(
       as ADK ignores such keys (``evaluation_settings``), unless it looks like a
       misspelling of a known key: that one is left for validation to refuse.
       ``live_model_config`` is dropped with a warning too: live mode is not supported.
-    - A criterion's ``stop_signal`` (ADK's user-simulator criterion) moves into its
-      ``options``.
+    - A criterion's ``stop_signal`` (ADK's user-simulator criterion) is read by a
+      criterion whose options have it (``per_turn_user_simulator_quality_v1``);
+      elsewhere it moves into the entry's ``options``, for a function of one's own.
     - ``custom_metrics`` is refused with :class:`AdkFormatError`: ADK's custom metric
       functions take ADK's evaluator arguments, which this package does not provide.
     - With the ``criteria`` catalogue, what a criterion accepts without using (ADK's
@@ -327,12 +328,18 @@ def normalise_config(
         for name, options in entries.items():
             if not isinstance(options, dict):
                 continue
+            reads_it = criteria is not None and "stop_signal" in (
+                criteria.options_model(name, options).model_fields
+            )
             for key in _ADK_ONLY_CRITERION_KEYS:
-                if key in options:
+                if key in options and reads_it:
+                    options.setdefault("stop_signal", options.pop(key))
+                elif key in options:
                     if not options.get("function"):
                         warnings.append(
-                            f"criteria.{name}.{key} is not used: no built-in criterion reads "
-                            "it (the simulated user ends a conversation with </finished>)"
+                            f"criteria.{name}.{key} is not used: only "
+                            "per_turn_user_simulator_quality_v1 reads it (the simulated user "
+                            "ends a conversation with </finished>)"
                         )
                     extra = options.setdefault("options", {})
                     if isinstance(extra, dict):

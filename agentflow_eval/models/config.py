@@ -54,8 +54,9 @@ class CriterionConfig(FileModel):
 
     model_config = FileModel.model_config | {"extra": "allow"}
 
-    threshold: float | None = Field(default=None, ge=0.0, le=1.0)
-    """A trial passes the criterion at score >= threshold (each criterion has a default)."""
+    threshold: float | None = Field(default=None, ge=0.0)
+    """A trial passes the criterion at score >= threshold (each criterion has a default;
+    its options model holds it to its scale, [0, 1] for most)."""
     # a user's own criterion, ``module:attr``, and free-form options for it
     function: str | None = None
     """A criterion of one's own: ``package.module:attr`` or ``path/to/checks.py:attr``."""

@@ -284,6 +284,23 @@ def _bin_of(score: float) -> int:
     return BINS - 1 if score >= 1.0 else max(int(score * 10), 0)
 
 
+Scale = tuple[float, float]
+"""The range a criterion's scores span: [0, 1], or its own (ADK's 1 to 5)."""
+
+
+def _scale_of(verdict: CriterionResult) -> Scale:
+    given = verdict.details.get("score_range")
+    if isinstance(given, list) and len(given) == 2 and given[1] > given[0]:
+        return float(given[0]), float(given[1])
+    return 0.0, 1.0
+
+
+def _unit(value: float, scale: Scale) -> float:
+    """``value`` on ``scale`` as a fraction of it (where its bin is)."""
+    low, high = scale
+    return (value - low) / (high - low)
+
+
 OrderKey = tuple[str, int, int]
 """Where a verdict stands in the report's order: (case id, trial index, position among
 the trial's criteria)."""
@@ -305,13 +322,15 @@ class ScoreBins:
     def __init__(self) -> None:
         self._counts: dict[str, list[int]] = {}
         self._first: dict[str, tuple[OrderKey, str, float | None]] = {}
+        self._scales: dict[str, Scale] = {}
 
     def add(self, key: OrderKey, verdict: CriterionResult) -> None:
         """Count ``verdict``'s score; skipped and not-evaluated results have none to count."""
         if verdict.score is None or verdict.status not in ("passed", "failed"):
             return
         name = verdict.criterion
-        self._counts.setdefault(name, [0] * BINS)[_bin_of(verdict.score)] += 1
+        scale = self._scales.setdefault(name, _scale_of(verdict))
+        self._counts.setdefault(name, [0] * BINS)[_bin_of(_unit(verdict.score, scale))] += 1
         first = self._first.get(name)
         if first is None or key < first[0]:
             self._first[name] = (key, verdict.label or name, verdict.threshold)
@@ -320,7 +339,13 @@ class ScoreBins:
         """One histogram per criterion that produced scores, in first-seen order."""
         names = sorted(self._counts, key=lambda name: self._first[name][0])
         return [
-            _histogram(name, self._first[name][1], self._first[name][2], self._counts[name])
+            _histogram(
+                name,
+                self._first[name][1],
+                self._first[name][2],
+                self._counts[name],
+                self._scales[name],
+            )
             for name in names
         ]
 
@@ -334,8 +359,17 @@ def score_histograms(trials: Iterable[TrialResult]) -> list[Histogram]:
     return bins.histograms()
 
 
-def _histogram(key: str, label: str, threshold: float | None, counts: list[int]) -> Histogram:
+def _histogram(
+    key: str,
+    label: str,
+    threshold: float | None,
+    counts: list[int],
+    scale: Scale = (0.0, 1.0),
+) -> Histogram:
     total = sum(counts)
+    lowest, highest = scale
+    width = highest - lowest
+    at = None if threshold is None else _unit(threshold, scale)  # where it sits in [0, 1]
     shape = Histogram(key, label, total, None, threshold, [])
     peak = max(counts) or 1
     step = shape.plot_width / BINS
@@ -344,7 +378,8 @@ def _histogram(key: str, label: str, threshold: float | None, counts: list[int])
         height = round(shape.plot_height * count / peak, 1)
         perfect = index == BINS - 1
         low, high = (1.0, 1.0) if perfect else (index / 10, (index + 1) / 10)
-        span = "1.0" if perfect else f"[{low:.1f}, {high:.1f})"
+        shown_low, shown_high = lowest + low * width, lowest + high * width
+        span = f"{highest:.1f}" if perfect else f"[{shown_low:.1f}, {shown_high:.1f})"
         bars.append(
             BinBar(
                 x=round(shape.plot_x + index * step + 1, 1),
@@ -353,13 +388,12 @@ def _histogram(key: str, label: str, threshold: float | None, counts: list[int])
                 height=height,
                 count=count,
                 count_text=format_count_short(count),
-                below=threshold is not None
-                and (high < threshold if perfect else high <= threshold),
+                below=at is not None and (high < at if perfect else high <= at),
                 tooltip=f"score {span}: {format_count(count)} trial(s)",
             )
         )
     # the ten 0.1-wide bins span [0, 1); the threshold sits where its score would fall
-    threshold_x = round(shape.plot_x + step * 10 * threshold, 1) if threshold is not None else None
+    threshold_x = round(shape.plot_x + step * 10 * at, 1) if at is not None else None
     caption = f"n = {format_count(total)}"
     if threshold is not None:
         caption += f" · threshold {threshold:g}"

@@ -264,13 +264,22 @@ class DocRun:
 
 def _check_judge_reply(criterion: str, text: str) -> None:
     """``text`` read by the judge's own parser, as a reply of the judge of ``criterion``."""
+    from agentflow_eval.criteria.judges.coherence import parse_coherence
     from agentflow_eval.criteria.judges.final_response import parse_match_verdict
     from agentflow_eval.criteria.judges.hallucinations import sentence_parser
+    from agentflow_eval.criteria.judges.multi_turn import parse_properties
     from agentflow_eval.criteria.judges.rubrics import rubric_parser
     from agentflow_eval.criteria.judges.safety import parse_safety_verdict
+    from agentflow_eval.criteria.judges.simulator_quality import parse_simulator_verdict
 
     data = json.loads(text)
-    if criterion == "final_response_match_v2":
+    if criterion == "response_evaluation_score":
+        parse_coherence(text)
+    elif criterion.startswith("multi_turn_"):
+        parse_properties(text)
+    elif criterion == "per_turn_user_simulator_quality_v1":
+        parse_simulator_verdict(text)
+    elif criterion == "final_response_match_v2":
         parse_match_verdict(text)
     elif criterion.startswith("rubric_based_"):
         rubric_parser([v["rubric_id"] for v in data["verdicts"]])(text)

@@ -1,16 +1,26 @@
 """What the LLM-judge criteria share: their settings, asking many samples at once and
 folding the replies back into the turns they were asked for, votes, and the views of a
-trial they show the judge."""
+trial they show the judge.
+
+Every verdict an LLM judge gives records two things a person checking the judge needs
+(:mod:`agentflow_eval.review`): ``content_key``, a hash of what the judge was shown (the
+criterion, its threshold and the prompts, without the judge model or the sample), so a
+person's label of that content is found again whichever judge or run judges it next; and
+``samples_disagree``, whether the judge's samples of one prompt reached different
+verdicts (a verdict worth a person's look first)."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
 
 from agentflow_eval.criteria.base import (
     CriterionContext,
@@ -33,6 +43,7 @@ from agentflow_eval.models.evalset import Invocation
 from agentflow_eval.models.results import CriterionResult, RecordedToolCall, Turn, Usage
 
 __all__ = [
+    "CONTENT_KEY_SCHEMA",
     "NO_JUDGE_RUNTIME",
     "DetailRow",
     "JudgeAsks",
@@ -42,6 +53,7 @@ __all__ = [
     "Scoring",
     "ScoringRule",
     "TurnView",
+    "content_key",
     "majority",
     "plurality",
     "tool_calls_text",
@@ -106,6 +118,48 @@ Parser = Callable[[str], Any]
 """Reads the text of a judge reply into a value; raises :class:`JudgeOutputError` when
 the text is not what the prompt asked for."""
 
+VerdictOf = Callable[[Any], Hashable]
+"""What of a parsed reply is its verdict, for telling whether samples agree (by default
+the reply without its reasoning, which samples word differently however they judge)."""
+
+CONTENT_KEY_SCHEMA = "agentflow-judged-content/1"
+"""Bumped when what :func:`content_key` hashes changes, so old labels stop matching."""
+
+
+def content_key(criterion: str, threshold: float, prompts: Sequence[str], rows: Any) -> str:
+    """The sha256 hex key of what a judge criterion judged in one trial: its name and
+    threshold (a person's pass or fail means pass or fail at this threshold), every
+    prompt it asked, and its rows before any vote (turns it decided without asking). The
+    judge model, its options and the sample index are left out, unlike the judge
+    cache's key (:func:`~agentflow_eval.criteria.judges.cache.judge_cache_key`): a
+    person's label is about the content, whoever judges it."""
+    material = {
+        "schema": CONTENT_KEY_SCHEMA,
+        "criterion": criterion,
+        "threshold": threshold,
+        "prompts": list(prompts),
+        "rows": rows,
+    }
+    encoded = json.dumps(
+        material, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
+    return hashlib.sha256(encoded.encode()).hexdigest()
+
+
+def _without_reasoning(value: Any) -> Hashable:
+    """A parsed reply as a hashable verdict: models and mappings without their
+    ``reasoning``, recursively."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump()
+    if isinstance(value, dict):
+        return tuple(
+            sorted((str(k), _without_reasoning(v)) for k, v in value.items() if k != "reasoning")
+        )
+    if isinstance(value, list | tuple):
+        return tuple(_without_reasoning(item) for item in value)
+    return value if isinstance(value, Hashable) else repr(value)
+
+
 DetailRow = dict[str, Any]
 """One turn's entry in a criterion's details: what was judged, the votes, the verdict."""
 
@@ -135,6 +189,10 @@ class JudgeCriterion(ABC):
     name: str
     setup: JudgeSetup
 
+    SCORE_RANGE: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    """The scores it gives: [0, 1], or the scale ADK defines for it (its threshold is on
+    the same scale)."""
+
     @property
     def threshold(self) -> float:
         return self.setup.threshold
@@ -155,9 +213,16 @@ class JudgeAsks:
     def __init__(self, criterion: JudgeCriterion) -> None:
         self._criterion = criterion
         self._asks: list[tuple[DetailRow, JudgeRequest, Parser]] = []
+        self._prompts: list[str] = []
+        self._verdicts: dict[str, VerdictOf] = {}
 
-    def add(self, row: DetailRow, prompt: str, parse: Parser) -> None:
-        """Ask ``prompt`` once per sample for ``row``; ``parse`` reads each reply."""
+    def add(
+        self, row: DetailRow, prompt: str, parse: Parser, verdict: VerdictOf | None = None
+    ) -> None:
+        """Ask ``prompt`` once per sample for ``row``; ``parse`` reads each reply, and
+        ``verdict`` says what of it the samples must share to agree."""
+        self._prompts.append(prompt)
+        self._verdicts[prompt] = verdict or _without_reasoning
         for request in self._criterion.setup.requests(self._criterion.name, prompt):
             self._asks.append((row, request, parse))
 
@@ -170,13 +235,16 @@ class JudgeAsks:
         evaluated when there is no runtime to ask with, or when a sample failed. With
         nothing to ask, no runtime is needed."""
         criterion = self._criterion
+        key = content_key(criterion.name, criterion.threshold, self._prompts, rows)
         if not self._asks:
             batch = JudgeBatch([], [], [], Usage(), 0.0)
         elif runtime is None:
-            return not_evaluated(criterion, NO_JUDGE_RUNTIME)
+            return not_evaluated(criterion, NO_JUDGE_RUNTIME, {"content_key": key})
         else:
             batch = await self._ask_all(runtime)
-        details = {**criterion.setup.details(), "invocations": rows}
+        details = {**criterion.setup.details(), "content_key": key, "invocations": rows}
+        if criterion.SCORE_RANGE != (0.0, 1.0):
+            details["score_range"] = list(criterion.SCORE_RANGE)
         if batch.failed:
             return not_evaluated(
                 criterion,
@@ -185,15 +253,26 @@ class JudgeAsks:
                 usage=batch.usage,
                 latency_ms=batch.latency_ms,
             )
+        disagree = self._samples_disagree(batch)
         outcome = scoring(rows, batch.answers())
         return scored(
             criterion,
             outcome.score,
-            {**details, **outcome.details, **batch.summary()},
+            {**details, **outcome.details, **batch.summary(), "samples_disagree": disagree},
             reason=outcome.reason,
             usage=batch.usage,
             latency_ms=batch.latency_ms,
+            score_range=criterion.SCORE_RANGE,
         )
+
+    def _samples_disagree(self, batch: JudgeBatch) -> bool:
+        """Whether the samples of some prompt reached different verdicts."""
+        seen: dict[str, set[Hashable]] = {}
+        for (_, request, _), reply in zip(self._asks, batch.replies, strict=True):
+            if reply is not None:
+                verdict = self._verdicts[request.prompt](reply.value)
+                seen.setdefault(request.prompt, set()).add(verdict)
+        return any(len(verdicts) > 1 for verdicts in seen.values())
 
     async def _ask_all(self, runtime: JudgeRuntime) -> JudgeBatch:
         """Ask every request concurrently and collect the replies and failures; never

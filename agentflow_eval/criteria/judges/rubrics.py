@@ -108,6 +108,7 @@ def rubric_parser(rubric_ids: list[str]) -> Callable[[str], dict[str, RubricVerd
 RUBRIC_TYPES: dict[str, str] = {
     "final_response": "FINAL_RESPONSE_QUALITY",
     "tool_use": "TOOL_USE_QUALITY",
+    "multi_turn_trajectory": "TRAJECTORY_QUALITY",
 }
 """ADK's rubric ``type`` for each kind of rubric criterion."""
 

@@ -106,10 +106,16 @@ def test_the_built_in_criteria_are_these():
         "inference_call_count_v1",
         "invocation_duration_v1",
         "intermediate_response_match_score",
+        "multi_turn_task_success_v1",
+        "multi_turn_tool_use_quality_v1",
+        "multi_turn_trajectory_quality_v1",
         "node_trajectory_avg_score",
         "output_matches",
+        "per_turn_user_simulator_quality_v1",
+        "response_evaluation_score",
         "response_match_score",
         "rubric_based_final_response_quality_v1",
+        "rubric_based_multi_turn_trajectory_quality_v1",
         "rubric_based_tool_use_quality_v1",
         "safety_v1",
         "token_usage_v1",
@@ -141,7 +147,13 @@ def test_what_the_registry_derives_is_what_the_criteria_declare():
     assert {s.name for s in declared if s.calls_judge} == {
         "final_response_match_v2",
         "hallucinations_v1",
+        "multi_turn_task_success_v1",
+        "multi_turn_tool_use_quality_v1",
+        "multi_turn_trajectory_quality_v1",
+        "per_turn_user_simulator_quality_v1",
+        "response_evaluation_score",
         "rubric_based_final_response_quality_v1",
+        "rubric_based_multi_turn_trajectory_quality_v1",
         "rubric_based_tool_use_quality_v1",
         "safety_v1",
     }
@@ -152,6 +164,7 @@ def test_what_the_registry_derives_is_what_the_criteria_declare():
         assert options_model(spec.name, {"threshold": 0.5}) is spec.options
     assert {s.name for s in declared if s.needs_rubrics} == {
         "rubric_based_final_response_quality_v1",
+        "rubric_based_multi_turn_trajectory_quality_v1",
         "rubric_based_tool_use_quality_v1",
     }
     # every expectation a case can give has a criterion that judges it, and the warning

@@ -214,7 +214,7 @@ CRITERION_OF = {
     "LlmAsAJudgeCriterion": "final_response_match_v2",
     "RubricsBasedCriterion": "rubric_based_final_response_quality_v1",
     "HallucinationsCriterion": "hallucinations_v1",
-    "LlmBackedUserSimulatorCriterion": "final_response_match_v2",
+    "LlmBackedUserSimulatorCriterion": "per_turn_user_simulator_quality_v1",
 }
 
 WARNED_AS = {

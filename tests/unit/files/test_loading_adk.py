@@ -200,7 +200,7 @@ def test_adk_config_with_rubrics_simulator_and_stop_signal():
     ]
     assert config.criteria["hallucinations_v1"].evaluate_intermediate_nl_responses is True
     simulator_quality = config.criteria["per_turn_user_simulator_quality_v1"]
-    assert simulator_quality.options == {"stop_signal": "</finished>"}
+    assert simulator_quality.stop_signal == "</finished>"  # the criterion reads it
     assert config.user_simulator_config is not None
     assert config.user_simulator_config.model == "gemini-2.5-flash"
     assert config.user_simulator_config.max_allowed_invocations == 12

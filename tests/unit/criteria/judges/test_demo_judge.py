@@ -10,6 +10,7 @@ from agentflow_eval.criteria.judges.hallucinations import sentence_parser
 from agentflow_eval.criteria.judges.prompt import builtin_template
 from agentflow_eval.criteria.judges.rubrics import rubric_parser
 from agentflow_eval.criteria.judges.safety import parse_safety_verdict
+from agentflow_eval.criteria.registry import known_criteria, spec_of
 from agentflow_eval.demo.judge import demo_judge_reply, facts_of, judges
 from agentflow_eval.models.evalset import Rubric
 
@@ -40,13 +41,7 @@ def test_a_criterion_without_a_demo_judge_gets_none():
     weather = [{"role": "user", "content": "What's the weather in Tokyo?"}]
     assert demo_judge_reply("my_own_criterion", weather) is None
     assert demo_judge_reply("response_match_score", []) is None  # not a judge criterion
-    assert set(judges()) == {
-        "final_response_match_v2",
-        "hallucinations_v1",
-        "rubric_based_final_response_quality_v1",
-        "rubric_based_tool_use_quality_v1",
-        "safety_v1",
-    }
+    assert set(judges()) == {name for name in known_criteria() if spec_of(name).calls_judge}
 
 
 def test_same_places_and_numbers_in_other_words_are_valid():
