@@ -1,6 +1,9 @@
 # Sourced by the quickstart scripts: make .venv (python3 + pip only) and install the
-# project into it with the extras in AGENTFLOW_EXTRAS (default: test), again only when
-# pyproject.toml or the extras changed.
+# project into it with the extras in AGENTFLOW_EXTRAS (comma-separated; default: none,
+# the package alone). The stamp in .venv records pyproject.toml's hash and the extras
+# installed from it: a command whose extras are already there installs nothing, and an
+# install keeps the extras an earlier command installed, so the example and the tests
+# never reinstall each other's environment.
 #
 # The install goes through uv (from PyPI, into .venv) where it can be had: it resolves and
 # installs the same requirements as pip, several times faster. Where uv cannot be
@@ -9,12 +12,17 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 VENV=${AGENTFLOW_VENV:-.venv}
 if [ ! -x "$VENV/bin/python" ]; then
-  echo "setting up $VENV (first run takes a minute or two)..." >&2
   python3 -m venv "$VENV"
 fi
 stamp="$VENV/.agentflow-installed"
-EXTRAS=${AGENTFLOW_EXTRAS:-test}
-want=$( (cat pyproject.toml; echo "extras: $EXTRAS") | python3 -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')
+project=$(python3 -c 'import hashlib,sys; print(hashlib.sha256(open("pyproject.toml","rb").read()).hexdigest())')
+# the extras wanted, and those the stamp says are installed from this pyproject.toml
+wanted=$(tr ',' '\n' <<<"${AGENTFLOW_EXTRAS:-}" | sed '/^$/d' | sort -u)
+installed=""
+if [ -f "$stamp" ] && [ "$(head -n1 "$stamp")" = "$project" ]; then
+  installed=$(tail -n +2 "$stamp" | sed '/^$/d' | sort -u)
+fi
+missing=$(comm -23 <(echo "$wanted") <(echo "$installed") | sed '/^$/d')
 
 _pip_install() {
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$@" 2>&1 \
@@ -32,17 +40,22 @@ _uv() {
   [ -x "$VENV/bin/uv" ]
 }
 
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+if [ ! -f "$stamp" ] || [ "$(head -n1 "$stamp")" != "$project" ] || [ -n "$missing" ]; then
+  # what was installed stays installed: the union of the extras asked for and those there
+  extras=$(printf '%s\n%s\n' "$wanted" "$installed" | sed '/^$/d' | sort -u | paste -sd, -)
+  target="."
+  [ -n "$extras" ] && target=".[$extras]"
+  echo "installing agentflow-eval${extras:+ with [$extras]} into $VENV..." >&2
   # --compile-bytecode: as pip does, so the first test processes, started together, do
   # not each compile the same modules. --upgrade: a virtualenv made before the pins moved
   # gets what a fresh one gets (and CI tests), the newest each pin allows.
   if ! { _uv && "$VENV/bin/uv" pip install --quiet --python "$VENV/bin/python" \
-           --compile-bytecode --upgrade -e ".[$EXTRAS]"; }; then
+           --compile-bytecode --upgrade -e "$target"; }; then
     echo "installing with pip..." >&2
-    _pip_install --upgrade --upgrade-strategy eager -e ".[$EXTRAS]"
+    _pip_install --upgrade --upgrade-strategy eager -e "$target"
   fi
   "$VENV/bin/python" -c "import agentflow_eval, prefect, litellm" >/dev/null
-  echo "$want" > "$stamp"
+  printf '%s\n%s\n' "$project" "$(tr ',' '\n' <<<"$extras")" > "$stamp"
 fi
 export PATH="$PWD/$VENV/bin:$PATH"
 # Offline by default: litellm's bundled price map, no Prefect telemetry.
