@@ -19,9 +19,7 @@ project=$(python3 -c 'import hashlib,sys; print(hashlib.sha256(open("pyproject.t
 # the extras wanted, and those the stamp says are installed from this pyproject.toml
 wanted=$(tr ',' '\n' <<<"${AGENTFLOW_EXTRAS:-}" | sed '/^$/d' | sort -u)
 installed=""
-if [ -f "$stamp" ] && [ "$(head -n1 "$stamp")" = "$project" ]; then
-  installed=$(tail -n +2 "$stamp" | sed '/^$/d' | sort -u)
-fi
+[ -f "$stamp" ] && installed=$(tail -n +2 "$stamp" | sed '/^$/d' | sort -u)
 missing=$(comm -23 <(echo "$wanted") <(echo "$installed") | sed '/^$/d')
 
 _pip_install() {
@@ -45,7 +43,8 @@ if [ ! -f "$stamp" ] || [ "$(head -n1 "$stamp")" != "$project" ] || [ -n "$missi
   extras=$(printf '%s\n%s\n' "$wanted" "$installed" | sed '/^$/d' | sort -u | paste -sd, -)
   target="."
   [ -n "$extras" ] && target=".[$extras]"
-  echo "installing agentflow-eval${extras:+ with [$extras]} into $VENV..." >&2
+  echo "installing agentflow-eval${extras:+ with [$extras]} into $VENV" \
+    "(once: 2 to 3 minutes for the package alone, a minute more for the tests' extras)..." >&2
   # --compile-bytecode: as pip does, so the first test processes, started together, do
   # not each compile the same modules. --upgrade: a virtualenv made before the pins moved
   # gets what a fresh one gets (and CI tests), the newest each pin allows.
