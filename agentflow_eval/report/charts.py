@@ -26,6 +26,8 @@ from agentflow_eval.report.formats import format_ci, format_count, format_count_
 
 __all__ = [
     "BAR_STEPS",
+    "CHART_WIDTH",
+    "COMPACT_CHART_WIDTH",
     "LABELLED_CASES",
     "Bar",
     "BinBar",
@@ -130,16 +132,31 @@ def _clip_label(text: str, limit: int = 28) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def pass_rate_chart(cases: Sequence[CaseResult]) -> PassRateChart:
+CHART_WIDTH = 900.0
+"""The pass-rate chart's width in SVG units, drawn at about 1:1 on a wide page."""
+
+COMPACT_CHART_WIDTH = 340.0
+"""The same chart for a narrow page (a phone): drawn at about 1:1 in 320 px or more."""
+
+LABEL_CHAR_WIDTH = 7.2
+"""A case label's glyph width (11.5-unit monospace) in SVG units, to clip labels to
+their column."""
+
+
+def pass_rate_chart(cases: Sequence[CaseResult], width: float = CHART_WIDTH) -> PassRateChart:
     """Horizontal labelled bars (in case order) for a few cases; a strip of columns
-    sorted by pass rate, worst first, for many."""
+    sorted by pass rate, worst first, for many; ``width`` units wide."""
     if len(cases) <= LABELLED_CASES:
-        return _horizontal(cases)
-    return _columns(cases)
+        return _horizontal(cases, width)
+    return _columns(cases, width)
 
 
-def _horizontal(cases: Sequence[CaseResult]) -> PassRateChart:
-    row, label_w, value_w, width = 22.0, 210.0, 130.0, 900.0
+def _horizontal(cases: Sequence[CaseResult], width: float) -> PassRateChart:
+    # the label and value columns keep their full size on a wide chart and give way on a
+    # narrow one, where the bar keeps at least a third of the width
+    row = 22.0
+    label_w, value_w = min(210.0, width * 0.32), min(130.0, width * 0.26)
+    label_chars = int((label_w - 8) / LABEL_CHAR_WIDTH)
     plot_x, plot_y = label_w, 8.0
     plot_w = width - label_w - value_w
     bars = []
@@ -154,7 +171,7 @@ def _horizontal(cases: Sequence[CaseResult]) -> PassRateChart:
                 ci_from=round(plot_x + plot_w * case.ci_low, 1),
                 ci_to=round(plot_x + plot_w * case.ci_high, 1),
                 state=case_state(case),
-                label=_clip_label(case.case_id),
+                label=_clip_label(case.case_id, label_chars),
                 value_text=f"{case.passed}/{case.rated_runs} · {format_pct(case.pass_rate)}",
                 tooltip=_tooltip(case),
             )
@@ -184,11 +201,11 @@ def _group_tooltip(group: Sequence[CaseResult]) -> str:
     )
 
 
-def _columns(cases: Sequence[CaseResult]) -> PassRateChart:
+def _columns(cases: Sequence[CaseResult], width: float) -> PassRateChart:
     """Columns sorted by pass rate; neighbours with the same result (passed of runs)
     share one column as wide as they are together, so a run of thousands of cases, whose
     rates repeat, draws a handful of shapes (each with a tooltip naming its cases)."""
-    width, plot_x, plot_y, plot_h = 900.0, 44.0, 8.0, 140.0
+    plot_x, plot_y, plot_h = 44.0, 8.0, 140.0
     plot_w = width - plot_x - 8
     ordered = sorted(cases, key=lambda c: (c.pass_rate, c.runs, c.case_id))
     step = plot_w / len(ordered)
@@ -449,13 +466,15 @@ class RunRate:
     ci_high: float
 
 
-def trend_chart(runs_newest_first: Sequence[RunRate]) -> TrendChart | None:
-    """The last :data:`TREND_RUNS` runs as a line with its interval band; None for fewer
-    than two runs (a single point is no trend)."""
+def trend_chart(
+    runs_newest_first: Sequence[RunRate], width: float = CHART_WIDTH
+) -> TrendChart | None:
+    """The last :data:`TREND_RUNS` runs as a line with its interval band, ``width`` units
+    wide; None for fewer than two runs (a single point is no trend)."""
     runs = list(reversed(runs_newest_first[:TREND_RUNS]))
     if len(runs) < 2:
         return None
-    shape = TrendChart([], "", "", [])
+    shape = TrendChart([], "", "", [], width=width, plot_width=width - 60)
     step = shape.plot_width / (len(runs) - 1)
 
     def y_of(rate: float) -> float:
@@ -482,4 +501,4 @@ def trend_chart(runs_newest_first: Sequence[RunRate]) -> TrendChart | None:
         [f"{p.x},{p.ci_top}" for p in points] + [f"{p.x},{p.ci_bottom}" for p in reversed(points)]
     )
     ticks = [(y_of(f), format_pct(f)) for f in (0, 0.5, 1)]
-    return TrendChart(points, line, band, ticks)
+    return TrendChart(points, line, band, ticks, width=width, plot_width=shape.plot_width)

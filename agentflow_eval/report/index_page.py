@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from agentflow_eval.report.charts import RunRate, trend_chart
+from agentflow_eval.report.charts import COMPACT_CHART_WIDTH, RunRate, trend_chart
 from agentflow_eval.report.csp import content_security_policy
 from agentflow_eval.report.templating import compact, environment, page_style
 from agentflow_eval.report.trends import case_trends
@@ -54,6 +54,7 @@ def render_index(
             links_until=links_until,
             title=manifest.eval_set_name or manifest.eval_set_id,
             trend=trend_chart(rates),
+            compact_trend=trend_chart(rates, COMPACT_CHART_WIDTH),
             case_trends=case_trends(manifest.runs),
             latest_completed=manifest.latest_completed(),
             csp=content_security_policy(scripts=[], styles=[str(style)]),

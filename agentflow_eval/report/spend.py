@@ -86,8 +86,12 @@ def case_spend_cells(efficiency: CaseEfficiency | None) -> dict[str, str]:
     latency, each its median with the 90th percentile."""
     if efficiency is None:
         return {}
+    # as the run's cost reads (cost_text): "–" where no model call was recorded, a cost
+    # nobody measured rather than a $0 that reads as free
+    calls = efficiency.model_calls
+    cost = "–" if calls.max == 0 else spread_text(efficiency.cost_usd, "$")
     return {
-        "cost": spread_text(efficiency.cost_usd, "$"),
+        "cost": cost,
         "tokens": spread_text(efficiency.total_tokens),
         "model calls": spread_text(efficiency.model_calls),
         "tool calls": spread_text(efficiency.tool_calls),

@@ -38,6 +38,7 @@ from agentflow_eval.models.results import (
 )
 from agentflow_eval.report.alignment import align_calls
 from agentflow_eval.report.charts import (
+    COMPACT_CHART_WIDTH,
     Histogram,
     PassRateChart,
     case_state,
@@ -215,6 +216,8 @@ class ReportView:
     state_counts: dict[str, int]
     criteria: list[CriterionSummary]
     pass_chart: PassRateChart
+    compact_pass_chart: PassRateChart
+    """The same chart drawn for a narrow page (the stylesheet shows one of the two)."""
     histograms: list[Histogram]
     settings: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -233,6 +236,7 @@ def build_view(run: RunResult, digest: TrialDigest) -> ReportView:
         state_counts=dict(counts),
         criteria=run.criteria,
         pass_chart=pass_rate_chart(run.cases),
+        compact_pass_chart=pass_rate_chart(run.cases, COMPACT_CHART_WIDTH),
         histograms=digest.histograms(),
         settings={
             name: [(key, _detail_text(key, value)) for key, value in values.items()]

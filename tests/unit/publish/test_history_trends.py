@@ -58,7 +58,7 @@ def test_a_slow_slide_shows_per_case_though_no_night_was_significant(tmp_path: P
     assert "Cases over the last runs" in page and "over the last 6 runs" in page
     assert "night0: 5/5; " in text and "night5: 3/5" in text  # the counts, on hover
     assert page.count('<svg class="spark"') == 2
-    assert re.search(r'<td class="num slide">−27 pts</td>', page)
+    assert re.search(r'<td class="num slide" data-label="Change">−27 pts</td>', page)
     assert "Pass rate over runs" in page and '<polygon class="band"' in page  # intervals
     assert page.count("no significant change") == 5  # each run against its baseline
     assert "style=" not in page

@@ -178,7 +178,7 @@ def test_simulated_run_carries_a_banner() -> None:
 
 
 def test_criteria_table_and_shared_settings(page: str) -> None:
-    table = page[page.index('<table class="grid criteria">') : page.index("</table>")]
+    table = page[page.index('<table class="grid criteria stack">') : page.index("</table>")]
     assert "tool_trajectory_avg_score" in table and "final_response_match_v2" in table
     # settings every trajectory verdict repeats are shown once, beside the criterion
     assert '<span class="muted">match_type</span> IN_ORDER' in table
@@ -315,7 +315,9 @@ def test_an_interval_near_zero_keeps_its_digits_on_the_page() -> None:
 
 
 def test_charts_are_inline_svg_with_case_tooltips(page: str) -> None:
-    assert 'class="pass-chart"' in page and page.count('class="hist"') == 3
+    # drawn twice, for a wide page and a narrow one (the stylesheet shows one)
+    assert 'class="pass-chart full"' in page and 'class="pass-chart compact"' in page
+    assert page.count('class="hist"') == 3
     assert "<title>weather_multi_city: 3/5 passed (60%, 95% CI 23–88%)</title>" in page
 
 
@@ -375,9 +377,10 @@ def test_200_cases_by_5_trials_stay_a_lean_page() -> None:
     assert page.count('<details class="case') == 200
     blocks = case_blocks(page)
     assert sum(len(unpack_case(b)["trials"]) for b in blocks.values()) == 1000
-    # many cases switch the chart to columns; cases with the same result share one
+    # many cases switch the chart to columns; cases with the same result share one (in
+    # the chart for a wide page and in the one for a narrow page)
     assert 'class="col s-' in page and 'class="bar s-' not in page
-    assert page.count('class="col s-') == len({(c.passed, c.runs) for c in run.cases})
+    assert page.count('class="col s-') == 2 * len({(c.passed, c.runs) for c in run.cases})
 
 
 def test_an_empty_run_and_a_case_without_trials_still_render() -> None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from support.sample_results import sample_run
 
-from agentflow_eval.models.results import Usage
+from agentflow_eval.models.results import TrialFigures, Usage
 from agentflow_eval.report.formats import format_duration_ms
 from agentflow_eval.report.scorecard import format_scorecard
-from agentflow_eval.report.spend import cost_text, spend_line
+from agentflow_eval.report.spend import case_spend_cells, cost_text, spend_line
 from agentflow_eval.report.summary import run_summary
+from agentflow_eval.run.efficiency import case_efficiency
 
 
 def test_cost_is_unknown_while_any_call_is_unpriced() -> None:
@@ -45,3 +46,19 @@ def test_the_json_summary_carries_each_cases_figures() -> None:
     assert [case.efficiency for case in summary.cases] == [case.efficiency for case in run.cases]
     assert summary.cases[0].efficiency is not None
     assert summary.totals.trial_latency_ms == run.totals.trial_latency_ms
+
+
+def _figures(index: int, calls: int, cost: float | None) -> TrialFigures:
+    return TrialFigures(trial_index=index, model_calls=calls, cost_usd=cost, latency_ms=10.0)
+
+
+def test_a_case_reads_its_cost_as_the_run_does() -> None:
+    """A case's cost cell follows the run's rule: "–" where no model call was recorded
+    (an agent whose calls were not captured: nobody measured a cost), "unknown" while a
+    price is unknown, and a known zero as $0.0000."""
+    uncaptured = case_efficiency([_figures(0, 0, 0.0), _figures(1, 0, 0.0)])
+    unpriced = case_efficiency([_figures(0, 2, None), _figures(1, 2, 0.001)])
+    free = case_efficiency([_figures(0, 1, 0.0), _figures(1, 1, 0.0)])
+    assert case_spend_cells(uncaptured)["cost"] == cost_text(Usage()) == "–"
+    assert case_spend_cells(unpriced)["cost"] == "unknown"
+    assert case_spend_cells(free)["cost"] == "$0.0000 (p90 $0.0000)"
