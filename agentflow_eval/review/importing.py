@@ -205,7 +205,7 @@ def _label(
             trial=fields["trial"],
             criterion=fields["criterion"],
             content_key=judged.content_key,
-            label=value,  # type: ignore[arg-type]  # checked: pass, fail or a float
+            label=value,
             reviewer=fields["reviewer"],
             note="" if note is None else str(note),
             labelled_at=at if at not in (None, "") else when,
