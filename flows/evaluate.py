@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from prefect import flow, get_run_logger
+from prefect import flow
 from pydantic.json_schema import SkipJsonSchema
 
 from agentflow_eval.compare.brief import comparison_lines
@@ -191,14 +191,12 @@ async def evaluate(
         published=None if outcome.publish is None else outcome.publish.published,
         scope=scope,
     )
-    if emit_judge_untrustworthy(
+    emit_judge_untrustworthy(  # the summary artifact names them too
         outcome.run,
         report_url=outcome.report_url or local_report.as_uri(),
         run_dir=outcome.run_dir,
         scope=scope,
-    ):
-        for line in outcome.gates.untrustworthy_judges:
-            get_run_logger().warning(line)
+    )
     if outcome.comparison is not None:
         emit_comparison(
             outcome.run,
