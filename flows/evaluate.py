@@ -55,6 +55,7 @@ from agentflow_eval.models.request import (
     MaxToolCallIncrease,
     MaxTrials,
     MinCasePassRate,
+    MinJudgeAgreement,
     MinPassRate,
     OutputDir,
     PublishTo,
@@ -82,6 +83,7 @@ from agentflow_eval.tasks.support.artifacts import ArtifactScope, publish_run_ar
 from agentflow_eval.tasks.support.events import (
     emit_comparison,
     emit_completed,
+    emit_judge_untrustworthy,
     emit_publish_failed,
 )
 
@@ -135,6 +137,7 @@ async def evaluate(
     allowed_agents: AllowedAgents = [],  # noqa: B006 (validated into a new list)
     min_pass_rate: MinPassRate = None,
     min_case_pass_rate: MinCasePassRate = None,
+    min_judge_agreement: MinJudgeAgreement = None,
     alpha: Alpha = 0.05,
     against: Against = None,
     against_model: AgainstModel = None,
@@ -186,6 +189,12 @@ async def evaluate(
         report_url=outcome.report_url or local_report.as_uri(),
         run_dir=outcome.run_dir,
         published=None if outcome.publish is None else outcome.publish.published,
+        scope=scope,
+    )
+    emit_judge_untrustworthy(  # the summary artifact names them too
+        outcome.run,
+        report_url=outcome.report_url or local_report.as_uri(),
+        run_dir=outcome.run_dir,
         scope=scope,
     )
     if outcome.comparison is not None:
