@@ -60,6 +60,7 @@ from agentflow_eval.models.request import (
     PublishTo,
     RejudgeFrom,
     Resume,
+    ReviewSample,
     RunRequest,
     Runs,
     RunTimeout,
@@ -145,6 +146,7 @@ async def evaluate(
     max_file_mb: MaxFileMb = None,
     workroot: Workroot = None,
     keep_workdirs: KeepWorkdirs = False,
+    review_sample: ReviewSample = None,
     planned: SkipJsonSchema[PreparedRun | None] = None,
 ) -> RunOutcome:
     """Evaluate an agent on one eval set: repeated trials per case, judged, reported.
