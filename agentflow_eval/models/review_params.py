@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
-from agentflow_eval.models.request import _blank_is_none, _optional, _ui
+from agentflow_eval.models.request import _at_least_one, _blank_is_none, _optional, _ui
 
 __all__ = [
     "REVIEW_DEPLOYMENT",
@@ -31,6 +31,13 @@ REVIEW_DEPLOYMENT = "review/judges"
 """The review flow's deployment in prefect.yaml: what a run given ``review_sample``
 starts."""
 
+
+def _a_width(value: float | None) -> float | None:
+    if value is not None and not 0 < value < 1:
+        raise ValueError(f"must be an interval's width between 0 and 1, got {value:g}")
+    return value
+
+
 ReviewRun = Annotated[
     str,
     Field(min_length=1),
@@ -43,7 +50,7 @@ ReviewRun = Annotated[
 ReviewSize = Annotated[
     int | None,
     BeforeValidator(lambda value: None if value in ("", 0) else _blank_is_none(value)),
-    Field(ge=1),
+    AfterValidator(_at_least_one),
     _optional("integer", minimum=0),
     _ui(
         "Trials to review",
@@ -55,7 +62,7 @@ ReviewSize = Annotated[
 ReviewWidth = Annotated[
     float | None,
     BeforeValidator(lambda value: None if value in ("", 0) else _blank_is_none(value)),
-    Field(gt=0, lt=1),
+    AfterValidator(_a_width),
     _optional("number", minimum=0, maximum=1),
     _ui(
         "Interval width",
