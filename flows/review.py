@@ -81,7 +81,7 @@ async def review(
         )
         answer = await apause_flow_run(
             wait_for_input=form,
-            timeout=round(params.wait_hours * 3600),
+            timeout=max(1, round(params.wait_hours * 3600)),
             poll_interval=POLL_S,
         )
         session.answer(item, answer.verdict, note=answer.note, reviewer=answer.reviewer)

@@ -17,7 +17,7 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-from prefect.client.orchestration import get_client
+from prefect.client.orchestration import PrefectClient, get_client
 from prefect.client.schemas.filters import (
     ArtifactFilter,
     ArtifactFilterFlowRunId,
@@ -26,9 +26,10 @@ from prefect.client.schemas.filters import (
 )
 from prefect.client.schemas.objects import FlowRun
 from prefect.client.schemas.responses import SetStateStatus
+from prefect.exceptions import PrefectHTTPStatusError
 
 from agentflow_eval.flows.review import review
-from agentflow_eval.review.labels import read_labels
+from agentflow_eval.review.labels import Label, read_labels
 from tests.support.review_runs import judged_run_folder
 
 Answer = Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -57,6 +58,23 @@ async def _paused_run(run_dir: Path, seen: set[tuple[UUID, str]]) -> tuple[FlowR
             await asyncio.sleep(0.2)
 
 
+async def _form(
+    client: PrefectClient, flow_run_id: UUID, keyset: dict[str, str]
+) -> tuple[str, dict[str, Any]]:
+    """The Resume dialog's description and form schema, as the UI reads them (the flow
+    stores them a moment after it pauses)."""
+    while True:
+        try:
+            schema = await client.read_flow_run_input(flow_run_id, keyset["schema"])
+            description = await client.read_flow_run_input(flow_run_id, keyset["description"])
+        except PrefectHTTPStatusError as exc:
+            if exc.response.status_code != 404:
+                raise
+            await asyncio.sleep(0.1)
+            continue
+        return json.loads(description), json.loads(schema)
+
+
 async def _answer_each_pause(
     run_dir: Path, flow: asyncio.Task[int], answer: Answer, *, most: int = 100
 ) -> list[str]:
@@ -72,9 +90,7 @@ async def _answer_each_pause(
                 waiting.cancel()
                 break
             run, keyset = waiting.result()
-            description = await client.read_flow_run_input(run.id, keyset["description"])
-            schema = json.loads(await client.read_flow_run_input(run.id, keyset["schema"]))
-            text = json.loads(description)
+            text, schema = await _form(client, run.id, keyset)
             result = await client.resume_flow_run(run.id, run_input=answer(text, schema))
             assert result.status == SetStateStatus.ACCEPT, result.details
             seen.add((run.id, keyset["response"]))
@@ -148,3 +164,63 @@ async def _review_runs(run_dir: Path) -> list[FlowRun]:
             flow_filter=FlowFilter(name=FlowFilterName(any_=["review"]))
         )
     return [run for run in runs if run.parameters.get("run") == str(run_dir)]
+
+
+def _key(label: Label) -> tuple[str, int, str]:
+    return (label.case_id, label.trial, label.criterion)
+
+
+def _as(reviewer: str) -> Answer:
+    def answer(text: str, schema: dict[str, Any]) -> dict[str, Any]:
+        return {**_judge_agrees(text, schema), "reviewer": reviewer}
+
+    return answer
+
+
+async def test_a_review_stopped_midway_is_resumed_by_the_next_with_the_trials_left(
+    run_dir: Path,
+) -> None:
+    # no answer within the wait (two seconds here): the review stops, Failed
+    flow = asyncio.ensure_future(
+        review(run=str(run_dir), size=2, reviewer="ann", wait_hours=0.0005)
+    )
+    first = await _answer_each_pause(run_dir, flow, _judge_agrees, most=2)
+    with pytest.raises(Exception, match="paused and never resumed"):
+        await flow
+    assert len(first) == 2 and len(read_labels(run_dir)) == 2
+
+    flow = asyncio.ensure_future(review(run=str(run_dir), size=2, reviewer="ann"))
+    rest = await _answer_each_pause(run_dir, flow, _judge_agrees)
+    assert await flow == 2
+    # the same sample, only the trials left asked
+    assert [text.split(":")[0] for text in first + rest] == [f"## {n} of 4" for n in range(1, 5)]
+    labels = read_labels(run_dir)
+    assert len(labels) == 4 and len({_key(label) for label in labels}) == 4
+
+
+async def test_several_reviewers_label_the_same_trials(run_dir: Path) -> None:
+    for reviewer in ("ann", "bob"):
+        flow = asyncio.ensure_future(review(run=str(run_dir), size=2, reviewer=reviewer))
+        await _answer_each_pause(run_dir, flow, _as(reviewer))
+        assert await flow == 4
+    labels = read_labels(run_dir)
+    by = {name: {_key(lab) for lab in labels if lab.reviewer == name} for name in ("ann", "bob")}
+    assert len(by["ann"]) == 4 and by["ann"] == by["bob"]
+
+
+async def test_an_answer_outside_the_forms_choices_is_refused_and_the_review_waits(
+    run_dir: Path,
+) -> None:
+    flow = asyncio.ensure_future(review(run=str(run_dir), size=1, reviewer="ann"))
+    run, _ = await _paused_run(run_dir, set())
+    async with get_client() as client:
+        refused = await client.resume_flow_run(
+            run.id, run_input={"verdict": "maybe", "reviewer": "ann"}
+        )
+        assert refused.status == SetStateStatus.REJECT
+        assert "maybe" in str(refused.details)
+        still = await client.read_flow_run(run.id)
+        assert still.state is not None and still.state.is_paused()
+    await _answer_each_pause(run_dir, flow, _judge_agrees)
+    assert await flow == 2
+    assert len(read_labels(run_dir)) == 2
