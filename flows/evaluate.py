@@ -56,6 +56,7 @@ from agentflow_eval.models.request import (
     MaxToolCallIncrease,
     MaxTrials,
     MinCasePassRate,
+    MinJudgeAgreement,
     MinPassRate,
     OutputDir,
     PublishTo,
@@ -137,6 +138,7 @@ async def evaluate(
     allowed_agents: AllowedAgents = [],  # noqa: B006 (validated into a new list)
     min_pass_rate: MinPassRate = None,
     min_case_pass_rate: MinCasePassRate = None,
+    min_judge_agreement: MinJudgeAgreement = None,
     alpha: Alpha = 0.05,
     against: Against = None,
     against_model: AgainstModel = None,

@@ -6,16 +6,17 @@ from __future__ import annotations
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from agentflow_eval.pipeline.stages import FoldedRun, aggregate_stage
+from agentflow_eval.pipeline.stages import AgreementOptions, FoldedRun, aggregate_stage
 from agentflow_eval.run.plan import RunPlan
 
 __all__ = ["aggregate_task"]
 
 
 @task(name="aggregate", cache_policy=NO_CACHE)
-async def aggregate_task(plan: RunPlan) -> FoldedRun:
-    """Fold the run's judged.jsonl into its summary."""
-    folded = await aggregate_stage(plan)
+async def aggregate_task(plan: RunPlan, agreement: AgreementOptions | None = None) -> FoldedRun:
+    """Fold the run's judged.jsonl into its summary, and measure its judges against the
+    labels of its judged content."""
+    folded = await aggregate_stage(plan, agreement)
     totals = folded.run.totals
     get_run_logger().info(
         "aggregated %d judged trials of %d cases: %d passed, %d failed, %d errored",

@@ -16,6 +16,7 @@ from agentflow_eval.criteria.judges.cache import JudgeCache
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.pipeline.stages import (
+    AgreementOptions,
     BaselineOptions,
     FoldedRun,
     JudgeStageResult,
@@ -77,8 +78,8 @@ class TaskStages:
     ) -> JudgeStageResult:
         return await judge_task(unwalked(plan), models, cache)
 
-    async def aggregate(self, plan: RunPlan) -> FoldedRun:
-        return await aggregate_task(unwalked(plan))
+    async def aggregate(self, plan: RunPlan, agreement: AgreementOptions | None) -> FoldedRun:
+        return await aggregate_task(unwalked(plan), agreement)
 
     async def compare(
         self, plan: RunPlan, run: RunResult, options: BaselineOptions

@@ -38,6 +38,7 @@ REJUDGE_FLAGS = (
     "publish_to",
     "s3",
     "min_pass_rate",
+    "min_judge_agreement",
     "baseline",
     "fail_on_regression",
     "track",

@@ -63,6 +63,7 @@ __all__ = [
     "MaxLatencyIncrease",
     "MaxTokenIncrease",
     "MaxToolCallIncrease",
+    "MinJudgeAgreement",
     "RejudgeFrom",
     "ReportLinks",
     "ReviewSample",
@@ -603,6 +604,26 @@ MinCasePassRate = Annotated[
     ),
     Flag(metavar="RATE", help="exit 1 if any case's pass rate is below RATE (0.6 or 60%%)"),
 ]
+MinJudgeAgreement = Annotated[
+    float | None,
+    BeforeValidator(_percent_as_rate),
+    BeforeValidator(_blank_is_none),
+    AfterValidator(_a_rate),
+    _optional("number", minimum=0, maximum=1),
+    _ui(
+        "Minimum judge agreement",
+        "name a judge untrustworthy in the run's summary, report and event when its "
+        "agreement with the people who labelled its verdicts (the share of the run's "
+        "verdicts they agree with, weighted by the sample's strata) is below this (0 to "
+        "1); the run's outcome is not changed; 0: none is named",
+        form_default=0,
+    ),
+    Flag(
+        metavar="RATE",
+        help="name a judge whose agreement with labelled verdicts is below RATE (0.9 or 90%%) "
+        "untrustworthy",
+    ),
+]
 FailOnRegression = Annotated[
     bool,
     _ui(
@@ -936,6 +957,7 @@ class RunRequest(BaseModel):
     allowed_agents: AllowedAgents = Field(default_factory=list)
     min_pass_rate: MinPassRate = None
     min_case_pass_rate: MinCasePassRate = None
+    min_judge_agreement: MinJudgeAgreement = None
     alpha: Alpha = 0.05
     against: Against = None
     against_model: AgainstModel = None

@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
+from agentflow_eval.models.agreement import JudgeAgreement
+
 __all__ = [
     "SCHEMA_VERSION",
     "AgentOutput",
@@ -39,7 +41,7 @@ __all__ = [
     "ValueSpread",
 ]
 
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION = "1.5"
 """1.1: each turn records its events in order (``events``); ``tool_calls``,
 ``intermediate_responses`` and ``usage`` are derived from them. 1.2: a component case's
 turn records the component's ``output``; a case judged on the next step only says so
@@ -54,7 +56,10 @@ its agent was loaded from (``agent_spec``) and the history it joins (``track``),
 figures keep how firmly it passed (``pass_value``: 1 or 0, an LLM judge's share of votes
 when split; null when it has no verdict on the agent), and a run made side by side with
 another names it (``paired_with``); an LLM judge's criterion summary measures its noise
-from its samples (``judge_flip_rate``, ``judge_variance_share``)."""
+from its samples (``judge_flip_rate``, ``judge_variance_share``). 1.5: a run whose judged
+content people labelled measures each judge against them (``judge_agreement``: agreement,
+sensitivity, specificity and κ with intervals, the pass rate corrected for the judge's
+error beside the raw one, reviewers against each other)."""
 
 
 class Record(BaseModel):
@@ -762,6 +767,9 @@ class RunResult(Record):
     """The run's totals."""
     criteria: list[CriterionSummary] = Field(default_factory=list)
     """Each criterion over every trial."""
+    judge_agreement: list[JudgeAgreement] = Field(default_factory=list)
+    """Each judged criterion whose verdicts people labelled, against them (empty without
+    labels)."""
     cases: list[CaseResult] = Field(default_factory=list)
     """Each case's results."""
     trials: list[TrialResult] = Field(default_factory=list)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,7 +42,8 @@ from agentflow_eval.pipeline.deadline import within_deadline
 from agentflow_eval.pipeline.gates import gate_verdict
 from agentflow_eval.pipeline.outcome import RunOutcome
 from agentflow_eval.pipeline.runner import DirectStages, RunServices, Stages, conclude, measure
-from agentflow_eval.pipeline.stages import BaselineOptions, PairedOptions
+from agentflow_eval.pipeline.stages import AgreementOptions, BaselineOptions, PairedOptions
+from agentflow_eval.review.bank import LabelBank, output_root_of
 from agentflow_eval.run.folder_lock import RunFolderLock
 from agentflow_eval.run.meta import models_named
 from agentflow_eval.run.plan import RunHandle, RunPlan, plan_request
@@ -231,6 +233,14 @@ class Runtime:
         """S3 credentials beyond the standard AWS chain (the flow: a Secret block)."""
         return None
 
+    async def label_bank(self, request: RunRequest, plan: RunPlan) -> LabelBank | None:
+        """Where labels of judged content are kept across runs: the output folder the
+        run's folder is in, with the runs before it (the flow: the pool's shared
+        storage, when one is named)."""
+        run_dir = plan.paths.run_dir
+        root = output_root_of(run_dir, plan.eval_set.eval_set_id)
+        return LabelBank.in_folder(root if root is not None else Path(request.output_dir))
+
     async def measure(self, request: RunRequest, plan: RunPlan, services: RunServices) -> None:
         """The stages that measure the agent (the flow: over shards when asked)."""
         await measure(plan, services, self.stages)
@@ -279,6 +289,7 @@ async def _run_stages(request: RunRequest, ready: PreparedRun, how: Runtime) -> 
             publish_to=None if shard else _publish_target(request, credentials),
             against=ready.handle.against_agent,
             paired=PairedOptions.of(request, plan),
+            agreement=AgreementOptions.of(request, await how.label_bank(request, plan)),
         )
         await how.measure(request, plan, services)
     outcome = await conclude(plan, services, how.stages)

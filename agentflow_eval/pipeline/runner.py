@@ -36,6 +36,7 @@ from agentflow_eval.pipeline.pairs import (
     replay,
 )
 from agentflow_eval.pipeline.stages import (
+    AgreementOptions,
     BaselineOptions,
     FoldedRun,
     JudgeStageResult,
@@ -73,6 +74,8 @@ class RunServices:
     """A paired run's baseline agent."""
     paired: PairedOptions | None = None
     """A paired run's design (``None``: the run is not paired)."""
+    agreement: AgreementOptions | None = None
+    """Where labels of judged content are banked, and the agreement judges are held to."""
 
 
 class Stages(Protocol):
@@ -101,7 +104,7 @@ class Stages(Protocol):
         self, plan: RunPlan, models: ModelClient, cache: JudgeCache | None
     ) -> JudgeStageResult: ...
 
-    async def aggregate(self, plan: RunPlan) -> FoldedRun: ...
+    async def aggregate(self, plan: RunPlan, agreement: AgreementOptions | None) -> FoldedRun: ...
 
     async def compare(
         self, plan: RunPlan, run: RunResult, options: BaselineOptions
@@ -145,8 +148,8 @@ class DirectStages:
     ) -> JudgeStageResult:
         return await stages.judge_stage(plan, models, cache)
 
-    async def aggregate(self, plan: RunPlan) -> FoldedRun:
-        return await stages.aggregate_stage(plan)
+    async def aggregate(self, plan: RunPlan, agreement: AgreementOptions | None) -> FoldedRun:
+        return await stages.aggregate_stage(plan, agreement)
 
     async def compare(
         self, plan: RunPlan, run: RunResult, options: BaselineOptions
@@ -210,10 +213,10 @@ async def conclude(plan: RunPlan, services: RunServices, runner: Stages) -> RunO
     """The stages after the measuring: aggregate the judged trials, compare with the
     baseline (when asked; a paired run with its baseline side, pair by pair), write the
     reports (a paired run's baseline side's too), publish them (when asked)."""
-    folded = await runner.aggregate(plan)
+    folded = await runner.aggregate(plan, services.agreement)
     comparison = None
     if plan.against is not None:
-        against = await runner.aggregate(plan.against)
+        against = await runner.aggregate(plan.against, services.agreement)
         comparison = await runner.compare_pair(
             plan, folded.run, against.run, options_or_fail(services.paired)
         )

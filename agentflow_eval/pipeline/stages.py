@@ -8,7 +8,8 @@ stage      takes                                             leaves
 trials     plan, agent, model client                         ``trials.jsonl``
   (or, re-judging a finished run: its trials copied, plan)
 judge      plan, model client, judge cache                   ``judged.jsonl``
-aggregate  plan                                              the run's summary (folded)
+aggregate  plan, the label bank and agreement asked            the run's summary (folded),
+                                                             its judges against labels
 compare    plan, the summary, where the baseline is          ``comparison.json``
 report     plan, the folded run, the comparison              results, report, JUnit
 publish    the run folder, a target                          the store's copy
@@ -32,11 +33,15 @@ from agentflow_eval.criteria.judges.runtime import JudgeRuntime, JudgeStats
 from agentflow_eval.files.case_trials import JudgedFileTrials
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.request import RunRequest, S3Options
-from agentflow_eval.models.results import RunResult, Trial
+from agentflow_eval.models.results import RunResult, Trial, TrialResult
 from agentflow_eval.models.tolerances import EfficiencyTolerances
 from agentflow_eval.publish.publisher import PublishOutcome, publish_run
 from agentflow_eval.report.digest import TrialDigest
 from agentflow_eval.report.writer import write_run_reports
+from agentflow_eval.review.agreement import judge_agreement
+from agentflow_eval.review.bank import LabelBank
+from agentflow_eval.review.recording import gather_labels
+from agentflow_eval.review.verdicts import VerdictLedger
 from agentflow_eval.run.aggregate import aggregate_judged
 from agentflow_eval.run.judging import judge_trials
 from agentflow_eval.run.plan import RunPlan
@@ -47,6 +52,7 @@ from agentflow_eval.storage.targets import S3Credentials, Target
 
 __all__ = [
     "DEFAULT_MAX_PAIRS_PER_CASE",
+    "AgreementOptions",
     "BaselineOptions",
     "FoldedRun",
     "JudgeStageResult",
@@ -117,18 +123,52 @@ class FoldedRun:
         self.digest = digest
 
 
-def _fold(plan: RunPlan) -> FoldedRun:
+@dataclass(frozen=True)
+class AgreementOptions:
+    """Where a run finds the labels of content judged before (the label bank of the
+    runs it shares a store with), and the agreement its judges are held to."""
+
+    bank: LabelBank | None = None
+    min_judge_agreement: float | None = None
+
+    @classmethod
+    def of(cls, request: RunRequest, bank: LabelBank | None) -> AgreementOptions:
+        return cls(bank, request.min_judge_agreement)
+
+
+def _fold(plan: RunPlan, agreement: AgreementOptions) -> FoldedRun:
     digest = TrialDigest()
+    verdicts = VerdictLedger()
+
+    def on_trial(result: TrialResult) -> None:
+        digest.add(result)
+        verdicts.add(result)
+
     run, trials = aggregate_judged(
-        plan.eval_set, plan.config, plan.paths.judged, plan.meta, on_trial=digest.add
+        plan.eval_set, plan.config, plan.paths.judged, plan.meta, on_trial=on_trial
+    )
+    source = plan.meta.rejudged_from
+    gathered = gather_labels(
+        plan.paths.run_dir,
+        verdicts,
+        bank=agreement.bank,
+        sources=[Path(source.run_dir)] if source is not None else [],
+    )
+    run.notes += gathered.notes
+    run.judge_agreement = judge_agreement(
+        verdicts,
+        gathered.labels,
+        run_ids={run.run_id, *([source.run_id] if source is not None else [])},
+        min_agreement=agreement.min_judge_agreement,
     )
     return FoldedRun(run, trials, digest)
 
 
-async def aggregate_stage(plan: RunPlan) -> FoldedRun:
-    """Fold the judged trials into the run's summary, once (off the event loop: it reads
-    the whole file)."""
-    return await asyncio.to_thread(_fold, plan)
+async def aggregate_stage(plan: RunPlan, agreement: AgreementOptions | None = None) -> FoldedRun:
+    """Fold the judged trials into the run's summary, once, and measure its judges
+    against the labels its folder, its source run and the label bank hold for its
+    judged content (off the event loop: it reads the whole file)."""
+    return await asyncio.to_thread(_fold, plan, agreement or AgreementOptions())
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,9 @@ Layout under the target (``s3://bucket/prefix`` or a directory)::
                                                /results.json
                                                /junit.xml
                                                /comparison.json   (compared runs)
+                                               /labels.jsonl      (labelled runs)
+    <prefix>/label-bank/…                the labels of every published run, by the
+                                         content key of what they judged
     <prefix>/<eval_set_id>/runs.json     every published run, newest first
     <prefix>/<eval_set_id>/index.html    those runs as a page, with pass rates and trends
     <prefix>/<eval_set_id>/explorer.html the runs filtered, any two side by side
@@ -49,6 +52,8 @@ from agentflow_eval.errors import StoreError
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.publish.history_pages import HistoryPages, publish_history_pages
+from agentflow_eval.review.bank import LabelBank
+from agentflow_eval.review.labels import LABELS_FILE, LabelsFileError, labels_from_bytes
 from agentflow_eval.storage import open_store
 from agentflow_eval.storage.base import ObjectStore
 from agentflow_eval.storage.history import ComparisonDigest, LatestPointer, RunsManifest, run_entry
@@ -73,12 +78,14 @@ __all__ = [
 RUN_FILES = ("report.html", "results.json", "junit.xml")
 """What a finished run directory holds and publishing uploads."""
 
-OPTIONAL_RUN_FILES = ("comparison.json",)
-"""Uploaded too when the run folder has them (a run compared with its baseline)."""
+OPTIONAL_RUN_FILES = ("comparison.json", LABELS_FILE)
+"""Uploaded too when the run folder has them (a run compared with its baseline; a run
+whose verdicts people labelled)."""
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".json": "application/json",
+    ".jsonl": "application/x-ndjson",
     ".xml": "application/xml",
 }
 
@@ -239,6 +246,8 @@ def _upload(
         retry(partial(store.put, key, body, _content_type(name), None))
         urls[name.split(".")[0]] = store.url(key)
 
+    bank_note = _bank_labels(store, files.get(LABELS_FILE), retry)
+
     manifest_key = join_key(base, "runs.json")
     manifest, note = _read_manifest(store, manifest_key, run.eval_set_id, retry)
     digest, gate_failed = _comparison_of(files)
@@ -253,7 +262,7 @@ def _upload(
     # latest.json last, and always the newest completed run: publishing an older pending
     # run later adds it to the history without moving "latest" back in time, and a run
     # that is incomplete or failed its regression gate never becomes "latest"
-    notes = [note] if note else []
+    notes = [found for found in (note, bank_note) if found]
     if not entry.completed:
         if entry.gate_failed:
             why = "it failed its regression gate"
@@ -277,6 +286,20 @@ def _upload(
         urls["latest"] = store.url(latest_key)
     urls["manifest"] = store.url(manifest_key)
     return urls, notes, pages
+
+
+def _bank_labels(store: ObjectStore, body: bytes | None, retry: Retrier) -> str | None:
+    """Add a run's labels to the store's label bank, where later runs published there
+    find them by the content they judged; a note when its labels file is unreadable."""
+    if body is None:
+        return None
+    try:
+        labels = labels_from_bytes(body, LABELS_FILE)
+    except LabelsFileError as exc:
+        return f"labels not added to the label bank: {exc}"
+    bank = LabelBank(store)
+    retry(lambda: bank.add(labels))
+    return None
 
 
 def _write_marker(local_dir: Path, name: str, data: dict[str, Any]) -> None:

@@ -22,6 +22,7 @@ from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.request import RunRequest, ShardSpec
 from agentflow_eval.pipeline.execute import PreparedRun, RunObjects, Runtime
 from agentflow_eval.pipeline.runner import RunServices, measure
+from agentflow_eval.review.bank import LabelBank
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.storage.targets import S3Credentials
 from agentflow_eval.tasks.load_evalset import load_evalset_task
@@ -31,7 +32,11 @@ from agentflow_eval.tasks.stages import TaskStages, unwalked
 from agentflow_eval.tasks.support.rate_limits import prefect_rate_limiter
 from agentflow_eval.tasks.support.secrets import load_secrets
 from agentflow_eval.tasks.support.shards import finished_shards
-from agentflow_eval.tasks.support.storage import resolve_shared_storage, shared_judge_cache
+from agentflow_eval.tasks.support.storage import (
+    BlockStore,
+    resolve_shared_storage,
+    shared_judge_cache,
+)
 
 __all__ = ["SHARD_POLL_S", "PrefectRuntime"]
 
@@ -64,6 +69,11 @@ class PrefectRuntime(Runtime):
         return shared_judge_cache(
             config.judge, await resolve_shared_storage(request.shared_storage)
         )
+
+    async def label_bank(self, request: RunRequest, plan: RunPlan) -> LabelBank | None:
+        if not request.shared_storage:
+            return await super().label_bank(request, plan)
+        return LabelBank(BlockStore(await resolve_shared_storage(request.shared_storage)))
 
     async def s3_credentials(self, request: RunRequest) -> S3Credentials | None:
         name = request.s3.credentials_secret
