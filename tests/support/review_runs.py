@@ -16,17 +16,15 @@ __all__ = ["RIGHT", "WRONG", "judged_run_folder"]
 RIGHT = "The weather in New York is sunny with a temperature of 72°F."
 WRONG = "New York is rainy at 55°F."
 
-AGENT = f'''
+AGENT = f"""
 def agent(message, recorder, session):
     with recorder.tool("get_weather", {{"location": "New York"}}) as call:
         call.result = {{"condition": "sunny", "temperature": 72}}
     return {WRONG!r} if session.trial_index % 2 else {RIGHT!r}
-'''
+"""
 
 
-def judged_run_folder(
-    folder: Path, *, cases: int = 3, runs: int = 2, scale: bool = False
-) -> Path:
+def judged_run_folder(folder: Path, *, cases: int = 3, runs: int = 2, scale: bool = False) -> Path:
     """A finished run folder under ``folder``: ``cases`` × ``runs`` trials, judged on
     ``final_response_match_v2`` (and, with ``scale``, ``response_evaluation_score``)."""
     folder.mkdir(parents=True, exist_ok=True)
