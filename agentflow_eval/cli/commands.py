@@ -13,6 +13,7 @@ from agentflow_eval.cli import (
     publish,
     rejudge,
     report,
+    review,
     run,
     schema,
     view,
@@ -31,6 +32,7 @@ COMMANDS = {
     "eval-set": evalset,
     "init": init,
     "view": view,
+    "review": review,
 }
 """The commands that take their arguments alone; ``run`` and ``rejudge`` also take what
 was started early (:mod:`.early`)."""
@@ -51,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
     )
     sub = parser.add_subparsers(dest="command", required=True, help="the command to run")
-    for module in (run, report, publish, schema, compare, evalset, rejudge, init, view):
+    for module in (run, report, publish, schema, compare, evalset, rejudge, init, view, review):
         module.add_parser(sub)
     return parser
 

@@ -39,6 +39,7 @@ from agentflow_eval.models.results import (
     TrialError,
     TrialResult,
 )
+from agentflow_eval.report.agreement_text import agreement_lines
 from agentflow_eval.report.spend import spend_line
 
 if TYPE_CHECKING:
@@ -148,6 +149,7 @@ def format_scorecard(
         lines.append("NOT EVALUATED: no trial of this run was judged; the pass rate means nothing")
     lines.extend("         " + line for line in filter(None, [spend_line(run)]))
     lines.extend("         " + line for line in judge_noise_lines(run, verbose=verbose))
+    lines.extend("         " + line for line in agreement_lines(run))
     width = max((len(_id(c.case_id)) for c in run.cases), default=0)
     for verdict, title in _SECTIONS:
         cases = groups[verdict]

@@ -31,6 +31,7 @@ __all__ = [
     "Label",
     "LabelsFileError",
     "append_labels",
+    "append_labels_whole",
     "labelled_keys",
     "read_labels",
 ]
@@ -95,6 +96,31 @@ def append_labels(run_dir: Path, labels: Sequence[Label]) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def append_labels_whole(run_dir: Path, labels: Sequence[Label]) -> None:
+    """Add ``labels`` to ``run_dir``'s labels file all at once or not at all: the file
+    with them is written beside it and renamed over it (an import of many labels never
+    leaves some of them written). A label appended by another process while this one
+    writes can be lost; imports are for labels made elsewhere, not during a review."""
+    if not labels:
+        return
+    path = run_dir / LABELS_FILE
+    repair_tail(path)
+    try:
+        held = path.read_bytes()
+    except FileNotFoundError:
+        held = b""
+    added = "".join(label.model_dump_json() + "\n" for label in labels).encode("utf-8")
+    tmp = run_dir / f".{LABELS_FILE}.{os.getpid()}.tmp"
+    try:
+        with tmp.open("wb") as handle:
+            handle.write(held + added)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def read_labels(run_dir: Path) -> list[Label]:
