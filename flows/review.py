@@ -31,13 +31,17 @@ from agentflow_eval.models.review_params import (
     ReviewParams,
     ReviewRun,
     ReviewSeed,
+    ReviewSharedStorage,
     ReviewSize,
     ReviewWait,
     ReviewWidth,
 )
 from agentflow_eval.pipeline.review_session import open_review, verdict_choices
 from agentflow_eval.redaction import install_log_redaction
+from agentflow_eval.report.agreement_text import agreement_lines
 from agentflow_eval.report.review_item import item_markdown, review_markdown
+from agentflow_eval.review.bank import LabelBank
+from agentflow_eval.tasks.support.storage import BlockStore, resolve_shared_storage
 
 __all__ = ["review"]
 
@@ -58,6 +62,7 @@ async def review(
     disagreeing_first: ReviewDisagreeingFirst = False,
     reviewer: Reviewer = None,
     wait_hours: ReviewWait = 24.0,
+    shared_storage: ReviewSharedStorage = None,
     seed: ReviewSeed = 0,
 ) -> int:
     """Check a run's LLM judges: a reviewer's verdict on each sampled judged trial, given
@@ -72,6 +77,9 @@ async def review(
     params = ReviewParams.from_flow_parameters(locals())
     logger = get_run_logger()
     session = open_review(params)
+    if params.shared_storage:
+        storage = await resolve_shared_storage(params.shared_storage)
+        session.bank = LabelBank(BlockStore(storage))
     logger.info(session.opening_line())
     for position, item in session.remaining():
         form = answer_form(
@@ -85,8 +93,11 @@ async def review(
             poll_interval=POLL_S,
         )
         session.answer(item, answer.verdict, note=answer.note, reviewer=answer.reviewer)
+    run_result = session.finish()
+    for line in [*session.notes, *agreement_lines(run_result)]:
+        logger.info(line)
     await acreate_markdown_artifact(
-        review_markdown(session.plan, session.labels),
+        review_markdown(session.plan, session.labels, run_result),
         key=artifact_key(f"{session.run.eval_set_id}-review"),
         description=f"the judges of run {session.run_id} against people's labels",
     )

@@ -21,6 +21,7 @@ __all__ = [
     "ReviewParams",
     "ReviewRun",
     "ReviewSeed",
+    "ReviewSharedStorage",
     "ReviewSize",
     "ReviewWait",
     "ReviewWidth",
@@ -106,6 +107,18 @@ ReviewWait = Annotated[
         "keeping every label given (a new review of the run goes on from there)",
     ),
 ]
+ReviewSharedStorage = Annotated[
+    str | None,
+    BeforeValidator(_blank_is_none),
+    _optional("string"),
+    _ui(
+        "Shared storage (Prefect block)",
+        "the storage block the pool's runs share (as the evaluate flow's Shared storage): "
+        "each label goes to its label bank too, where later runs find it; blank: the bank "
+        "of the output folder the run folder is in",
+        form_default="",
+    ),
+]
 ReviewSeed = Annotated[
     int,
     Field(ge=0),
@@ -130,6 +143,7 @@ class ReviewParams(BaseModel):
     disagreeing_first: ReviewDisagreeingFirst = False
     reviewer: Reviewer = None
     wait_hours: ReviewWait = 24.0
+    shared_storage: ReviewSharedStorage = None
     seed: ReviewSeed = 0
 
     def flow_parameters(self) -> dict[str, Any]:

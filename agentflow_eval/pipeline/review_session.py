@@ -18,11 +18,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from agentflow_eval.errors import InputError
+from agentflow_eval.errors import InputError, StoreError
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.models.review_params import ReviewParams
-from agentflow_eval.review.labels import Label, append_labels, read_labels
+from agentflow_eval.pipeline.agreement import refresh_agreement
+from agentflow_eval.review.bank import LabelBank, output_root_of
+from agentflow_eval.review.labels import Label, read_labels
+from agentflow_eval.review.recording import record_labels
 from agentflow_eval.review.sampling import ReviewItem, ReviewPlan, plan_review
 from agentflow_eval.run.paths import RunPaths
 
@@ -87,8 +90,13 @@ class ReviewSession:
     reviewer's label of a trial counts as done."""
     labels: list[Label] = field(default_factory=list)
     """The run's labels, those given in this session included."""
+    bank: LabelBank | None = None
+    """The label bank each label goes to as well (the output folder's the run is in, or
+    the pool's shared storage), where later runs find it by the content it judged."""
     given: int = 0
     """Labels given in this session."""
+    notes: list[str] = field(default_factory=list)
+    """What went wrong without stopping the review (a label bank that failed)."""
 
     @property
     def run_id(self) -> str:
@@ -152,15 +160,28 @@ class ReviewSession:
             note=note.strip(),
             labelled_at=datetime.now(UTC),
         )
-        append_labels(self.run_dir, [label])
+        try:
+            record_labels(self.run_dir, [label], self.bank)
+        except StoreError as exc:  # kept in the folder: the next measuring banks it
+            note = f"labels not added to the label bank: {exc}"
+            if note not in self.notes:
+                self.notes.append(note)
         self.labels.append(label)
         self.given += 1
         return label
 
+    def finish(self) -> RunResult:
+        """The run's judges measured against every label it has now (and the bank's for
+        the content it judged): its results.json and report.html written again with the
+        figures; the run as written."""
+        self.run = refresh_agreement(self.run_dir, bank=self.bank)
+        return self.run
+
 
 def open_review(params: ReviewParams) -> ReviewSession:
     """The review ``params`` ask for: the run read (refused in one line when it is not a
-    finished run folder), the sample drawn, the run's labels read.
+    finished run folder), the sample drawn, the run's labels read; its labels go to the
+    label bank of the output folder the run folder is in.
 
     The sample is drawn without this run's own labels, so the same options draw the same
     trials each time: a stopped review resumes with those it had left, and a second
@@ -181,4 +202,6 @@ def open_review(params: ReviewParams) -> ReviewSession:
         disagreeing_first=params.disagreeing_first,
         seed=params.seed,
     )
-    return ReviewSession(run_dir, run, plan, params.reviewer, read_labels(run_dir))
+    root = output_root_of(run_dir, run.eval_set_id)
+    bank = LabelBank.in_folder(root) if root is not None else None
+    return ReviewSession(run_dir, run, plan, params.reviewer, read_labels(run_dir), bank)

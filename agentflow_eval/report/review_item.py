@@ -14,6 +14,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from agentflow_eval.models.results import RunResult
+from agentflow_eval.report.agreement_text import agreement_lines
 from agentflow_eval.report.markdown import md_text
 from agentflow_eval.review.items import ReviewItem, ReviewTurn
 from agentflow_eval.review.labels import Label
@@ -121,15 +123,19 @@ def _label_text(label: Label) -> str:
     return label.label if isinstance(label.label, str) else f"{label.label:g}"
 
 
-def review_markdown(plan: ReviewPlan, labels: Sequence[Label]) -> str:
-    """A review's sample as a table: each trial, the judge's verdict, and each
-    reviewer's label of it (the review flow's artifact)."""
+def review_markdown(plan: ReviewPlan, labels: Sequence[Label], run: RunResult) -> str:
+    """A review's outcome (the review flow's artifact): the judges against the people
+    who labelled their verdicts, then the sample, each trial with the judge's verdict
+    and each reviewer's label of it."""
     by_trial: dict[tuple[str, int, str], list[Label]] = {}
     for label in labels:
         by_trial.setdefault((label.case_id, label.trial, label.criterion), []).append(label)
     reviewers = sorted({label.reviewer for label in labels})
     lines = [
         f"# Review of run `{plan.run_id.replace('`', '')}`",
+        *agreement_markdown(run),
+        "",
+        "## The sample",
         "",
         md_text(plan.needed_for_width),
         "",
@@ -149,3 +155,11 @@ def review_markdown(plan: ReviewPlan, labels: Sequence[Label]) -> str:
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def agreement_markdown(run: RunResult) -> list[str]:
+    """The judges' agreement with the labels, a line each figure."""
+    lines = agreement_lines(run)
+    if not lines:
+        return ["", "No judge has labels both of its verdicts can be measured with yet."]
+    return ["", "## Judges against people", "", *(f"- {md_text(line)}" for line in lines)]

@@ -156,6 +156,20 @@ async def test_a_review_pauses_on_each_sampled_trial_and_stores_each_answer(
     ]
     (artifact,) = [a for a in await _artifacts(flow_run.id) if a.type == "markdown"]
     assert "Review of run" in str(artifact.data) and "ann" in str(artifact.data)
+    # the judges measured against the labels, written into the run's results (the
+    # reviewer agreed with every verdict it labelled: both of the judge's verdicts of
+    # final_response_match_v2, all agreed)
+    results = json.loads((run_dir / "results.json").read_text())
+    by_criterion = {entry["criterion"]: entry for entry in results["judge_agreement"]}
+    assert set(by_criterion) == {"final_response_match_v2", "response_evaluation_score"}
+    match = by_criterion["final_response_match_v2"]
+    assert match["labels"] == 2 and match["reviewers"] == ["ann"]
+    assert match["agreement"]["value"] == 1.0
+    assert "Judges against people" in str(artifact.data)
+    assert "final\\_response\\_match\\_v2" in str(artifact.data)
+    # and kept in the label bank of the output folder, for later runs
+    banked = list((run_dir.parent.parent / "label-bank").glob("*/*.jsonl"))
+    assert len(banked) == 4
 
 
 async def _review_runs(run_dir: Path) -> list[FlowRun]:
