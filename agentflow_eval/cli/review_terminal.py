@@ -12,9 +12,14 @@ stopped ("N of M labelled, resuming")."""
 
 from __future__ import annotations
 
+import argparse
+import getpass
 import json
+import shlex
+from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.panel import Panel
@@ -22,11 +27,29 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from agentflow_eval.cli.common import EXIT_OK, fail
 from agentflow_eval.cli.review_keys import KeyReader
-from agentflow_eval.pipeline.review_session import SKIP, ReviewSession, verdict_choices
+from agentflow_eval.errors import InputError
+from agentflow_eval.models.results import RunResult
+from agentflow_eval.models.review_params import ReviewParams
+from agentflow_eval.pipeline.review_session import (
+    SKIP,
+    ReviewSession,
+    open_review,
+    verdict_choices,
+)
+from agentflow_eval.report.agreement_text import agreement_lines
+from agentflow_eval.review.bank import LabelBank
 from agentflow_eval.review.items import ReviewItem
+from agentflow_eval.review.labels import LABELS_FILE, validation_reason
 
-__all__ = ["ReviewOutcome", "item_view", "label_interactively"]
+__all__ = [
+    "ReviewOutcome",
+    "add_sample_flags",
+    "item_view",
+    "label_interactively",
+    "review_at_terminal",
+]
 
 RESULT_CHARS = 600
 """A tool result longer than this is cut on screen (the run's report has it whole)."""
@@ -158,3 +181,76 @@ def label_interactively(session: ReviewSession, console: Console, keys: KeyReade
             break
     console.print(f"done: {session.done} of {session.total} labelled")
     return ReviewOutcome(session.given, quit_early=False)
+
+
+def add_sample_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags of a review at the terminal: who reviews and which sample."""
+    parser.add_argument(
+        "--reviewer",
+        metavar="NAME",
+        help="who labels (recorded with each label; default: your login name)",
+    )
+    parser.add_argument(
+        "--size",
+        type=int,
+        metavar="N",
+        help="labels to ask per criterion, split between the judge's passes and fails "
+        "(default: what --width needs)",
+    )
+    parser.add_argument(
+        "--width",
+        type=float,
+        metavar="W",
+        help="size the sample for a 95%% interval W wide on each judge's agreement (default 0.2)",
+    )
+    parser.add_argument(
+        "--criteria",
+        "--criterion",
+        action="append",
+        metavar="NAME",
+        help="only this judged criterion (repeat for more; default: every LLM-judged one)",
+    )
+    parser.add_argument(
+        "--disagreeing-first",
+        action="store_true",
+        help="first the trials where the judge's samples reached different verdicts",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="the sample's seed (the same seed, the same sample)"
+    )
+
+
+def review_at_terminal(
+    args: argparse.Namespace, run_dir: Path, run: RunResult, bank: LabelBank | None
+) -> int:
+    """Label the run at ``run_dir`` at this terminal (see the module); the exit code."""
+    try:
+        params = ReviewParams(
+            run=str(run_dir),
+            size=args.size,
+            width=args.width,
+            criteria=args.criteria or [],
+            disagreeing_first=args.disagreeing_first,
+            reviewer=args.reviewer or getpass.getuser(),
+            seed=args.seed,
+        )
+        session = open_review(params, run=run)
+    except ValidationError as exc:
+        return fail(f"agentflow-eval review: {validation_reason(exc)}")
+    except InputError as exc:
+        return fail(str(exc))
+    session.bank = bank
+    console = Console(highlight=False)
+    try:
+        outcome = label_interactively(session, console, KeyReader())
+    except KeyboardInterrupt:
+        console.print(f"\nstopped: {session.done} of {session.total} labelled")
+        outcome = ReviewOutcome(session.given, quit_early=True)
+    if session.given:
+        measured = session.finish()
+        console.print(f"{session.given} label(s) added to {run_dir / LABELS_FILE}")
+        for line in [*session.notes, *agreement_lines(measured)]:
+            console.print(Text(line))
+    if outcome.quit_early and session.done < session.total:
+        console.print(f"to go on: agentflow-eval review {shlex.quote(str(run_dir))}")
+    return EXIT_OK

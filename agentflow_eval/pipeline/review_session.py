@@ -178,10 +178,11 @@ class ReviewSession:
         return self.run
 
 
-def open_review(params: ReviewParams) -> ReviewSession:
+def open_review(params: ReviewParams, *, run: RunResult | None = None) -> ReviewSession:
     """The review ``params`` ask for: the run read (refused in one line when it is not a
-    finished run folder), the sample drawn, the run's labels read; its labels go to the
-    label bank of the output folder the run folder is in.
+    finished run folder; ``run``: its results, read already), the sample drawn, the
+    run's labels read; its labels go to the label bank of the output folder the run
+    folder is in (set ``bank`` to another).
 
     The sample is drawn without this run's own labels, so the same options draw the same
     trials each time: a stopped review resumes with those it had left, and a second
@@ -193,7 +194,8 @@ def open_review(params: ReviewParams) -> ReviewSession:
             f"{params.run}: not a finished run folder (no results.json); pass the folder a "
             "run printed as 'results in ...'"
         )
-    run = read_results_json(paths.results)
+    if run is None:
+        run = read_results_json(paths.results)
     plan = plan_review(
         run,
         criteria=params.criteria or None,
