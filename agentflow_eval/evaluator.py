@@ -49,6 +49,7 @@ __all__ = [
     "EvalInputWarning",
     "EvaluationFailed",
     "RegressionFound",
+    "UntrustworthyJudgeWarning",
 ]
 
 
@@ -56,6 +57,12 @@ class EvalInputWarning(UserWarning):
     """Something in the eval set or config that is accepted but not used as written (an
     unknown key, an expectation no criterion judges): the CLI prints these; from Python
     they are warnings, which pytest lists in its summary."""
+
+
+class UntrustworthyJudgeWarning(UserWarning):
+    """A judge agreed with the people who labelled its verdicts less than the run's
+    ``min_judge_agreement`` asked: its pass rates are reported as it gave them, beside
+    the rates corrected for its measured error."""
 
 
 class EvaluationFailed(AssertionError):
@@ -203,6 +210,8 @@ def _finished(outcome: RunOutcome) -> RunResult:
     for warning in outcome.warnings:
         warnings.warn(warning, EvalInputWarning, stacklevel=3)
     gates = outcome.gates
+    for judge in gates.untrustworthy_judges:
+        warnings.warn(judge, UntrustworthyJudgeWarning, stacklevel=3)
     if gates.regression is not None:
         raise RegressionFound(gates.regression, outcome.run_dir)
     if gates.shortfalls:

@@ -85,6 +85,7 @@ from agentflow_eval.tasks.support.artifacts import ArtifactScope, publish_run_ar
 from agentflow_eval.tasks.support.events import (
     emit_comparison,
     emit_completed,
+    emit_judge_untrustworthy,
     emit_publish_failed,
 )
 
@@ -202,6 +203,12 @@ async def evaluate(
         report_url=outcome.report_url or local_report.as_uri(),
         run_dir=outcome.run_dir,
         published=None if outcome.publish is None else outcome.publish.published,
+        scope=scope,
+    )
+    emit_judge_untrustworthy(  # the summary artifact names them too
+        outcome.run,
+        report_url=outcome.report_url or local_report.as_uri(),
+        run_dir=outcome.run_dir,
         scope=scope,
     )
     if outcome.comparison is not None:

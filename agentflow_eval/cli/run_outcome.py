@@ -117,11 +117,13 @@ def _told(outcome: RunOutcome, console: Console) -> tuple[list[str], list[str], 
             comparison=outcome.comparison,
         )
         lines = [summary.model_dump_json(indent=2)]
+        warned: list[str] = []
     elif console.quiet:
         lines = [overall_line(run)]
         if outcome.comparison is not None:  # baseline and verdict
             lines += comparison_lines(outcome.comparison)[:2]
         lines += [f"results in {shown(outcome.run_dir)}", *outcome.notes]
+        warned = [f"agentflow-eval: warning: {line}" for line in gates.untrustworthy_judges]
     else:
         scorecard = format_scorecard(
             run,
@@ -134,18 +136,23 @@ def _told(outcome: RunOutcome, console: Console) -> tuple[list[str], list[str], 
         lines = [scorecard, *(f"note: {note}" for note in run.notes)]
         lines.append(f"results in {shown(outcome.run_dir)}  (report.html, results.json, junit.xml)")
         lines += outcome.notes
+        warned = [f"agentflow-eval: warning: {line}" for line in gates.untrustworthy_judges]
     if gates.measured_nothing:
         trials = run.totals.trials
         said = (
             f"agentflow-eval: error: every trial errored ({trials} of {trials}): the run "
             "measured nothing about the agent (see the errors in report.html)"
         )
-        return lines, [said], EXIT_NO_TRIAL_COMPLETED
+        return lines, [*warned, said], EXIT_NO_TRIAL_COMPLETED
     if gates.regression is not None:
-        return lines, [f"--fail-on-regression: {gates.reasons()[0]}"], EXIT_BELOW_THRESHOLD
+        return (
+            lines,
+            [*warned, f"--fail-on-regression: {gates.reasons()[0]}"],
+            EXIT_BELOW_THRESHOLD,
+        )
     if gates.shortfalls:
-        return lines, list(gates.shortfalls), EXIT_BELOW_THRESHOLD
-    return lines, [], EXIT_OK
+        return lines, [*warned, *gates.shortfalls], EXIT_BELOW_THRESHOLD
+    return lines, warned, EXIT_OK
 
 
 def interrupted(run_dir: Path | None) -> int:

@@ -22,12 +22,14 @@ from agentflow_eval.compare.render import (
     worse_verdicts,
 )
 from agentflow_eval.files.naming import printable
+from agentflow_eval.models.agreement import Estimate
 
 __all__ = [
     "CHANGED_CASES_SHOWN",
     "case_change_text",
     "comparison_lines",
     "efficiency_lines",
+    "judge_agreement_lines",
     "sequential_case_text",
     "sequential_lines",
 ]
@@ -158,5 +160,37 @@ def comparison_lines(record: RunComparison) -> list[str]:
     if comparison.power is not None and comparison.sequential is None:
         lines.append(f"  {format_power(comparison.power)}")
     lines.extend(f"  {line}" for line in efficiency_lines(comparison))
+    lines.extend(f"  {line}" for line in judge_agreement_lines(comparison))
     lines.extend(f"  note: {note}" for note in comparison.notes)
+    return lines
+
+
+def _figure(estimate: Estimate | None) -> str:
+    if estimate is None:
+        return "–"
+    return f"{estimate.value:.0%} ({estimate.low:.0%}–{estimate.high:.0%})"
+
+
+def judge_agreement_lines(comparison: Comparison) -> list[str]:
+    """Each judge people checked in both runs: agreement and the corrected pass rate,
+    baseline → this run."""
+    lines = []
+    for change in comparison.judge_agreement:
+        corrected = change.corrected_change
+        moved = (
+            f", change {corrected.value:+.0%} ({corrected.low:+.0%} to {corrected.high:+.0%})"
+            if corrected is not None
+            else ""
+        )
+        doubts = (
+            f"; untrustworthy in the {' and the '.join(change.untrustworthy)}"
+            if change.untrustworthy
+            else ""
+        )
+        lines.append(
+            f"judge {change.label or change.criterion} against people: agreement "
+            f"{_figure(change.baseline_agreement)} → {_figure(change.candidate_agreement)}; "
+            f"corrected pass rate {_figure(change.baseline_corrected)} → "
+            f"{_figure(change.candidate_corrected)}{moved}{doubts}"
+        )
     return lines

@@ -20,6 +20,7 @@ import math
 import statistics
 from functools import lru_cache
 
+from agentflow_eval.compare.agreement import judge_agreement_changes
 from agentflow_eval.compare.criteria import criterion_changes
 from agentflow_eval.compare.divergence import case_divergence
 from agentflow_eval.compare.efficiency import WORSE, CaseFigures, compare_efficiency
@@ -288,6 +289,7 @@ def compare_runs(
         power=_power(pairs, alpha, detect_drop),
         sequential=sequential,
         efficiency=efficiency,
+        judge_agreement=judge_agreement_changes(baseline, candidate),
         regressed=overall.verdict == "regression"
         or any(case.verdict == "regression" for case in cases)
         or (efficiency is not None and efficiency.regressed),

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentflow_eval.compare.exact import TestMethod
 from agentflow_eval.compare.power import PowerMethod
+from agentflow_eval.models.agreement import Estimate
 from agentflow_eval.models.tolerances import EfficiencyTolerances, Measure
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "EfficiencyFinding",
     "EfficiencyTest",
     "EfficiencyVerdict",
+    "JudgeAgreementChange",
     "MeasureChange",
     "OverallChange",
     "OverallEfficiencyChange",
@@ -43,7 +45,7 @@ __all__ = [
     "Verdict",
 ]
 
-COMPARISON_VERSION = "1.3"
+COMPARISON_VERSION = "1.4"
 """1.1: a case's counts leave out its trials without a verdict (``not_evaluated``), as they
 leave out those the provider failed. 1.2: efficiency against the baseline (per case and
 overall: cost, tokens, latency, tool calls; ``efficiency``) and where a regressed case's
@@ -51,7 +53,8 @@ trajectories part ways (``divergence``); ``regressed`` also holds for an efficie
 change beyond a tolerance the team gave. 1.3: ``pairing`` (runs made apart or side by
 side); apart, latency is not called and cost, tokens and tool calls only beyond a drift
 margin; side by side, efficiency is tested pair by pair, and per-case verdicts come from
-anytime-valid evidence on the pairs (``sequential``)."""
+anytime-valid evidence on the pairs (``sequential``). 1.4: each judge people checked in both
+runs, its agreement and corrected pass rate on both sides (``judge_agreement``)."""
 
 ChangeVerdict = Literal["regression", "improvement", "no significant change"]
 Verdict = Literal["regression", "improvement", "no significant change", "added", "removed"]
@@ -102,6 +105,23 @@ class CriterionChange(_Model):
     baseline_mean: float | None = None
     candidate_mean: float | None = None
     change: float | None = None
+
+
+class JudgeAgreementChange(_Model):
+    """A judge people checked in both runs: its agreement with them and κ on each side,
+    and the criterion's pass rate corrected for its error on each side, with the change
+    (its interval approximate: each side's interval read as a normal one)."""
+
+    criterion: str
+    label: str = ""
+    baseline_agreement: Estimate | None = None
+    candidate_agreement: Estimate | None = None
+    baseline_kappa: Estimate | None = None
+    candidate_kappa: Estimate | None = None
+    baseline_corrected: Estimate | None = None
+    candidate_corrected: Estimate | None = None
+    corrected_change: Estimate | None = None
+    untrustworthy: list[Literal["baseline", "candidate"]] = Field(default_factory=list)
 
 
 EfficiencyVerdict = Literal[
@@ -394,6 +414,7 @@ class Comparison(_Model):
     power: PowerSummary | None = None
     sequential: SequentialSummary | None = None
     efficiency: EfficiencyComparison | None = None
+    judge_agreement: list[JudgeAgreementChange] = Field(default_factory=list)
     regressed: bool = Field(
         description="a significant regression overall or in some case (pass rate, or "
         "efficiency beyond a tolerance the team gave)"

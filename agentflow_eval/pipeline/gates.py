@@ -1,9 +1,10 @@
 """What a finished run is held to, decided once for every front door: the request's
 pass-rate gates (``min_pass_rate`` over the run, ``min_case_pass_rate`` for each case),
-its regression gate (``fail_on_regression`` with a
-baseline), and whether the run measured anything at all. Each door renders the verdict
-its own way (the CLI as an exit code, the flow as a Failed state, ``AgentEvaluator`` as
-an exception); none of them decides it again, and each says the shortfalls in the words
+its regression gate (``fail_on_regression`` with a baseline), whether the run measured
+anything at all, and which judges fell below the agreement with people it asked
+(``min_judge_agreement``: named, not a gate). Each door renders the verdict its own way
+(the CLI as an exit code, the flow as a Failed state, ``AgentEvaluator`` as an
+exception); none of them decides it again, and each says the shortfalls in the words
 given here."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.results import RunResult
+from agentflow_eval.report.agreement_text import untrustworthy_judges, untrustworthy_text
 
 __all__ = ["GateVerdict", "gate_verdict"]
 
@@ -30,6 +32,10 @@ class GateVerdict:
     its baseline could not be read); ``None`` when the gate held or was not asked for."""
     measured_nothing: bool = False
     """Every trial errored: the run says nothing about the agent."""
+    untrustworthy_judges: tuple[str, ...] = ()
+    """Each judge whose agreement with people fell below ``min_judge_agreement``, in a
+    line naming it: said by every door, never a failed gate (the run's verdicts are
+    reported as the judges gave them, beside the corrected pass rates)."""
 
     @property
     def failed(self) -> bool:
@@ -74,4 +80,5 @@ def gate_verdict(
         shortfalls=tuple(shortfalls),
         regression=comparison if comparison is not None and comparison.gate_failed else None,
         measured_nothing=bool(totals.trials) and totals.errored == totals.trials,
+        untrustworthy_judges=tuple(untrustworthy_text(a) for a in untrustworthy_judges(run)),
     )

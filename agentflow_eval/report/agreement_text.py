@@ -10,12 +10,13 @@ __all__ = ["agreement_lines", "estimate_text", "untrustworthy_judges", "untrustw
 
 
 def estimate_text(estimate: Estimate | None, *, percent: bool = True) -> str:
-    """``80% (75%–85%)``; κ as ``0.57 (0.44–0.66)``; ``–`` when unmeasured."""
+    """``80% (75%–85%)``; κ as ``0.57 (0.44 to 0.66)`` (its bounds may be negative);
+    ``–`` when unmeasured."""
     if estimate is None:
         return "–"
     if percent:
         return f"{estimate.value:.0%} ({estimate.low:.0%}–{estimate.high:.0%})"
-    return f"{estimate.value:.2f} ({estimate.low:.2f}–{estimate.high:.2f})"
+    return f"{estimate.value:.2f} ({estimate.low:.2f} to {estimate.high:.2f})"
 
 
 def untrustworthy_judges(run: RunResult) -> list[JudgeAgreement]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agentflow_eval.compare.brief import sequential_lines
+from agentflow_eval.compare.brief import judge_agreement_lines, sequential_lines
 from agentflow_eval.compare.models import (
     BaselineProblem,
     CaseComparison,
@@ -114,6 +114,9 @@ class ComparisonView:
     notes: list[str] = field(default_factory=list)
     marks: dict[str, CaseMark] = field(default_factory=dict)
     efficiency: EfficiencyView | None = None
+    judges: list[str] = field(default_factory=list)
+    """Each judge people checked in both runs: agreement and corrected pass rate, baseline
+    → this run."""
 
     @property
     def gate_failed(self) -> bool:
@@ -252,4 +255,5 @@ def comparison_view(record: RunComparison) -> ComparisonView:
         notes=list(comparison.notes),
         marks=marks,
         efficiency=efficiency_view(comparison),
+        judges=judge_agreement_lines(comparison),
     )

@@ -10,10 +10,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agentflow_eval.compare.brief import case_change_text, efficiency_lines, sequential_lines
+from agentflow_eval.compare.brief import (
+    case_change_text,
+    efficiency_lines,
+    judge_agreement_lines,
+    sequential_lines,
+)
 from agentflow_eval.compare.models import CaseCounts, RunComparison, SequentialCase
 from agentflow_eval.compare.render import format_overall, format_power
 from agentflow_eval.models.results import RunResult
+from agentflow_eval.report.agreement_text import (
+    estimate_text,
+    untrustworthy_judges,
+    untrustworthy_text,
+)
 from agentflow_eval.report.charts import case_state
 from agentflow_eval.report.scorecard import judge_noise_lines
 from agentflow_eval.report.spend import case_spend_cells, spend_markdown
@@ -135,6 +145,7 @@ def summary_markdown(
         lines += ["", f"> {md_text(note)}"]
     if comparison is not None:
         lines.append(comparison_markdown(comparison).rstrip("\n"))
+    lines += agreement_markdown(run)
     if run.criteria:
         lines += [
             "",
@@ -158,6 +169,36 @@ def summary_markdown(
         if len(worst) > WORST_CASES:
             lines.append(f"- … and {len(worst) - WORST_CASES} more (see the report)")
     return "\n".join(lines) + "\n"
+
+
+def agreement_markdown(run: RunResult) -> list[str]:
+    """The judges against the people who labelled their verdicts: a warning for each
+    judge below the agreement the run asked, and a table of the figures."""
+    if not run.judge_agreement:
+        return []
+    lines = [""]
+    lines += [f"> **{md_text(untrustworthy_text(a))}**" for a in untrustworthy_judges(run)]
+    lines += [
+        "",
+        "## Judges against people",
+        "",
+        "| Judge | Labelled | Agreement | Sensitivity | Specificity | κ | Pass rate as judged "
+        "| Corrected pass rate |",
+        "|---|---:|---|---|---|---|---|---|",
+    ]
+    for a in run.judge_agreement:
+        cells = [
+            md_text(a.label or a.criterion) + (" (untrustworthy)" if a.untrustworthy else ""),
+            f"{a.labelled_trials}/{a.verdicts}",
+            estimate_text(a.agreement),
+            estimate_text(a.sensitivity),
+            estimate_text(a.specificity),
+            estimate_text(a.kappa, percent=False),
+            estimate_text(a.raw_pass_rate),
+            estimate_text(a.corrected_pass_rate),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
 
 
 def _code(text: str) -> str:
@@ -226,6 +267,11 @@ def comparison_markdown(record: RunComparison) -> str:
     if efficiency:
         lines += ["", "**Efficiency and trajectories**", ""]
         lines += [f"- {md_text(line)}" for line in efficiency]
+        lines.append("")
+    judges = judge_agreement_lines(comparison)
+    if judges:
+        lines += ["", "**Judges against people**", ""]
+        lines += [f"- {md_text(line)}" for line in judges]
         lines.append("")
     lines += [f"- {md_text(note)}" for note in comparison.notes]
     return "\n".join(lines) + "\n"

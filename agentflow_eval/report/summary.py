@@ -10,7 +10,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentflow_eval.compare.models import RunComparison
+from agentflow_eval.models.agreement import JudgeAgreement
 from agentflow_eval.models.results import CaseEfficiency, RunResult, RunTotals
+from agentflow_eval.report.agreement_text import untrustworthy_judges
 from agentflow_eval.report.scorecard import CaseVerdict, case_verdict
 
 __all__ = ["CaseSummary", "RunSummary", "run_summary"]
@@ -71,6 +73,15 @@ class RunSummary(BaseModel):
     comparison: RunComparison | None = Field(
         default=None, description="the run against its baseline (run --baseline)"
     )
+    judge_agreement: list[JudgeAgreement] = Field(
+        default_factory=list,
+        description="each judge against the people who labelled its verdicts",
+    )
+    untrustworthy_judges: list[str] = Field(
+        default_factory=list,
+        description="the criteria whose judge agreed with people less than "
+        "min_judge_agreement asked",
+    )
 
 
 def run_summary(
@@ -122,4 +133,6 @@ def run_summary(
         fail_under=fail_under,
         below_fail_under=fail_under is not None and run.totals.pass_rate < fail_under,
         comparison=comparison,
+        judge_agreement=run.judge_agreement,
+        untrustworthy_judges=[a.criterion for a in untrustworthy_judges(run)],
     )

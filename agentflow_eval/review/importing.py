@@ -78,11 +78,11 @@ def read_label_rows(
         fields = _fields(row, refuse)
         case, trial, criterion = fields["case"], fields["trial"], fields["criterion"]
         if case not in cases:
-            raise refuse(f"case {case!r} is not in run {run.run_id}")
+            raise refuse(f"case {case!r} is not in the run")
         if (case, trial) not in trials:
             count = sum(1 for c, _ in trials if c == case)
             raise refuse(
-                f"case {case!r} has no trial {trial} in run {run.run_id} (its trials are "
+                f"case {case!r} has no trial {trial} in the run (its trials are "
                 f"0 to {count - 1}, as results.json numbers them)"
             )
         judged = verdicts.get((case, trial, criterion))
@@ -205,7 +205,7 @@ def _label(
             trial=fields["trial"],
             criterion=fields["criterion"],
             content_key=judged.content_key,
-            label=value,  # type: ignore[arg-type]  # checked: pass, fail or a float
+            label=value,
             reviewer=fields["reviewer"],
             note="" if note is None else str(note),
             labelled_at=at if at not in (None, "") else when,

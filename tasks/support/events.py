@@ -11,6 +11,11 @@
   the significant increases of cost, tokens, latency or tool calls (``efficiency``: each
   with ``beyond_tolerance``, true for those that made the run regress), the baseline run
   and the report.
+- ``agentflow.eval.judge-untrustworthy``: some judge agreed with the people who labelled
+  its verdicts less than ``min_judge_agreement`` asked; the payload names each with its
+  agreement, sensitivity, specificity and κ (intervals too), its pass rate as judged and
+  corrected, and the report. (``completed`` carries every labelled judge's figures and
+  the untrustworthy ones' names too.)
 - ``agentflow.eval.baseline-unavailable``: the run was to be compared with a baseline and
   was not; ``payload.kind`` is ``no-earlier-run`` (the first run of a schedule) or
   ``unavailable`` (the baseline could not be read: nobody can say whether it regressed).
@@ -42,12 +47,15 @@ from prefect.events import emit_event
 from agentflow_eval.compare.efficiency import efficiency_findings
 from agentflow_eval.compare.models import CaseCounts, RunComparison
 from agentflow_eval.compare.suite import EvalSetOutcome, SuiteSummary
+from agentflow_eval.models.agreement import Estimate, JudgeAgreement
 from agentflow_eval.models.results import RunResult
+from agentflow_eval.report.agreement_text import untrustworthy_judges
 from agentflow_eval.tasks.support.artifacts import ArtifactScope
 
 __all__ = [
     "BASELINE_UNAVAILABLE",
     "COMPLETED",
+    "JUDGE_UNTRUSTWORTHY",
     "PUBLISH_FAILED",
     "REGRESSED",
     "SUITE_COMPLETED",
@@ -56,6 +64,7 @@ __all__ = [
     "SUITE_REGRESSED",
     "emit_comparison",
     "emit_completed",
+    "emit_judge_untrustworthy",
     "emit_publish_failed",
     "emit_suite",
     "regressed_payload",
@@ -65,6 +74,7 @@ COMPLETED = "agentflow.eval.completed"
 PUBLISH_FAILED = "agentflow.eval.publish-failed"
 REGRESSED = "agentflow.eval.regressed"
 BASELINE_UNAVAILABLE = "agentflow.eval.baseline-unavailable"
+JUDGE_UNTRUSTWORTHY = "agentflow.eval.judge-untrustworthy"
 SUITE_COMPLETED = "agentflow.eval.suite-completed"
 SUITE_REGRESSED = "agentflow.eval.suite-regressed"
 SUITE_INCOMPLETE = "agentflow.eval.suite-incomplete"
@@ -122,7 +132,52 @@ def completed_payload(
         "judge_usage": totals.judge_usage.model_dump(mode="json"),
         "cost_usd": totals.usage.cost_usd + totals.judge_usage.cost_usd,
         "track": run.track,
+        # each judge people checked: how far they agree with it
+        "judge_agreement": [_agreement(a) for a in run.judge_agreement],
+        "untrustworthy_judges": [a.criterion for a in untrustworthy_judges(run)],
     }
+
+
+def _agreement(agreement: JudgeAgreement) -> dict[str, Any]:
+    def figure(estimate: Estimate | None) -> dict[str, float] | None:
+        return None if estimate is None else estimate.model_dump(mode="json")
+
+    return {
+        "criterion": agreement.criterion,
+        "labelled_trials": agreement.labelled_trials,
+        "verdicts": agreement.verdicts,
+        "agreement": figure(agreement.agreement),
+        "sensitivity": figure(agreement.sensitivity),
+        "specificity": figure(agreement.specificity),
+        "kappa": figure(agreement.kappa),
+        "raw_pass_rate": figure(agreement.raw_pass_rate),
+        "corrected_pass_rate": figure(agreement.corrected_pass_rate),
+        "min_agreement": agreement.min_agreement,
+        "untrustworthy": agreement.untrustworthy,
+    }
+
+
+def emit_judge_untrustworthy(
+    run: RunResult, *, report_url: str | None, run_dir: Path, scope: ArtifactScope
+) -> bool:
+    """Emit ``agentflow.eval.judge-untrustworthy`` when some judge fell below the
+    agreement the run asked; whether it did."""
+    judges = untrustworthy_judges(run)
+    if not judges:
+        return False
+    resource, related = _resources(run, scope)
+    emit_event(
+        JUDGE_UNTRUSTWORTHY,
+        resource=resource,
+        related=related,
+        payload={
+            **_run_identity(run),
+            "judges": [_agreement(a) for a in judges],
+            "report_url": report_url,
+            "run_dir": str(run_dir),
+        },
+    )
+    return True
 
 
 def emit_completed(

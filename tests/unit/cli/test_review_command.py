@@ -87,11 +87,11 @@ def test_a_thousand_rows_import_and_measure_the_judge(
 @pytest.mark.parametrize(
     ("line", "change", "said"),
     [
-        (500, {"trial": 7}, "case 'case_124' has no trial 7 in run planted1"),
+        (500, {"trial": 7}, "case 'case_124' has no trial 7 in the run"),
         (731, {"label": "maybe"}, "label must be pass, fail or a score from 0 to 1"),
         (999, {"criterion": "safety_v1"}, "criterion 'safety_v1' gave trial"),
         (2, {"reviewer": ""}, "no reviewer"),
-        (64, {"case": "nowhere"}, "case 'nowhere' is not in run planted1"),
+        (64, {"case": "nowhere"}, "case 'nowhere' is not in the run"),
     ],
 )
 def test_a_bad_row_is_named_by_line_and_nothing_is_written(

@@ -180,17 +180,27 @@ async def test_labels_measure_the_judge_on_a_rejudge_and_on_a_later_run(
     again = await rejudge(source, config, eval_set=EVAL_SET, judge_cache=cache)
     (folder,) = root.glob(f"*/*-{again.run_id}")
     assert_planted_values_found(again, plant)
+    assert not again.judge_agreement[0].untrustworthy  # no level asked
     assert {label.content_key for label in read_labels(folder)} == {
         label.content_key for label in labels
     }
     stored = read_results_json(folder / "results.json")
     assert stored.judge_agreement == again.judge_agreement
 
-    # a later run of the same agent judges the same content: the bank's labels count
+    # a later run of the same agent judges the same content: the bank's labels count;
+    # held to 90% agreement, the judge (right on 80%) is named untrustworthy
     later = await evaluate(
-        agent_of(plant), EVAL_SET, config, runs=RUNS, output_dir=root, judge_cache=cache
+        agent_of(plant),
+        EVAL_SET,
+        config,
+        runs=RUNS,
+        output_dir=root,
+        judge_cache=cache,
+        min_judge_agreement=0.9,
     )
     assert_planted_values_found(later, plant)
+    [agreement] = later.judge_agreement
+    assert agreement.untrustworthy and agreement.min_agreement == 0.9
     (later_folder,) = root.glob(f"*/*-{later.run_id}")
     assert len(read_labels(later_folder)) == 160
     assert (later_folder / LABELS_FILE).is_file()
