@@ -41,7 +41,7 @@ from agentflow_eval.pipeline.review_session import (
 from agentflow_eval.report.agreement_text import agreement_lines
 from agentflow_eval.review.bank import LabelBank
 from agentflow_eval.review.items import ReviewItem
-from agentflow_eval.review.labels import LABELS_FILE, validation_reason
+from agentflow_eval.review.labels import LABELS_FILE
 
 __all__ = [
     "ReviewOutcome",
@@ -220,6 +220,14 @@ def add_sample_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _flag_problem(exc: ValidationError) -> str:
+    """The flag a sample setting came from, and what is wrong with it, in a line."""
+    error = exc.errors(include_url=False)[0]
+    field = str(error["loc"][0]) if error["loc"] else ""
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"--{field.replace('_', '-')}: {message}" if field else message
+
+
 def review_at_terminal(
     args: argparse.Namespace, run_dir: Path, run: RunResult, bank: LabelBank | None
 ) -> int:
@@ -236,7 +244,7 @@ def review_at_terminal(
         )
         session = open_review(params, run=run)
     except ValidationError as exc:
-        return fail(f"agentflow-eval review: {validation_reason(exc)}")
+        return fail(_flag_problem(exc))
     except InputError as exc:
         return fail(str(exc))
     session.bank = bank

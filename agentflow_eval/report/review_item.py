@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.report.agreement_text import agreement_lines
-from agentflow_eval.report.markdown import md_text
+from agentflow_eval.report.markdown import agreement_markdown, md_text
 from agentflow_eval.review.items import ReviewItem, ReviewTurn
 from agentflow_eval.review.labels import Label
 from agentflow_eval.review.sampling import ReviewPlan
@@ -133,7 +132,7 @@ def review_markdown(plan: ReviewPlan, labels: Sequence[Label], run: RunResult) -
     reviewers = sorted({label.reviewer for label in labels})
     lines = [
         f"# Review of run `{plan.run_id.replace('`', '')}`",
-        *agreement_markdown(run),
+        *(agreement_markdown(run) or ["", "No judge has labels to be measured against yet."]),
         "",
         "## The sample",
         "",
@@ -155,11 +154,3 @@ def review_markdown(plan: ReviewPlan, labels: Sequence[Label], run: RunResult) -
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
-
-
-def agreement_markdown(run: RunResult) -> list[str]:
-    """The judges' agreement with the labels, a line each figure."""
-    lines = agreement_lines(run)
-    if not lines:
-        return ["", "No judge has labels both of its verdicts can be measured with yet."]
-    return ["", "## Judges against people", "", *(f"- {md_text(line)}" for line in lines)]

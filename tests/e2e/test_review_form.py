@@ -38,6 +38,7 @@ from tests.support.review_runs import judged_run_folder
 
 pytestmark = pytest.mark.e2e
 POOL = "e2e-review-form"
+SHOT_HEIGHT = 2200
 
 
 async def _paused(api_url: str, deployment: str, after: str | None) -> tuple[FlowRun, str]:
@@ -86,7 +87,7 @@ async def _answer(page: DevToolsPage, position: int, shot: Path | None) -> tuple
     await dialog.type_into("Note", note)
     await dialog.type_into("Reviewer", "carol")
     if shot is not None:
-        await page.screenshot(shot, height=2200)
+        await page.screenshot(shot, height=SHOT_HEIGHT)
         width, height = png_size(shot)
         assert width >= 1000 and height >= 1200
     await dialog.submit()
@@ -112,6 +113,15 @@ def test_a_reviewer_answers_each_trial_in_the_prefect_ui(
         run, first = await _paused(api_url, "review/judges", None)
         url = f"{api_url.removesuffix('/api')}/runs/flow-run/{run.id}"
         async with open_page(browser, tmp_path / "profile", url) as page:
+            # the window the screenshot is taken in, from the start: the app lays itself
+            # out again when the window changes, and a form laid out again loses its input
+            await page.call(
+                "Emulation.setDeviceMetricsOverride",
+                width=1280,
+                height=SHOT_HEIGHT,
+                deviceScaleFactor=1,
+                mobile=False,
+            )
             answered = [await _answer(page, 1, shot)]
             await _paused(api_url, "review/judges", first)
             await page.call("Page.navigate", url=url)  # the page as the reviewer reloads it

@@ -166,7 +166,7 @@ async def test_a_review_pauses_on_each_sampled_trial_and_stores_each_answer(
     assert match["labels"] == 2 and match["reviewers"] == ["ann"]
     assert match["agreement"]["value"] == 1.0
     assert "Judges against people" in str(artifact.data)
-    assert "final\\_response\\_match\\_v2" in str(artifact.data)
+    assert "| Agreement |" in str(artifact.data) and "100% (" in str(artifact.data)
     # and kept in the label bank of the output folder, for later runs
     banked = list((run_dir.parent.parent / "label-bank").glob("*/*.jsonl"))
     assert len(banked) == 4

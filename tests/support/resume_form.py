@@ -114,4 +114,7 @@ class ResumeDialog:
             if not await self.text():
                 return
             await asyncio.sleep(0.3)
-        raise AssertionError(f"the dialog stayed open after Submit:\n{await self.text()}")
+        raise AssertionError(
+            f"the dialog stayed open after Submit:\n{await self.text()}\n"
+            f"the page said:\n{(await self.page.text())[-1500:]}"
+        )
