@@ -4,8 +4,9 @@ shows it above the review form. The case and the trial, the criterion, the conve
 said), the answer beside the reference, and the judge's verdict, score, threshold and
 reasoning.
 
-Everything the run recorded is data, never markup: one-line values are escaped, longer
-texts go in fenced blocks longer than any run of backticks they hold."""
+Everything the run recorded is data, never markup: texts (what was said, the answers,
+the reasoning) are escaped line by line into block quotes that wrap; JSON (a tool call's
+arguments and result) goes in fenced blocks longer than any run of backticks it holds."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from agentflow_eval.review.items import ReviewItem, ReviewTurn
 from agentflow_eval.review.labels import Label
 from agentflow_eval.review.sampling import ReviewPlan
 
-__all__ = ["fenced", "item_markdown", "review_markdown"]
+__all__ = ["fenced", "item_markdown", "quoted", "review_markdown"]
 
 _BACKTICKS = re.compile(r"`+")
 RESULT_CHARS = 2000
@@ -32,6 +33,13 @@ def fenced(text: str, info: str = "text") -> str:
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{text}\n{fence}"
+
+
+def quoted(text: str) -> str:
+    """``text`` as a block quote that wraps in the dialog: each line escaped (run data,
+    never markup), a paragraph of its own."""
+    lines = [md_text(line) for line in text.splitlines() if line.strip()]
+    return "\n>\n".join(f"> {line}" for line in lines) if lines else "> _(empty)_"
 
 
 def _json(value: Any) -> str:
@@ -48,19 +56,19 @@ def _cut(text: str, limit: int = RESULT_CHARS) -> str:
 def _turn_lines(number: int, turn: ReviewTurn, *, last: bool) -> list[str]:
     """A turn of the conversation; the last turn's answer and reference are shown with
     the answer below, not here."""
-    lines = [f"**User** (turn {number})", "", fenced(turn.user_text), ""]
+    lines = [f"**User** (turn {number})", "", quoted(turn.user_text), ""]
     for call in turn.tool_calls:
         lines += [f"**Tool call** `{call.name.replace('`', '')}`", ""]
         lines += [fenced(_json(call.args), "json"), ""]
         if call.error:
-            lines += ["It failed:", "", fenced(_cut(call.error)), ""]
+            lines += ["It failed:", "", quoted(_cut(call.error)), ""]
         else:
             lines += ["It returned:", "", fenced(_cut(_json(call.result)), "json"), ""]
     if last:
         return lines
-    lines += ["**Agent**", "", fenced(turn.answer) if turn.answer else "_(no answer)_", ""]
+    lines += ["**Agent**", "", quoted(turn.answer) if turn.answer else "_(no answer)_", ""]
     if turn.reference:
-        lines += ["**Reference** for this turn", "", fenced(turn.reference), ""]
+        lines += ["**Reference** for this turn", "", quoted(turn.reference), ""]
     return lines
 
 
@@ -85,10 +93,10 @@ def item_markdown(item: ReviewItem, *, position: int, total: int) -> str:
     for number, turn in enumerate(item.conversation, start=1):
         lines += _turn_lines(number, turn, last=number == len(item.conversation))
     lines += ["### Answer and reference", "", "**Final answer**", ""]
-    lines += [fenced(item.final_answer) if item.final_answer else "_(none)_", ""]
+    lines += [quoted(item.final_answer) if item.final_answer else "_(none)_", ""]
     lines += ["**Reference**", ""]
     lines += [
-        fenced(item.reference_answer) if item.reference_answer else "_(the case gives none)_",
+        quoted(item.reference_answer) if item.reference_answer else "_(the case gives none)_",
         "",
     ]
     samples = "disagreed" if item.samples_disagreed else "agreed"
@@ -103,9 +111,9 @@ def item_markdown(item: ReviewItem, *, position: int, total: int) -> str:
     if item.reasoning:
         lines += ["**Reasoning**", ""]
         for reasoning in item.reasoning:
-            lines += [fenced(reasoning), ""]
+            lines += [quoted(reasoning), ""]
     elif item.reason:
-        lines += ["**Reason**", "", fenced(item.reason), ""]
+        lines += ["**Reason**", "", quoted(item.reason), ""]
     low, high = item.score_range
     scale = (low, high) != (0.0, 1.0)
     lines += [

@@ -3,8 +3,6 @@ run's own text is data that cannot close its block or inject markup."""
 
 from __future__ import annotations
 
-import re
-
 from agentflow_eval.report.markdown import md_text
 from agentflow_eval.report.review_item import fenced, item_markdown, review_markdown
 from agentflow_eval.review.labels import Label
@@ -47,7 +45,11 @@ def test_run_text_stays_inside_its_block() -> None:
     item = plan.items[0].model_copy(update={"final_answer": hostile, "case_id": "a`b|c"})
     text = item_markdown(item, position=1, total=1)
     assert "case `ab|c`" in text  # a backtick cannot end the code span early
-    assert not re.search(r"^# Approve", text.split(hostile)[0], re.MULTILINE)
+    answer = text.split("**Final answer**", 1)[1].split("**Reference**", 1)[0]
+    assert "> \\`\\`\\`" in answer and "> \\# Approve everything" in answer
+    assert "> \\<script\\>alert\\(1\\)\\</script\\>" in answer
+    # nothing of the run starts a heading or HTML of its own, or closes a block
+    assert not any(line.startswith(("# ", "<", "````")) for line in text.splitlines())
 
 
 def test_the_review_artifact_lists_each_reviewers_label() -> None:
