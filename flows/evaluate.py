@@ -22,6 +22,7 @@ from pydantic.json_schema import SkipJsonSchema
 from agentflow_eval.compare.brief import comparison_lines
 from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.errors import RunStopped
+from agentflow_eval.flows.support.review_start import start_review
 from agentflow_eval.flows.support.runtime import PrefectRuntime
 from agentflow_eval.flows.support.trigger import trigger_track
 from agentflow_eval.models import defaults
@@ -61,6 +62,7 @@ from agentflow_eval.models.request import (
     PublishTo,
     RejudgeFrom,
     Resume,
+    ReviewSample,
     RunRequest,
     Runs,
     RunTimeout,
@@ -148,6 +150,7 @@ async def evaluate(
     max_file_mb: MaxFileMb = None,
     workroot: Workroot = None,
     keep_workdirs: KeepWorkdirs = False,
+    review_sample: ReviewSample = None,
     planned: SkipJsonSchema[PreparedRun | None] = None,
 ) -> RunOutcome:
     """Evaluate an agent on one eval set: repeated trials per case, judged, reported.
@@ -168,6 +171,10 @@ async def evaluate(
 
     With `timeout_minutes`, a run still going then stops there, Failed, saying so; the
     trials it finished are kept, and a run with `resume` set to its folder finishes it.
+
+    With `review_sample`, once the run is reported it starts a flow run of the review
+    deployment (review/judges) for people to check its judges on that many trials, and
+    ends without waiting for it; the summary says whether the review started.
     """
     request = await _request(locals(), planned)
     outcome = await execute(request, PrefectRuntime(), prepared=planned)
@@ -175,6 +182,12 @@ async def evaluate(
         return outcome
     scope = ArtifactScope.current(outcome.run.track)
     _announce(request, outcome, scope)
+    after_run: list[str] = []
+    if request.review_sample is not None:
+        after_run.append(
+            await start_review(outcome.run_dir, outcome.run.run_id, request.review_sample)
+        )
+        outcome.notes.extend(after_run)
     local_report = outcome.run_dir / "report.html"
     await publish_run_artifacts(
         outcome.run,
@@ -183,6 +196,7 @@ async def evaluate(
         publish_problem=outcome.publish_problem,
         scope=scope,
         comparison=outcome.comparison,
+        notes=after_run,
     )
     emit_completed(
         outcome.run,

@@ -9,6 +9,7 @@
                                                    make, grow, check, convert eval sets
     agentflow-eval init [DIR]                      make a starter project to evaluate
     agentflow-eval view [OUTPUT_DIR] [--serve]     open the newest report; serve every run
+    agentflow-eval review RUN_DIR [--size N]       label a run's judged trials at the terminal
     agentflow-eval review RUN_DIR --labels FILE    import people's labels, measure the judges
 
 Each command module offers ``add_parser(subparsers)`` and ``run(args) -> int`` (the run

@@ -1,6 +1,10 @@
 """``agentflow-eval review``: people's verdicts on a finished run's judged trials.
 
+    agentflow-eval review RUN_DIR [--reviewer NAME] [--size N] [--criteria NAME] ...
     agentflow-eval review RUN_DIR --labels FILE [--label-bank DIR]
+
+Without ``--labels``, one person labels the run's sampled judged trials at the terminal,
+a key per verdict (:mod:`.review_terminal`): resumable, each label kept as it is given.
 
 ``--labels`` imports labels made elsewhere (CSV or JSON lines: case, trial, criterion,
 label, reviewer[, note]; see :mod:`agentflow_eval.review.importing`): every row is checked
@@ -18,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agentflow_eval.cli.common import EXIT_OK, fail, one_line, terminal_text
+from agentflow_eval.cli.review_terminal import add_sample_flags, review_at_terminal
 from agentflow_eval.errors import InputError, StoreError
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
@@ -33,10 +38,14 @@ __all__ = ["add_parser", "review_command", "run"]
 def add_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "review",
-        help="people's verdicts on a run's judged trials: import labels, measure the judges",
+        help="people's verdicts on a run's judged trials: label them at the terminal or "
+        "import labels, and measure the judges",
         description="Label a finished run's judged verdicts and measure its judges against "
         "the labels (agreement, sensitivity, specificity, κ, the pass rate corrected for "
-        "the judges' error). --labels FILE imports labels made elsewhere.",
+        "the judges' error). At a terminal: a sample of the judged trials, one key per "
+        "verdict (p pass, f fail, or the scale's points; s skip, n note, q quit), each "
+        "label kept as it is given; run it again to go on. --labels FILE imports labels "
+        "made elsewhere instead.",
     )
     parser.add_argument("run_dir", metavar="RUN_DIR", help="the finished run folder")
     parser.add_argument(
@@ -45,6 +54,7 @@ def add_parser(sub: Any) -> None:
         help="import labels from a CSV or JSON-lines file (case, trial, criterion, label, "
         "reviewer[, note]; trial as results.json numbers it, from 0)",
     )
+    add_sample_flags(parser)
     parser.add_argument(
         "--label-bank",
         metavar="DIR",
@@ -58,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def review_command(args: argparse.Namespace) -> int:
-    """Import ``--labels`` into the run (see the module)."""
+    """Label the run at the terminal, or import ``--labels`` into it (see the module)."""
     run_dir = Path(args.run_dir)
     try:
         run = _finished_run(run_dir)
@@ -66,10 +76,7 @@ def review_command(args: argparse.Namespace) -> int:
     except InputError as exc:
         return fail(str(exc))
     if args.labels is None:
-        return fail(
-            "agentflow-eval review needs --labels FILE: the labels to import (CSV or JSON "
-            "lines: case, trial, criterion, label, reviewer)"
-        )
+        return review_at_terminal(args, run_dir, run, bank)
     return _import(run_dir, run, Path(args.labels), bank)
 
 

@@ -66,6 +66,7 @@ __all__ = [
     "MinJudgeAgreement",
     "RejudgeFrom",
     "ReportLinks",
+    "ReviewSample",
     "RunRequest",
     "RunTimeout",
     "S3Options",
@@ -875,6 +876,26 @@ KeepWorkdirs = Annotated[
     Flag(help="keep each trial's working folder after it ends (its path is in the trial)"),
 ]
 
+ReviewSample = Annotated[
+    int | None,
+    BeforeValidator(lambda value: None if value in ("", 0) else _blank_is_none(value)),
+    AfterValidator(_at_least_one),
+    _optional("integer", minimum=0),
+    _ui(
+        "Review sample (trials)",
+        "once the run is reported, start the review flow's deployment (review/judges) for "
+        "people to check the judges on this many of its judged trials, those whose judge's "
+        "samples disagreed first; the run does not wait for it, and its summary says whether "
+        "it started; 0: no review",
+        form_default=0,
+    ),
+    Flag(
+        metavar="N",
+        help="once the run is reported, start the review/judges deployment to label N of its "
+        "judged trials (the run does not wait for it)",
+    ),
+]
+
 
 def _env_mib(text: str) -> float:
     """The largest input file :data:`MAX_FILE_MB_ENV` sets, refused in one line naming
@@ -947,6 +968,7 @@ class RunRequest(BaseModel):
     max_file_mb: MaxFileMb = None
     workroot: Workroot = None
     keep_workdirs: KeepWorkdirs = False
+    review_sample: ReviewSample = None
 
     @model_validator(mode="after")
     def _latest_needs_a_target(self) -> RunRequest:

@@ -197,6 +197,10 @@ class Runtime:
             (bool(request.shared_storage), "shared_storage (a Prefect storage block)"),
             (request.shards > 1, f"shards={request.shards} (flow runs of a deployment)"),
             (request.shard is not None, "shard (a shard of a deployment's run)"),
+            (
+                request.review_sample is not None,
+                f"review_sample={request.review_sample} (starts the review flow's deployment)",
+            ),
         ]
         for needed, what in needs:
             if needed:

@@ -6,6 +6,7 @@ markup."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -96,10 +97,12 @@ def summary_markdown(
     local_report: Path | None = None,
     publish_problem: str | None = None,
     comparison: RunComparison | None = None,
+    notes: Sequence[str] = (),
 ) -> str:
     """The run at a glance: verdict, identity, models, counts, where the report is (and
-    why it was not published, if it was not), the comparison with the baseline, criteria,
-    the worst cases."""
+    why it was not published, if it was not), what the flow did after the run (``notes``:
+    a review it started, or why not), the comparison with the baseline, criteria, the
+    worst cases."""
     totals = run.totals
     lines = [f"# {md_text(run.eval_set_name or run.eval_set_id)}", ""]
     if run.simulated:
@@ -138,6 +141,8 @@ def summary_markdown(
         lines.append(f"- Report: `{str(local_report).replace('`', '')}` (on the worker)")
     if publish_problem:
         lines += ["", f"> **Report not published.** {md_text(publish_problem)}"]
+    for note in notes:
+        lines += ["", f"> {md_text(note)}"]
     if comparison is not None:
         lines.append(comparison_markdown(comparison).rstrip("\n"))
     lines += agreement_markdown(run)

@@ -21,7 +21,7 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -148,6 +148,7 @@ async def publish_run_artifacts(
     publish_problem: str | None = None,
     scope: ArtifactScope | None = None,
     comparison: RunComparison | None = None,
+    notes: Sequence[str] = (),
 ) -> RunArtifacts:
     """Create the run's table, summary and (when there is a report URL) link artifacts,
     and, for a run given a baseline, the comparison's table and its Markdown summary fit
@@ -168,6 +169,7 @@ async def publish_run_artifacts(
             local_report=local_report,
             publish_problem=publish_problem,
             comparison=comparison,
+            notes=notes,
         ),
         key=keys.summary,
         description=(

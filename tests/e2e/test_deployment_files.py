@@ -18,6 +18,7 @@ from prefect.utilities.templating import apply_values
 
 from agentflow_eval.models.regression import RegressionParams
 from agentflow_eval.models.request import RunRequest
+from agentflow_eval.models.review_params import REVIEW_DEPLOYMENT, ReviewParams
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +39,9 @@ def test_each_deployment_names_a_real_flow_and_valid_parameters(path: Path) -> N
             assert import_object(installed).name == flow_name
         else:
             assert import_object(entrypoint).name == flow_name
+        if flow_name == "review":  # the run to review is what the form asks for
+            ReviewParams.model_validate({"run": "eval-results/x", **deployment["parameters"]})
+            continue
         model = {"evaluate": RunRequest, "regression": RegressionParams}[flow_name]
         model.model_validate(deployment["parameters"])
 
@@ -76,6 +80,19 @@ def test_the_nightly_suite_runs_each_eval_set_as_an_evaluate_deployment_run() ->
         nightly["work_pool"]["work_queue_name"]
         != by_name["evaluate", "adhoc"]["work_pool"]["work_queue_name"]
     )
+
+
+def test_the_review_a_run_asks_for_is_declared_on_a_queue_of_its_own() -> None:
+    """A run given review_sample starts this deployment; its flow runs wait for people,
+    so they never hold the slots of the evaluate runs."""
+    document = yaml.safe_load((ROOT / "prefect.yaml").read_text())
+    by_name = {(d["entrypoint"].rpartition(":")[2], d["name"]): d for d in document["deployments"]}
+    flow_name, _, name = REVIEW_DEPLOYMENT.partition("/")
+    queues = {d["work_pool"]["work_queue_name"] for d in document["deployments"]}
+    review = by_name[flow_name, name]
+    assert review["entrypoint"] == "flows/review.py:review"
+    assert review["work_pool"]["work_queue_name"] == "reviews"
+    assert len(queues) == 3  # default (evaluate), suites, reviews
 
 
 def test_the_docker_image_is_built_from_files_a_repository_has() -> None:

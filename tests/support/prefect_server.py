@@ -249,7 +249,7 @@ def deployable_copy(target: Path, pool: str, *, crash_automation: bool = False) 
     renamed, count = re.subn(
         r"(?m)^(\s+work_pool:.*\n\s+name: )agentflow-eval$", rf"\g<1>{pool}", text
     )
-    assert count == 2, "prefect.yaml names its work pool in two places"
+    assert count == 3, "prefect.yaml names its work pool in three places"
     if not crash_automation:
         renamed, count = _CRASH_AUTOMATION_STEP.subn("", renamed)
         assert count == 1, "prefect.yaml installs the crash automation in one build step"

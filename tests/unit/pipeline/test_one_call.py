@@ -79,6 +79,7 @@ async def test_the_gates_are_decided_once_on_the_outcome(tmp_path: Path) -> None
         ({"shards": 2}, "shards=2"),
         ({"shared_storage": "s3-bucket/x"}, "shared_storage"),
         ({"s3": {"credentials_secret": "creds"}}, "s3.credentials_secret"),
+        ({"review_sample": 20}, "review_sample=20"),
     ],
 )
 async def test_the_direct_runtime_refuses_what_only_the_flow_reads(
