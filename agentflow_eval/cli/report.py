@@ -65,11 +65,11 @@ def _results_path(given: Path) -> Path:
 def run(args: argparse.Namespace) -> int:
     try:
         path = _results_path(Path(args.results))
-        output = Path(args.output) if args.output else path.parent / "report.html"
-        check_overwrite(output, HTML_REPORT, force=args.force)
         results = read_results_json(path)
         if args.evalset:
             results = with_expectations(results, load_evalset(args.evalset).eval_set)
+        output = Path(args.output) if args.output else path.parent / "report.html"
+        check_overwrite(output, HTML_REPORT, force=args.force)
     except (ResultsFileError, EvalFileError, OutputExists) as exc:
         return fail(str(exc))
     except OSError as exc:
