@@ -11,6 +11,10 @@ each is held to the same limits before anything trusts its content:
 - **nesting**: lists and objects nested more than :data:`MAX_NESTING_DEPTH` levels deep;
 - **numbers**: a number written with more than :data:`MAX_NUMBER_DIGITS` characters.
 
+A document read into plain data goes through :func:`parse_json`; one read straight into
+a model (a line of trials, a manifest) through :func:`validate_json`, where pydantic-core's
+parser holds it to the same nesting and number limits.
+
 Each refusal is an :class:`UnreadableFile`, one line naming the file (and the field, for
 a number), which each reader may turn into its own error.
 """
@@ -22,9 +26,10 @@ import math
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
+from pydantic import BaseModel, ValidationError
 
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.naming import printable
@@ -41,8 +46,10 @@ __all__ = [
     "check_tree",
     "max_file_bytes",
     "parse_json",
+    "read_file_bytes",
     "read_json_file",
     "size_text",
+    "validate_json",
 ]
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -63,6 +70,8 @@ deeper data can only exhaust the parser's or the validator's stack."""
 MAX_NUMBER_DIGITS = 4300
 """The most characters a number may be written with: Python's own default limit for
 turning digits into an integer, past which reading one is refused rather than slow."""
+
+M = TypeVar("M", bound=BaseModel)
 
 _TOO_DEEP = f"nested more than {MAX_NESTING_DEPTH} levels deep"
 
@@ -184,11 +193,11 @@ def parse_json(text: str | bytes, source: str | Path) -> Any:
     return data
 
 
-def read_json_file(
+def read_file_bytes(
     path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str = "a file read whole"
-) -> Any:
-    """The JSON document in the file at ``path``, within every limit: its size
-    (:func:`check_file`), its nesting and its numbers (:func:`parse_json`)."""
+) -> bytes:
+    """The bytes of the file at ``path``, refused (:func:`check_file`) when it is no
+    regular file or larger than ``max_bytes``."""
     check_file(
         path,
         max_bytes=max_bytes,
@@ -197,10 +206,41 @@ def read_json_file(
         expected="a JSON file",
     )
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
-        raise UnreadableFile(path, exc.strerror or type(exc).__name__) from None
-    return parse_json(data, path)
+        raise UnreadableFile(path, f"cannot be read: {exc.strerror or exc}") from None
+
+
+def read_json_file(
+    path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str = "a file read whole"
+) -> Any:
+    """The JSON document in the file at ``path``, within every limit: its size
+    (:func:`check_file`), its nesting and its numbers (:func:`parse_json`)."""
+    return parse_json(read_file_bytes(path, max_bytes=max_bytes, what=what), path)
+
+
+def validate_json(model: type[M], data: bytes | str, source: str | Path) -> M:
+    """JSON ``data`` read straight into ``model``, within every limit: no larger than
+    :data:`MAX_FILE_BYTES`, and parsed by pydantic-core (at the speed the run's own files
+    need), whose parser refuses nesting past :data:`MAX_NESTING_DEPTH` (one level more)
+    and integers past :data:`MAX_NUMBER_DIGITS` (tests/unit/files/test_limits.py holds
+    it to that); such a refusal is worded by :func:`parse_json`, naming the field. Raises
+    :class:`UnreadableFile` naming ``source`` and the first problem's field."""
+    if len(data) > MAX_FILE_BYTES:
+        raise UnreadableFile(source, f"more than the {size_text(MAX_FILE_BYTES)} a document may be")
+    try:
+        return model.model_validate_json(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        if error["type"] == "json_invalid":
+            parse_json(data, source)  # says what is wrong in this module's words, if it can
+        field = ".".join(str(part) for part in error["loc"])
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise UnreadableFile(
+            source,
+            f"not a {model.__name__}: {printable(str(error['msg']), keep_newlines=False)}{more}",
+            field=printable(field, keep_newlines=False) or None,
+        ) from None
 
 
 def check_tree(data: Any, source: str | Path) -> None:

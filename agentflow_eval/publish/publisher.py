@@ -42,10 +42,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.errors import StoreError
+from agentflow_eval.files.limits import UnreadableFile, read_file_bytes, validate_json
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.publish.history_pages import HistoryPages, publish_history_pages
@@ -186,13 +187,13 @@ def _read_run_dir(local_dir: Path) -> tuple[RunResult, dict[str, bytes]]:
     return run, {name: (local_dir / name).read_bytes() for name in names}
 
 
-def _comparison_of(files: dict[str, bytes]) -> tuple[ComparisonDigest | None, bool]:
-    """The digest of the run's comparison.json, if it has one, and whether the run
-    failed its regression gate."""
+def _comparison_of(files: dict[str, bytes], source: Path) -> tuple[ComparisonDigest | None, bool]:
+    """The digest of the run's comparison.json (``source``), if it has one, and whether
+    the run failed its regression gate."""
     raw = files.get("comparison.json")
     if raw is None:
         return None, False
-    record = RunComparison.model_validate_json(raw)
+    record = validate_json(RunComparison, raw, source)
     compared = record.comparison
     digest = ComparisonDigest(
         baseline=record.baseline,
@@ -216,20 +217,24 @@ def _read_manifest(
     if raw is None:
         return RunsManifest(eval_set_id=eval_set_id), None
     try:
-        return RunsManifest.model_validate_json(raw), None
-    except ValidationError as exc:
+        return validate_json(RunsManifest, raw, key), None
+    except UnreadableFile as exc:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         aside = key.removesuffix(".json") + f".unreadable-{stamp}.json"
         retry(lambda: store.put(aside, raw, "application/json", None))
         note = (
-            f"{store.describe()}: {key} was not a runs manifest ({exc.error_count()} "
-            f"problem(s)); kept it as {aside} and started a new one"
+            f"{store.describe()}: {key} was not a runs manifest ({exc.problem}); kept it as "
+            f"{aside} and started a new one"
         )
         return RunsManifest(eval_set_id=eval_set_id), note
 
 
 def _upload(
-    store: ObjectStore, run: RunResult, files: dict[str, bytes], retry: Retrier
+    store: ObjectStore,
+    run: RunResult,
+    files: dict[str, bytes],
+    compared: tuple[ComparisonDigest | None, bool],
+    retry: Retrier,
 ) -> tuple[dict[str, str], list[str], HistoryPages]:
     base = key_part(run.eval_set_id)
     folder = run_folder(run)
@@ -241,7 +246,7 @@ def _upload(
 
     manifest_key = join_key(base, "runs.json")
     manifest, note = _read_manifest(store, manifest_key, run.eval_set_id, retry)
-    digest, gate_failed = _comparison_of(files)
+    digest, gate_failed = compared
     entry = run_entry(run, folder, list(files), comparison=digest, gate_failed=gate_failed)
     manifest = manifest.with_run(entry, run.eval_set_name)
     manifest_body = manifest.model_dump_json(indent=2).encode("utf-8")
@@ -308,9 +313,10 @@ def publish_run(
         store = open_store(resolved)
     where = store.describe()
     run, files = _read_run_dir(local_dir)
+    compared = _comparison_of(files, local_dir / "comparison.json")  # refused before uploads
     retrier = Retrier(retry or RetryPolicy(), sleep)
     try:
-        urls, notes, pages = _upload(store, run, files, retrier)
+        urls, notes, pages = _upload(store, run, files, compared, retrier)
     except StoreError as exc:
         if resolved is not None:
             record = _PendingRecord(
@@ -373,7 +379,7 @@ def publish_pending(
                 f"{local_dir} has no {PENDING_MARKER}: nothing records where it should go; "
                 "pass a target (s3://bucket/prefix or a directory)"
             )
-        recorded = _PendingRecord.model_validate_json(marker.read_text(encoding="utf-8")).target
+        recorded = validate_json(_PendingRecord, read_file_bytes(marker), marker).target
         if isinstance(recorded, S3Target) and credentials is not None:
             recorded = recorded.model_copy(update={"credentials": credentials})
         target = recorded

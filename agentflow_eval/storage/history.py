@@ -21,9 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from agentflow_eval.errors import StoreError
+from agentflow_eval.files.limits import UnreadableFile, validate_json
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.storage.base import ObjectStore
 from agentflow_eval.storage.keys import join_key, key_part
@@ -278,13 +279,9 @@ def find_labelled_run(
     if raw is None:
         return None
     try:
-        manifest = RunsManifest.model_validate_json(raw)
-    except ValidationError as exc:
-        raise StoreError(
-            f"{store.describe()}: {eval_set_id}/runs.json is not a runs manifest "
-            f"({exc.error_count()} problem(s))",
-            transient=False,
-        ) from None
+        manifest = validate_json(RunsManifest, raw, f"{store.describe()}: {eval_set_id}/runs.json")
+    except UnreadableFile as exc:
+        raise StoreError(str(exc), transient=False) from None
     return next((run for run in manifest.runs if run.labels.get(key) == value), None)
 
 
