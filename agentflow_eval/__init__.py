@@ -38,13 +38,14 @@ import importlib
 import os as _os
 from typing import TYPE_CHECKING, Any
 
-from agentflow_eval.version import __version__
-
 # litellm fetches its model price map over the network at import unless told otherwise;
 # evaluation must work offline, so use the bundled copy unless the user chose.
 _os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+# Every name, the version too, loads on first use: the pytest plugin imports this package
+# in every pytest session of every project.
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "__version__": ("agentflow_eval.version", "__version__"),
     "AgentEvaluator": ("agentflow_eval.evaluator", "AgentEvaluator"),
     "EvaluationFailed": ("agentflow_eval.evaluator", "EvaluationFailed"),
     "RegressionFound": ("agentflow_eval.evaluator", "RegressionFound"),
@@ -191,3 +192,4 @@ if TYPE_CHECKING:
     from agentflow_eval.pipeline.evaluate import evaluate, rejudge
     from agentflow_eval.pipeline.execute import execute
     from agentflow_eval.storage.stores import StoreForm, register_store
+    from agentflow_eval.version import __version__

@@ -27,9 +27,11 @@ Evaluation tests::
   the path of the run's report, instead of a traceback.
 - the terminal summary lists each evaluation test's runs: pass rate and report.
 
-This module imports only pytest, the standard library and the session's settings
-(:mod:`agentflow_eval.evaluator_session`, standard library only) when pytest loads it;
-the evaluator is imported when a test uses it.
+Installed, this plugin loads in every pytest session of every project, so it imports
+only pytest and the standard library when pytest loads it. The session's settings
+(:mod:`agentflow_eval.evaluator_session`) are imported when an ``--agentflow-*`` option is
+given or an evaluation test (marked, or asking for a fixture) is set up; the evaluator when
+a test uses it. A session of other tests, failing or not, imports nothing else of ours.
 """
 
 from __future__ import annotations
@@ -44,15 +46,9 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 import pytest
 
-from agentflow_eval.evaluator_session import (
-    FinishedRun,
-    SessionSettings,
-    on_finished_run,
-    session_settings,
-)
-
 if TYPE_CHECKING:
     from agentflow_eval.evaluator import AgentEvaluator
+    from agentflow_eval.evaluator_session import FinishedRun, SessionSettings
 
 __all__ = ["MARKER", "SESSION_OPTIONS"]
 
@@ -99,14 +95,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 class _Plugin:
     """The session's state: its settings and the runs its tests finished."""
 
-    def __init__(self, settings: SessionSettings) -> None:
-        self.settings = settings
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values = values
         self.runs: list[tuple[str, FinishedRun]] = []
         self.current: pytest.Item | None = None
+        self._settings: SessionSettings | None = None
         self._contexts: list[Any] = []
 
+    @property
+    def settings(self) -> SessionSettings:
+        self.open()
+        assert self._settings is not None
+        return self._settings
+
     def open(self) -> None:
-        for context in (session_settings(self.settings), on_finished_run(self._finished)):
+        """Apply the settings and listen for finished runs, once: at the first evaluation
+        test, or at once when an option is given (the evaluator may be used anywhere)."""
+        if self._settings is not None:
+            return
+        # Imported here, not at the top: the plugin loads in every pytest session of
+        # every project, and only one that evaluates needs the settings.
+        from agentflow_eval.evaluator_session import (
+            SessionSettings,
+            on_finished_run,
+            session_settings,
+        )
+
+        self._settings = SessionSettings(**self.values)
+        for context in (session_settings(self._settings), on_finished_run(self._finished)):
             context.__enter__()
             self._contexts.append(context)
 
@@ -131,8 +147,9 @@ def pytest_configure(config: pytest.Config) -> None:
     values = {field: config.getoption(f"agentflow_{field}") for field in SESSION_OPTIONS}
     if values["output_dir"]:
         values["output_dir"] = str(Path(values["output_dir"]).resolve())
-    plugin = _Plugin(SessionSettings(**values))
-    plugin.open()
+    plugin = _Plugin(values)
+    if any(value is not None for value in values.values()):
+        plugin.open()
     config.stash[_PLUGIN] = plugin
 
 
@@ -166,6 +183,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     plugin = item.config.stash.get(_PLUGIN, None)
     if plugin is not None:
         plugin.current = item
+        if _is_evaluation(item):
+            plugin.open()
 
 
 @pytest.hookimpl(hookwrapper=True)

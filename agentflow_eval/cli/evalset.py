@@ -28,6 +28,7 @@ from agentflow_eval.files.authoring import (
 )
 from agentflow_eval.files.convert import convert
 from agentflow_eval.files.loading import load_evalset
+from agentflow_eval.files.overwriting import check_overwrite
 from agentflow_eval.files.sessions import read_session
 from agentflow_eval.run.validation import validate_files
 
@@ -97,6 +98,9 @@ def add_parser(sub: Any) -> None:
     convert.add_argument(
         "-o", "--output", metavar="OUT", help="where to write it (default: standard output)"
     )
+    convert.add_argument(
+        "--force", action="store_true", help="write over OUT when it exists (refused without)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -158,6 +162,8 @@ def _validate(args: argparse.Namespace) -> int:
 def _convert(args: argparse.Namespace) -> int:
     import json
 
+    if args.output:  # an eval set is no run's output: anything there is refused
+        check_overwrite(Path(args.output), None, force=args.force)
     eval_set = load_evalset(args.file).eval_set
     data, lost = convert(eval_set, args.to)
     for line in lost:

@@ -23,10 +23,20 @@ from typing import Any
 from agentflow_eval.cli.common import fail
 from agentflow_eval.cli.early import EarlyStart
 from agentflow_eval.cli.launch import launch
-from agentflow_eval.cli.request_flags import add_request_flags, request_from_flags
-from agentflow_eval.cli.run_flags import add_no_prefect_flag, add_print_flags, add_verbose_flag
+from agentflow_eval.cli.request_flags import (
+    add_request_flags,
+    report_file_of,
+    request_from_flags,
+)
+from agentflow_eval.cli.run_flags import (
+    add_force_flag,
+    add_no_prefect_flag,
+    add_print_flags,
+    add_verbose_flag,
+)
 from agentflow_eval.cli.run_outcome import Console
 from agentflow_eval.errors import InputError
+from agentflow_eval.files.overwriting import JSON_REPORT, check_overwrite
 from agentflow_eval.run.rejudge_source import read_rejudge_source
 
 __all__ = ["REJUDGE_FLAGS", "add_parser", "run"]
@@ -70,6 +80,7 @@ def add_parser(sub: Any) -> None:
     )
     add_request_flags(parser, REJUDGE_FLAGS)
     add_print_flags(parser)
+    add_force_flag(parser, JSON_REPORT.description)
     add_verbose_flag(parser)
     add_no_prefect_flag(parser)
     parser.set_defaults(open=False, resume=None)
@@ -79,6 +90,9 @@ def run(args: argparse.Namespace, early: EarlyStart) -> int:
     """The re-judge's run request (beside its source unless ``--output`` says where), run
     as ``run`` runs one."""
     try:
+        report_file = report_file_of(args.output_dir)
+        if report_file is not None:  # refused before anything is written
+            check_overwrite(report_file, JSON_REPORT, force=args.force)
         source = read_rejudge_source(args.rejudge_from)
         request = request_from_flags(
             args,

@@ -9,6 +9,7 @@ from typing import Any
 
 from agentflow_eval.cli.common import EXIT_OK, fail, one_line
 from agentflow_eval.files.loading import EvalFileError, load_evalset
+from agentflow_eval.files.overwriting import HTML_REPORT, OutputExists, check_overwrite
 from agentflow_eval.report import ResultsFileError, read_results_json, write_html
 from agentflow_eval.run.expected import with_expectations
 
@@ -31,6 +32,11 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--evalset",
         help="the eval set, for results written without the cases' expectations",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help=f"write over the --output file even when it is not {HTML_REPORT.description}",
     )
 
 
@@ -62,10 +68,11 @@ def run(args: argparse.Namespace) -> int:
         results = read_results_json(path)
         if args.evalset:
             results = with_expectations(results, load_evalset(args.evalset).eval_set)
-    except (ResultsFileError, EvalFileError) as exc:
+        output = Path(args.output) if args.output else path.parent / "report.html"
+        check_overwrite(output, HTML_REPORT, force=args.force)
+    except (ResultsFileError, EvalFileError, OutputExists) as exc:
         return fail(str(exc))
     except OSError as exc:
         return fail(one_line(exc))
-    output = Path(args.output) if args.output else path.parent / "report.html"
     print(write_html(results, output))
     return EXIT_OK

@@ -26,10 +26,20 @@ from typing import Any
 from agentflow_eval.cli.common import EXIT_INTERRUPTED, EXIT_OK, fail, one_line
 from agentflow_eval.cli.early import EarlyStart
 from agentflow_eval.cli.launch import launch
-from agentflow_eval.cli.request_flags import add_request_flags, request_from_flags
-from agentflow_eval.cli.run_flags import add_no_prefect_flag, add_print_flags, add_verbose_flag
+from agentflow_eval.cli.request_flags import (
+    add_request_flags,
+    report_file_of,
+    request_from_flags,
+)
+from agentflow_eval.cli.run_flags import (
+    add_force_flag,
+    add_no_prefect_flag,
+    add_print_flags,
+    add_verbose_flag,
+)
 from agentflow_eval.cli.run_outcome import Console, shown
 from agentflow_eval.errors import InputError
+from agentflow_eval.files.overwriting import JSON_REPORT, check_overwrite
 from agentflow_eval.models.request import RunRequest, flag_of
 from agentflow_eval.run.rerun import prepare_rerun
 from agentflow_eval.run.run_json import RunRecord
@@ -71,6 +81,7 @@ def add_parser(sub: Any) -> None:
     )
     add_request_flags(parser, [name for name in RUN_FLAGS if name != "resume"])
     add_print_flags(parser)
+    add_force_flag(parser, JSON_REPORT.description)
     add_verbose_flag(parser)
     add_no_prefect_flag(parser)
     parser.add_argument(
@@ -82,6 +93,9 @@ def run(args: argparse.Namespace, early: EarlyStart) -> int:
     """Build the request the flags ask for and launch it."""
     sys.path.insert(0, os.getcwd())  # agents named as package.module:attr from the project
     try:
+        report_file = report_file_of(args.output_dir)
+        if report_file is not None:  # refused before anything is written
+            check_overwrite(report_file, JSON_REPORT, force=args.force)
         earlier = _earlier(args)
         if earlier is None and args.rerun_errored:
             return EXIT_OK  # nothing to run again

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["add_no_prefect_flag", "add_print_flags", "add_verbose_flag"]
+__all__ = ["add_force_flag", "add_no_prefect_flag", "add_print_flags", "add_verbose_flag"]
 
 
 def add_print_flags(parser: Any) -> None:
@@ -35,4 +35,14 @@ def add_verbose_flag(parser: Any) -> None:
     """``-v``: criterion means, each failing trial and Prefect's log."""
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="criterion means, each failing trial, logs"
+    )
+
+
+def add_force_flag(parser: Any, what: str) -> None:
+    """``--force``: write over the file ``--output`` names whatever it is
+    (:mod:`agentflow_eval.files.overwriting` says what is written over without it)."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help=f"write over the --output file even when it is not {what}",
     )

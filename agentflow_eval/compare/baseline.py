@@ -16,6 +16,7 @@ from agentflow_eval.compare.models import BaselineProblem, RunComparison
 from agentflow_eval.compare.sides import LATEST, NoEarlierRun, OtherAgent, SideError, load_side
 from agentflow_eval.errors import StoreError
 from agentflow_eval.files.atomic import write_text_atomically
+from agentflow_eval.files.limits import read_file_bytes, validate_json
 from agentflow_eval.models.request import S3Options
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.models.tolerances import EfficiencyTolerances
@@ -96,7 +97,7 @@ def read_run_comparison(run_dir: Path) -> RunComparison | None:
     path = run_dir / COMPARISON_FILE
     if not path.is_file():
         return None
-    return RunComparison.model_validate_json(path.read_bytes())
+    return validate_json(RunComparison, read_file_bytes(path, what="a comparison.json"), path)
 
 
 def is_bare_latest(baseline: str | None) -> bool:

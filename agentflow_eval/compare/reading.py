@@ -12,14 +12,16 @@ of the run without ``trials`` (and without ``notes``, which follow them). From a
 
 A file laid out otherwise (compact JSON, hand-edited, another writer) has no such line, or
 has ``trials`` before ``cases``; it is read whole, the usual way: slower, never wrong.
+Either way the file is held to every file's limits (:mod:`agentflow_eval.files.limits`):
+no more than a results.json may be, nesting and numbers within bounds.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from agentflow_eval.files.limits import MAX_RESULTS_BYTES, UnreadableFile, parse_json, size_text
 from agentflow_eval.files.results_json import ResultsFileError, run_result_from_json
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.storage.base import ReadableStream
@@ -32,14 +34,20 @@ _CHUNK = 1 << 20
 
 def _parse(document: bytes, source: str) -> Any:
     try:
-        return json.loads(document)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        where = (
-            f" (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-            if isinstance(exc, json.JSONDecodeError)
-            else ""
+        return parse_json(document, source)
+    except UnreadableFile as exc:
+        raise ResultsFileError(str(exc)) from None
+
+
+def _read(stream: ReadableStream, head: bytearray, source: str) -> bytes:
+    """``head`` and one more chunk of ``stream`` (empty at its end), refused past the
+    most a results.json may be."""
+    chunk = stream.read(_CHUNK)
+    if len(head) + len(chunk) > MAX_RESULTS_BYTES:
+        raise ResultsFileError(
+            f"{source}: more than the {size_text(MAX_RESULTS_BYTES)} a results.json may be"
         )
-        raise ResultsFileError(f"{source}: not valid JSON{where}") from None
+    return chunk
 
 
 def _summary(raw: Any, source: str) -> RunResult:
@@ -57,7 +65,7 @@ def run_summary_from_stream(stream: ReadableStream, source: str) -> RunResult:
     (:class:`~agentflow_eval.files.results_json.ResultsFileError`)."""
     head = bytearray()
     while True:
-        chunk = stream.read(_CHUNK)
+        chunk = _read(stream, head, source)
         if not chunk:
             return _summary(_parse(bytes(head), source), source)
         searched_from = max(0, len(head) - len(_TRIALS_KEY) + 1)
@@ -74,7 +82,7 @@ def run_summary_from_stream(stream: ReadableStream, source: str) -> RunResult:
             return _summary(raw, source)
         break
     while chunk:
-        chunk = stream.read(_CHUNK)
+        chunk = _read(stream, head, source)
         head += chunk
     return _summary(_parse(bytes(head), source), source)
 

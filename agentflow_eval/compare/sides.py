@@ -28,10 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from agentflow_eval.compare.reading import run_summary_from_stream
 from agentflow_eval.errors import InputError
+from agentflow_eval.files.limits import UnreadableFile, validate_json
 from agentflow_eval.files.results_json import ResultsFileError
 from agentflow_eval.models.request import S3Options
 from agentflow_eval.models.results import RunResult
@@ -116,12 +115,9 @@ def _model(location: Location, model: type[Any]) -> Any | None:
     if raw is None:
         return None
     try:
-        return model.model_validate_json(raw)
-    except ValidationError as exc:
-        raise SideError(
-            f"{location.where}: not a valid {model.__name__} ({exc.error_count()} "
-            f"problem(s), first: {_first_line(exc)})"
-        ) from None
+        return validate_json(model, raw, location.where)
+    except UnreadableFile as exc:
+        raise SideError(str(exc)) from None
 
 
 def _latest_results(

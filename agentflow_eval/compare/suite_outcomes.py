@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pydantic import ValidationError
-
 from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.compare.suite import EvalSetOutcome, failed_outcome, outcome_of_published_run
 from agentflow_eval.errors import StoreError
 from agentflow_eval.files.errors import EvalFileError
+from agentflow_eval.files.limits import UnreadableFile, validate_json
 from agentflow_eval.files.loading import eval_file_stem, load_evalset
 from agentflow_eval.models.regression import REGRESSION_LABEL
 from agentflow_eval.storage.base import ObjectStore
@@ -104,10 +103,8 @@ def outcome_of_entry(
         report_url = published_url(store, identity.eval_set_id, entry, "report.html")
     except StoreError as exc:
         return failed(f"its published run could not be read: {exc}")
-    except ValidationError as exc:
-        return failed(
-            f"its published comparison.json could not be read ({exc.error_count()} problem(s))"
-        )
+    except UnreadableFile as exc:
+        return failed(f"its published comparison.json could not be read ({exc.problem})")
     return outcome_of_published_run(
         index=index,
         agent=agent,
@@ -128,5 +125,6 @@ def published_comparison(
     """The comparison.json published with ``entry``, or None for a run not compared."""
     if "comparison.json" not in entry.files:
         return None
-    raw = store.get(join_key(key_part(eval_set_id), entry.folder, "comparison.json"))
-    return None if raw is None else RunComparison.model_validate_json(raw)
+    key = join_key(key_part(eval_set_id), entry.folder, "comparison.json")
+    raw = store.get(key)
+    return None if raw is None else validate_json(RunComparison, raw, f"{store.describe()}: {key}")

@@ -12,13 +12,17 @@ Either way a case's trials come back sorted by trial index, as the reports show 
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Protocol
 
-from agentflow_eval.files.jsonl import iter_lines_with_offsets, read_line_at
+from agentflow_eval.files.jsonl import (
+    iter_lines_with_offsets,
+    parse_record,
+    read_line_at,
+    validate_record,
+)
 from agentflow_eval.models.results import CaseResult, TrialResult
 
 __all__ = [
@@ -91,7 +95,8 @@ class JudgedFileTrials:
         results = []
         with self.path.open("rb") as handle:
             for trial_index, offset in places:
-                result = TrialResult.model_validate_json(read_line_at(handle, offset))
+                line = read_line_at(handle, offset)
+                result = validate_record(line, TrialResult, self.path, f"byte {offset}")
                 if result.trial.key != (case_id, trial_index):
                     raise ValueError(
                         f"{self.path}: expected trial {trial_index} of case {case_id!r} at byte "
@@ -109,7 +114,7 @@ class JudgedFileTrials:
         index = cls(path)
         seen: set[tuple[str, int]] = set()
         for offset, line in iter_lines_with_offsets(path):
-            trial = json.loads(line)["trial"]
+            trial = parse_record(line, path, f"byte {offset}")["trial"]
             key = (str(trial["case_id"]), int(trial["trial_index"]))
             if key not in seen:
                 seen.add(key)

@@ -30,11 +30,11 @@ a chat span wrote.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentflow_eval.files.limits import UnreadableFile, parse_json
 from agentflow_eval.models.results import (
     MessageEvent,
     ModelCallEvent,
@@ -75,8 +75,8 @@ def _json(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
-    except json.JSONDecodeError:
+        return parse_json(value, "a span attribute")
+    except UnreadableFile:  # not JSON, or past a limit: kept as the text it is
         return value
 
 

@@ -2,11 +2,14 @@
 
 Each record is written and flushed as soon as it exists, so a crash loses nothing that
 finished; a torn last line (the process died mid-write) is cut off on the next open.
+
+Read back, each line is held to every file's limits (:mod:`.limits`: its size, nesting
+and numbers), and a line that breaks one, or is not a record, is refused naming the file
+and the line.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,12 +17,23 @@ from typing import IO, Any, BinaryIO, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from agentflow_eval.files.limits import (
+    MAX_FILE_BYTES,
+    UnreadableFile,
+    parse_json,
+    size_text,
+    validate_json,
+)
+
 __all__ = [
     "JsonlWriter",
     "iter_lines_with_offsets",
+    "iter_raw",
     "iter_records",
+    "parse_record",
     "read_line_at",
     "repair_tail",
+    "validate_record",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -51,28 +65,67 @@ class JsonlWriter(Generic[M]):
         self.close()
 
 
+def _where(path: Path, place: str) -> str:
+    return f"{path} ({place})"
+
+
+def _within_size(line: bytes | str, source: str) -> None:
+    if len(line) > MAX_FILE_BYTES:
+        raise UnreadableFile(
+            source, f"a line of more than the {size_text(MAX_FILE_BYTES)} a record may be"
+        )
+
+
+def _lines(handle: BinaryIO, path: Path) -> Iterator[tuple[int, bytes]]:
+    """Each line of ``handle`` with its number, none read past the size a record may be
+    (the last one may lack its newline)."""
+    number = 0
+    while line := handle.readline(MAX_FILE_BYTES + 1):
+        number += 1
+        _within_size(line, _where(path, f"line {number}"))
+        yield number, line
+
+
+def parse_record(line: bytes | str, path: Path, place: str) -> dict[str, Any]:
+    """The JSON object on ``line`` of the file at ``path`` (``place``: which line, for
+    errors), within every file's limits. Raises :class:`UnreadableFile`."""
+    source = _where(path, place)
+    _within_size(line, source)
+    record = parse_json(line, source)
+    if not isinstance(record, dict):
+        raise UnreadableFile(source, f"expected a JSON object, found {type(record).__name__}")
+    return record
+
+
+def validate_record(line: bytes | str, model: type[M], path: Path, place: str) -> M:
+    """``line`` of the file at ``path`` read as ``model`` (``place``: which line, for
+    errors). Raises :class:`UnreadableFile`, naming the first problem."""
+    return validate_json(model, line, _where(path, place))
+
+
 def iter_records(path: Path, model: type[M]) -> Iterator[M]:
-    """Read records back one at a time (constant memory). A torn last line is skipped."""
+    """Read records back one at a time (constant memory). A torn last line is skipped;
+    a line that is not a ``model`` is refused (:func:`validate_record`)."""
     if not path.exists():
         return
-    with path.open("r", encoding="utf-8") as handle:
-        for line in handle:
-            if not line.endswith("\n"):
+    with path.open("rb") as handle:
+        for number, line in _lines(handle, path):
+            if not line.endswith(b"\n"):
                 return  # torn tail: written by a process that died mid-line
             if line.strip():
-                yield model.model_validate_json(line)
+                yield validate_record(line, model, path, f"line {number}")
 
 
 def iter_raw(path: Path) -> Iterator[dict[str, Any]]:
-    """Like :func:`iter_records`, as plain dicts."""
+    """Like :func:`iter_records`, as plain dicts (:func:`parse_record`)."""
     if not path.exists():
         return
-    with path.open("r", encoding="utf-8") as handle:
-        for line in handle:
-            if not line.endswith("\n"):
+    with path.open("rb") as handle:
+        for number, line in _lines(handle, path):
+            if not line.endswith(b"\n"):
                 return
             if line.strip():
-                yield json.loads(line)
+                yield parse_record(line, path, f"line {number}")
 
 
 def iter_lines_with_offsets(path: Path) -> Iterator[tuple[int, bytes]]:
@@ -83,7 +136,7 @@ def iter_lines_with_offsets(path: Path) -> Iterator[tuple[int, bytes]]:
         return
     with path.open("rb") as handle:
         offset = 0
-        for line in handle:
+        for _, line in _lines(handle, path):
             if not line.endswith(b"\n"):
                 return  # torn tail: written by a process that died mid-line
             if line.strip():

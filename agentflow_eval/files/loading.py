@@ -24,8 +24,6 @@ next to the eval file. Every problem is an :class:`EvalFileError`.
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +32,6 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from agentflow_eval.errors import InputError
 from agentflow_eval.files import adk
 from agentflow_eval.files.errors import (
     EVALSET_CASES,
@@ -46,6 +43,17 @@ from agentflow_eval.files.errors import (
     known_keys,
     problems_from_validation,
 )
+from agentflow_eval.files.limits import (
+    MAX_FILE_BYTES,
+    MAX_NESTING_DEPTH,
+    MAX_NUMBER_DIGITS,
+    LimitedYamlLoader,
+    UnreadableFile,
+    check_file,
+    check_tree,
+    max_file_bytes,
+    parse_json,
+)
 from agentflow_eval.models.config import CRITERIA_CATALOGUE, CriteriaCatalogue, EvalConfig
 from agentflow_eval.models.environment import MAX_FILE_MB_ENV
 from agentflow_eval.models.evalset import EvalCase, EvalSet
@@ -53,6 +61,9 @@ from agentflow_eval.models.evalset import EvalCase, EvalSet
 __all__ = [
     "CONFIG_FILE_NAME",
     "EVAL_FILE_SUFFIXES",
+    "MAX_FILE_BYTES",
+    "MAX_NESTING_DEPTH",
+    "MAX_NUMBER_DIGITS",
     "EvalFileError",
     "LoadedEvalSet",
     "Problem",
@@ -60,6 +71,7 @@ __all__ = [
     "find_config_for",
     "load_config",
     "load_evalset",
+    "max_file_bytes",
     "read_document",
     "resolve_config",
 ]
@@ -84,34 +96,6 @@ _LEGACY_CASES = CaseLayout(container=None, id_keys=("name",), case_type=adk.Lega
 # ----------------------------------------------------------------------- reading a file
 
 
-MAX_FILE_BYTES = 64 * 1024 * 1024
-"""The largest eval-set or config file read by default (64 MiB): checked before the file
-is read, since parsing takes many times a file's size in memory. Ten thousand rich cases
-fit in a tenth of it. A front door may set another (:func:`max_file_bytes`)."""
-
-
-def max_file_bytes(mib: str | float | None) -> int:
-    """The largest input file, in bytes, for ``mib`` MiB as a flag or
-    :data:`MAX_FILE_MB_ENV` gives it (``None`` or empty: :data:`MAX_FILE_BYTES`). Raises
-    :class:`InputError` (one line) for anything but a positive number."""
-    if mib is None or (isinstance(mib, str) and not mib.strip()):
-        return MAX_FILE_BYTES
-    try:
-        value = float(mib)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise InputError(
-            f"the largest input file ({MAX_FILE_MB_ENV} or --max-file-mb) must be a positive "
-            f"number of MiB, got {mib!r}"
-        )
-    return max(1, int(value * 2**20))
-
-
-def _size(count: int) -> str:
-    return f"{count / 2**20:,.1f} MiB" if count >= 2**20 else f"{count / 2**10:,.1f} KiB"
-
-
 def read_document(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
     """The parsed content of a JSON (``.json``) or YAML (``.yaml``/``.yml``) file.
 
@@ -119,24 +103,26 @@ def read_document(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
     file (a FIFO would block the read forever, a device never end it), one larger than
     ``max_bytes``, another extension, text that is not UTF-8, an empty file, a syntax
     error (with its line and column), data nested deeper than :data:`MAX_NESTING_DEPTH`,
-    or YAML aliases that expand past :data:`MAX_VALUES`.
+    a number written longer than :data:`MAX_NUMBER_DIGITS` (with its field), or YAML
+    aliases that expand past :data:`MAX_VALUES`. The limits are every file's
+    (:mod:`agentflow_eval.files.limits`).
     """
     path = Path(path)
-    if not path.exists():
-        raise EvalFileError(path, "file not found")
-    if path.is_dir():
-        raise EvalFileError(path, "is a directory, expected a .json, .yaml or .yml file")
-    kind = _special_file_kind(path)
-    if kind is not None:
-        raise EvalFileError(path, f"is {kind}, not a regular file")
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise EvalFileError(
-            path,
-            f"is {_size(size)}, more than the {_size(max_bytes)} an eval set or config may "
-            f"be; split it into several files in a folder, or raise the limit "
-            f"(--max-file-mb, {MAX_FILE_MB_ENV})",
-        )
+    try:
+        return _read_document(path, max_bytes)
+    except UnreadableFile as exc:
+        raise EvalFileError(path, exc.problem, field=exc.field) from None
+
+
+def _read_document(path: Path, max_bytes: int) -> Any:
+    check_file(
+        path,
+        max_bytes=max_bytes,
+        what="an eval set or config",
+        advice="split it into several files in a folder, or raise the limit "
+        f"(--max-file-mb, {MAX_FILE_MB_ENV})",
+        expected="a .json, .yaml or .yml file",
+    )
     suffix = path.suffix.lower()
     if suffix not in _DATA_SUFFIXES:
         raise EvalFileError(
@@ -150,23 +136,13 @@ def read_document(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
         ) from None
     if not text.strip():
         raise EvalFileError(path, "file is empty")
-    too_deep = f"nested more than {MAX_NESTING_DEPTH} levels deep"
     if suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise EvalFileError(
-                path, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-            ) from None
-        except RecursionError:
-            raise EvalFileError(path, too_deep) from None
-        if _nesting_depth(data) > MAX_NESTING_DEPTH:
-            raise EvalFileError(path, too_deep)
-        return data
+        return parse_json(text, path)
+    too_deep = f"nested more than {MAX_NESTING_DEPTH} levels deep"
     if _yaml_flow_depth(text) > MAX_NESTING_DEPTH:
         raise EvalFileError(path, too_deep)  # checked first: the parser recurses per level
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=LimitedYamlLoader)  # a safe loader: SafeLoader's subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -184,33 +160,8 @@ def read_document(path: str | Path, *, max_bytes: int = MAX_FILE_BYTES) -> Any:
             f"its aliases expand to more than {MAX_VALUES:,} values (an alias that repeats "
             "an alias, as in a 'billion laughs' file); write the values out instead",
         )
-    if _nesting_depth(data) > MAX_NESTING_DEPTH:
-        raise EvalFileError(path, too_deep)
+    check_tree(data, path)
     return data
-
-
-MAX_NESTING_DEPTH = 200
-"""How deeply lists and mappings may nest in an eval-set or config file. Real files nest
-a dozen levels; far deeper data can only exhaust the parser's or the validator's stack."""
-
-
-def _special_file_kind(path: Path) -> str | None:
-    """What ``path`` is when it is not a regular file (after following links)."""
-    import stat
-
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return None  # reading it will say what is wrong
-    for test, kind in (
-        (stat.S_ISFIFO, "a named pipe (FIFO)"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return kind
-    return None if stat.S_ISREG(mode) else "not a regular file"
 
 
 MAX_VALUES = 1_000_000
@@ -243,25 +194,6 @@ def _expanded_size(data: Any) -> int:
         total = 1 + sum(sizes.get(id(child), 1) for child in children)
         sizes[id(value)] = min(total, MAX_VALUES + 1)
     return sizes.get(id(data), 1)
-
-
-def _nesting_depth(data: Any) -> int:
-    """How deeply lists and dicts nest in ``data`` (iteratively: no recursion limit)."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict):
-            children: Any = value.values()
-        elif isinstance(value, list):
-            children = value
-        else:
-            continue
-        deepest = max(deepest, depth)
-        if depth > MAX_NESTING_DEPTH:
-            return depth
-        stack.extend((child, depth + 1) for child in children)
-    return deepest
 
 
 def _yaml_flow_depth(text: str) -> int:

@@ -9,7 +9,6 @@ minor version; anything else is refused with a message that names both versions.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from pydantic_core import from_json, to_json
 
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.atomic import write_text_atomically
+from agentflow_eval.files.limits import MAX_RESULTS_BYTES, UnreadableFile, read_json_file
 from agentflow_eval.files.results_checks import check_numbers, check_run_counts
 from agentflow_eval.models.results import SCHEMA_VERSION, RunResult
 
@@ -126,15 +126,15 @@ def check_schema_version(found: Any, source: str) -> None:
 
 
 def read_results_json(path: Path) -> RunResult:
-    """The run stored in ``path``. Raises :class:`ResultsFileError` for a file that is
+    """The run stored in ``path``. Raises :class:`ResultsFileError` for a file beyond
+    the limits every file is held to (:mod:`.limits`: larger than
+    :data:`~.limits.MAX_RESULTS_BYTES`, nested too deeply, a number too long), that is
     not JSON, has no or an unsupported ``schema_version``, does not match the schema, or
     holds numbers or counts no run could have."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ResultsFileError(
-            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
+        raw = read_json_file(path, max_bytes=MAX_RESULTS_BYTES, what="a results.json")
+    except UnreadableFile as exc:
+        raise ResultsFileError(str(exc)) from None
     return run_result_from_json(raw, str(path))
 
 

@@ -39,7 +39,7 @@ from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.pipeline.deadline import within_deadline
-from agentflow_eval.pipeline.gates import gate_verdict
+from agentflow_eval.pipeline.gates import PassRateGates
 from agentflow_eval.pipeline.outcome import RunOutcome
 from agentflow_eval.pipeline.runner import DirectStages, RunServices, Stages, conclude, measure
 from agentflow_eval.pipeline.stages import AgreementOptions, BaselineOptions, PairedOptions
@@ -272,8 +272,7 @@ async def execute(
                 _run_stages(request, ready, how),
                 ready.plan.paths.run_dir,
             )
-    outcome.gates = gate_verdict(request, outcome.run, outcome.comparison)
-    return outcome
+    return outcome  # its gates decided as it concluded, before it was published
 
 
 async def _run_stages(request: RunRequest, ready: PreparedRun, how: Runtime) -> RunOutcome:
@@ -290,6 +289,7 @@ async def _run_stages(request: RunRequest, ready: PreparedRun, how: Runtime) -> 
             against=ready.handle.against_agent,
             paired=PairedOptions.of(request, plan),
             agreement=AgreementOptions.of(request, await how.label_bank(request, plan)),
+            gates=PassRateGates.of(request),
         )
         await how.measure(request, plan, services)
     outcome = await conclude(plan, services, how.stages)

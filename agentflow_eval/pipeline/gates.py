@@ -16,7 +16,19 @@ from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.report.agreement_text import untrustworthy_judges, untrustworthy_text
 
-__all__ = ["GateVerdict", "gate_verdict"]
+__all__ = ["GateVerdict", "PassRateGates", "gate_verdict", "verdict_of"]
+
+
+@dataclass(frozen=True)
+class PassRateGates:
+    """The request's pass-rate gates (``None`` or 0: no such gate)."""
+
+    min_pass_rate: float | None = None
+    min_case_pass_rate: float | None = None
+
+    @classmethod
+    def of(cls, request: RunRequest) -> PassRateGates:
+        return cls(request.min_pass_rate or None, request.min_case_pass_rate or None)
 
 
 @dataclass(frozen=True)
@@ -59,15 +71,23 @@ def gate_verdict(
     request: RunRequest, run: RunResult, comparison: RunComparison | None
 ) -> GateVerdict:
     """The verdict of ``request``'s gates on ``run`` (compared as ``comparison`` says)."""
+    return verdict_of(PassRateGates.of(request), run, comparison)
+
+
+def verdict_of(
+    gates: PassRateGates, run: RunResult, comparison: RunComparison | None
+) -> GateVerdict:
+    """The verdict of the pass-rate ``gates`` and of ``comparison``'s regression gate on
+    ``run``."""
     totals = run.totals
     shortfalls = []
-    minimum = request.min_pass_rate or None  # 0 is no gate, as the form's default says
+    minimum = gates.min_pass_rate or None  # 0 is no gate, as the form's default says
     if minimum is not None and totals.pass_rate < minimum:
         shortfalls.append(
             f"pass rate {totals.pass_rate:.0%} ({totals.passed} of {totals.rated_trials} "
             f"trials) is below min_pass_rate {minimum:.0%}"
         )
-    floor = request.min_case_pass_rate or None
+    floor = gates.min_case_pass_rate or None
     short_cases = [case for case in run.cases if floor is not None and case.pass_rate < floor]
     if floor is not None and short_cases:
         named = ", ".join(f"{case.case_id} {case.pass_rate:.0%}" for case in short_cases[:5])

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from agentflow_eval.compare.sequential import Ledger
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.files.errors import EvalFileError
+from agentflow_eval.files.limits import parse_json
 from agentflow_eval.models.results import TrialResult
 from agentflow_eval.pipeline.stages import PairedOptions
 from agentflow_eval.run.pass_value import pass_value
@@ -59,7 +60,7 @@ def read_waves(run_dir: Path) -> list[list[TrialKey]]:
     lines = path.read_text(encoding="utf-8").splitlines()
     for number, line in enumerate(lines, start=1):
         try:
-            document = json.loads(line)
+            document = parse_json(line, path)
             waves.append([(str(case), int(index)) for case, index in document["pairs"]])
         except (ValueError, KeyError, TypeError):
             if number == len(lines):

@@ -14,7 +14,7 @@ the same order with the same arguments::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -22,9 +22,11 @@ from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.compare.sequential import Ledger
 from agentflow_eval.criteria.judges.cache import JudgeCache
+from agentflow_eval.files.gates_json import GateRecord, write_gates_json
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.pipeline import stages
+from agentflow_eval.pipeline.gates import PassRateGates, verdict_of
 from agentflow_eval.pipeline.outcome import RunOutcome
 from agentflow_eval.pipeline.pairs import (
     PassValues,
@@ -76,6 +78,8 @@ class RunServices:
     """A paired run's design (``None``: the run is not paired)."""
     agreement: AgreementOptions | None = None
     """Where labels of judged content are banked, and the agreement judges are held to."""
+    gates: PassRateGates = field(default_factory=PassRateGates)
+    """The pass-rate gates the run is held to (none by default)."""
 
 
 class Stages(Protocol):
@@ -228,6 +232,13 @@ async def conclude(plan: RunPlan, services: RunServices, runner: Stages) -> RunO
         run=run, run_dir=plan.paths.run_dir, trials=folded.trials, comparison=comparison
     )
     outcome.warnings = plan.warnings
+    outcome.gates = verdict_of(services.gates, run, comparison)
+    # in the folder before it is published, by this run or later: a run that failed a
+    # gate never becomes its eval set's latest
+    write_gates_json(
+        plan.paths.run_dir,
+        GateRecord(failed=outcome.gates.failed, reasons=outcome.gates.reasons()),
+    )
     if services.publish_to is not None:
         published = await runner.publish(plan.paths.run_dir, services.publish_to)
         outcome.publish = published

@@ -17,10 +17,11 @@ Layout under the target (``s3://bucket/prefix`` or a directory)::
 The order of writes is what keeps ``latest`` honest: a run's own files first, then the
 history, and ``latest.json`` last, so a publish that fails part way never leaves
 ``latest`` pointing at a run whose files are not all there. ``latest`` moves only to a
-completed run (every planned trial, and not failed by its regression gate; see
-:mod:`~agentflow_eval.storage.history`): a run that regressed under
-``fail_on_regression`` is in the history but never becomes the baseline it is compared
-with next time.
+completed run (every planned trial, and no gate failed: see
+:mod:`~agentflow_eval.storage.history`): a run below its ``min_pass_rate`` or
+``min_case_pass_rate``, or that regressed under ``fail_on_regression`` (its gates.json
+says, or for a folder without one its comparison.json), is in the history but never
+becomes the baseline it is compared with next time.
 
 Every key segment comes from :func:`~agentflow_eval.storage.keys.key_part`; every object has
 its Content-Type. Each upload is retried with exponential backoff and full jitter. If the
@@ -45,10 +46,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from agentflow_eval.compare.models import RunComparison
-from agentflow_eval.errors import StoreError
+from agentflow_eval.errors import InputError, StoreError
+from agentflow_eval.files.gates_json import GATES_FILE, GateRecord
+from agentflow_eval.files.limits import UnreadableFile, read_file_bytes, validate_json
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.publish.history_pages import HistoryPages, publish_history_pages
@@ -78,9 +81,9 @@ __all__ = [
 RUN_FILES = ("report.html", "results.json", "junit.xml")
 """What a finished run directory holds and publishing uploads."""
 
-OPTIONAL_RUN_FILES = ("comparison.json", LABELS_FILE)
-"""Uploaded too when the run folder has them (a run compared with its baseline; a run
-whose verdicts people labelled)."""
+OPTIONAL_RUN_FILES = ("comparison.json", GATES_FILE, LABELS_FILE)
+"""Uploaded too when the run folder has them (a run compared with its baseline; the
+verdict on its gates; a run whose verdicts people labelled)."""
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -180,26 +183,42 @@ def _content_type(name: str) -> str:
 
 
 def _read_run_dir(local_dir: Path) -> tuple[RunResult, dict[str, bytes]]:
+    """The run in ``local_dir`` and the files published with it. A folder without them
+    all is refused (:class:`InputError`), saying how to write what is missing: a run is
+    published whole, its report first of all, never in part."""
     if not local_dir.is_dir():
-        raise FileNotFoundError(f"run directory {local_dir} does not exist")
+        raise InputError(f"run directory {local_dir} does not exist")
     missing = [name for name in RUN_FILES if not (local_dir / name).is_file()]
     if missing:
-        raise FileNotFoundError(
+        fix = (
+            f"; write the report from its results with `agentflow-eval report {local_dir}`"
+            if "report.html" in missing and "results.json" not in missing
+            else ""
+        )
+        raise InputError(
             f"run directory {local_dir} is not a finished run: missing {', '.join(missing)} "
-            f"(expected {', '.join(RUN_FILES)})"
+            f"(expected {', '.join(RUN_FILES)}){fix}"
         )
     run = read_results_json(local_dir / "results.json")
     names = [*RUN_FILES, *(name for name in OPTIONAL_RUN_FILES if (local_dir / name).is_file())]
     return run, {name: (local_dir / name).read_bytes() for name in names}
 
 
-def _comparison_of(files: dict[str, bytes]) -> tuple[ComparisonDigest | None, bool]:
-    """The digest of the run's comparison.json, if it has one, and whether the run
-    failed its regression gate."""
+def _comparison_of(
+    files: dict[str, bytes], local_dir: Path
+) -> tuple[ComparisonDigest | None, list[str]]:
+    """The digest of the run's comparison.json, if it has one, and each gate the run
+    failed (its gates.json's, else its regression gate's): a run that failed one is
+    never made ``latest``."""
+    gates = files.get(GATES_FILE)
+    failed = []
+    if gates is not None:
+        verdict = validate_json(GateRecord, gates, local_dir / GATES_FILE)
+        failed = (verdict.reasons or ["a gate"]) if verdict.failed else []
     raw = files.get("comparison.json")
     if raw is None:
-        return None, False
-    record = RunComparison.model_validate_json(raw)
+        return None, failed
+    record = validate_json(RunComparison, raw, local_dir / "comparison.json")
     compared = record.comparison
     digest = ComparisonDigest(
         baseline=record.baseline,
@@ -211,7 +230,9 @@ def _comparison_of(files: dict[str, bytes]) -> tuple[ComparisonDigest | None, bo
         digest.change = compared.overall.change
         digest.regressed_cases = [c.case_id for c in compared.cases if c.verdict == "regression"]
         digest.improved_cases = [c.case_id for c in compared.cases if c.verdict == "improvement"]
-    return digest, record.gate_failed
+    if record.gate_failed and gates is None:  # a folder from before runs recorded gates
+        failed.append("its regression gate")
+    return digest, failed
 
 
 def _read_manifest(
@@ -223,20 +244,24 @@ def _read_manifest(
     if raw is None:
         return RunsManifest(eval_set_id=eval_set_id), None
     try:
-        return RunsManifest.model_validate_json(raw), None
-    except ValidationError as exc:
+        return validate_json(RunsManifest, raw, key), None
+    except UnreadableFile as exc:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         aside = key.removesuffix(".json") + f".unreadable-{stamp}.json"
         retry(lambda: store.put(aside, raw, "application/json", None))
         note = (
-            f"{store.describe()}: {key} was not a runs manifest ({exc.error_count()} "
-            f"problem(s)); kept it as {aside} and started a new one"
+            f"{store.describe()}: {key} was not a runs manifest ({exc.problem}); kept it as "
+            f"{aside} and started a new one"
         )
         return RunsManifest(eval_set_id=eval_set_id), note
 
 
 def _upload(
-    store: ObjectStore, run: RunResult, files: dict[str, bytes], retry: Retrier
+    store: ObjectStore,
+    run: RunResult,
+    files: dict[str, bytes],
+    compared: tuple[ComparisonDigest | None, list[str]],
+    retry: Retrier,
 ) -> tuple[dict[str, str], list[str], HistoryPages]:
     base = key_part(run.eval_set_id)
     folder = run_folder(run)
@@ -250,8 +275,8 @@ def _upload(
 
     manifest_key = join_key(base, "runs.json")
     manifest, note = _read_manifest(store, manifest_key, run.eval_set_id, retry)
-    digest, gate_failed = _comparison_of(files)
-    entry = run_entry(run, folder, list(files), comparison=digest, gate_failed=gate_failed)
+    digest, failed_gates = compared
+    entry = run_entry(run, folder, list(files), comparison=digest, gate_failed=bool(failed_gates))
     manifest = manifest.with_run(entry, run.eval_set_name)
     manifest_body = manifest.model_dump_json(indent=2).encode("utf-8")
     retry(lambda: store.put(manifest_key, manifest_body, "application/json", NO_CACHE))
@@ -265,7 +290,7 @@ def _upload(
     notes = [found for found in (note, bank_note) if found]
     if not entry.completed:
         if entry.gate_failed:
-            why = "it failed its regression gate"
+            why = f"it failed its gate ({'; '.join(failed_gates)})"
         elif not entry.complete:
             planned = len(run.cases) * run.runs_per_case
             why = f"it lacks trials ({run.totals.trials} of {planned} planned)"
@@ -331,9 +356,10 @@ def publish_run(
         store = open_store(resolved)
     where = store.describe()
     run, files = _read_run_dir(local_dir)
+    compared = _comparison_of(files, local_dir)  # refused before anything is uploaded
     retrier = Retrier(retry or RetryPolicy(), sleep)
     try:
-        urls, notes, pages = _upload(store, run, files, retrier)
+        urls, notes, pages = _upload(store, run, files, compared, retrier)
     except StoreError as exc:
         if resolved is not None:
             record = _PendingRecord(
@@ -396,7 +422,7 @@ def publish_pending(
                 f"{local_dir} has no {PENDING_MARKER}: nothing records where it should go; "
                 "pass a target (s3://bucket/prefix or a directory)"
             )
-        recorded = _PendingRecord.model_validate_json(marker.read_text(encoding="utf-8")).target
+        recorded = validate_json(_PendingRecord, read_file_bytes(marker), marker).target
         if isinstance(recorded, S3Target) and credentials is not None:
             recorded = recorded.model_copy(update={"credentials": credentials})
         target = recorded

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from agentflow_eval.compare.brief import case_change_text, comparison_lines
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.files.case_trials import CaseWithTrials, TrialsInMemory, each_case
+from agentflow_eval.files.naming import printable
 from agentflow_eval.models.results import CaseResult, RunResult, TrialResult
 
 if TYPE_CHECKING:
@@ -44,7 +45,9 @@ OUTPUT_LIMIT = 300
 
 
 def _text(value: object, limit: int | None = None) -> str:
-    text = _NOT_XML.sub("\ufffd", str(value))
+    # control characters shown as escapes, as on a terminal (CI tools print these
+    # attributes and messages to theirs); what XML still cannot hold is replaced
+    text = _NOT_XML.sub("\ufffd", printable(str(value)))
     if limit is not None and len(text) > limit:
         text = text[: limit - 1] + "…"
     return text
@@ -84,7 +87,7 @@ def _trial_line(result: TrialResult) -> str:
         line += " (" + ", ".join(bad) + ")"
     answer = trial.final_response
     if answer:
-        line += f"; answer: {_text(answer, OUTPUT_LIMIT)!r}"
+        line += f"; answer: {_text(repr(answer), OUTPUT_LIMIT)}"  # repr: escapes shown once
     return line
 
 

@@ -1,7 +1,8 @@
 """A run, and its comparison with its baseline, as Markdown and table rows: what the
 Prefect UI shows of a run (its summary and cases artifacts, the comparison table) and what
 fits a pull-request comment. Everything a run recorded is escaped: it is data, never
-markup."""
+markup, and its control characters (an id's ESC sequence) are shown as escapes, as the
+terminal output shows them (:func:`~agentflow_eval.files.naming.printable`)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from agentflow_eval.compare.brief import (
 )
 from agentflow_eval.compare.models import CaseCounts, RunComparison, SequentialCase
 from agentflow_eval.compare.render import format_overall, format_power
+from agentflow_eval.files.naming import printable
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.report.agreement_text import (
     estimate_text,
@@ -34,6 +36,7 @@ __all__ = [
     "cases_table",
     "comparison_markdown",
     "comparison_rows",
+    "md_code",
     "md_text",
     "pct",
     "summary_markdown",
@@ -49,9 +52,20 @@ ARROWS = {"regression": "▼", "improvement": "▲"}
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
 
 
+def _one_line(text: str) -> str:
+    return printable(" ".join(text.split()), keep_newlines=False)
+
+
 def md_text(text: str) -> str:
-    """Run data as literal markdown text: special characters escaped, one line."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+    """Run data as literal markdown text: one line, control characters shown escaped,
+    markdown's special characters escaped."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", _one_line(text))
+
+
+def md_code(text: str) -> str:
+    """Run data as a markdown code span: one line, control characters shown escaped, no
+    backtick to end the span early."""
+    return "`" + _one_line(text.replace("`", "'")) + "`"
 
 
 def pct(value: float) -> str:
@@ -70,7 +84,7 @@ def cases_table(run: RunResult) -> list[dict[str, Any]]:
     for case in run.cases:
         means = {c.criterion: c.mean_score for c in case.criteria}
         row: dict[str, Any] = {
-            "case": case.case_id,
+            "case": printable(case.case_id, keep_newlines=False),
             "state": case_state(case),
             "pass rate": round(case.pass_rate, 3),
             "passed": f"{case.passed}/{case.rated_runs}",
@@ -123,9 +137,9 @@ def summary_markdown(
         f"- Agent: {md_text(run.agent)}"
         + (f" ({md_text(run.agent_model)})" if run.agent_model else "")
         + (f" · version {md_text(run.agent_version)}" if run.agent_version else "")
-        + (f" · commit `{run.git_sha.replace('`', '')[:12]}`" if run.git_sha else ""),
+        + (f" · commit {md_code(run.git_sha[:12])}" if run.git_sha else ""),
         f"- Judge model: {md_text(run.judge_model or '–')}",
-        f"- Eval set: `{run.eval_set_id.replace('`', '')}` · run `{run.run_id.replace('`', '')}`"
+        f"- Eval set: {md_code(run.eval_set_id)} · run {md_code(run.run_id)}"
         f" · {run.runs_per_case} runs per case · {len(run.cases)} cases",
         spend_markdown(run),
         *(f"- {md_text(line)}" for line in judge_noise_lines(run, verbose=True)),
@@ -297,7 +311,7 @@ def comparison_rows(record: RunComparison) -> list[dict[str, Any]]:
     )
     return [
         {
-            "case": case.case_id,
+            "case": printable(case.case_id, keep_newlines=False),
             **_sequential_cells(paired.get(case.case_id)),
             "baseline": _counts(case.baseline),
             "this run": _counts(case.candidate),

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from agentflow_eval.compare.models import CaseComparison, CaseCounts, Comparison, RunComparison
 from agentflow_eval.compare.render import format_overall, format_p, format_power
-from agentflow_eval.report.markdown import ARROWS, md_text
+from agentflow_eval.files.naming import printable
+from agentflow_eval.report.markdown import ARROWS, md_code, md_text
 
 __all__ = [
     "MARKER",
@@ -26,12 +27,15 @@ __all__ = [
 MARKER = "<!-- agentflow-eval:compare {eval_set_id} -->"
 """The comment's first line: a CI job finds its earlier comment on the pull request by it."""
 
+
+def _marker(eval_set_id: str) -> str:
+    """:data:`MARKER` of ``eval_set_id``, which can neither end the HTML comment nor put
+    control characters on a terminal."""
+    return MARKER.format(eval_set_id=printable(eval_set_id.replace("--", "-"), keep_newlines=False))
+
+
 TEST_NAME = "Boschloo's exact test per case, Holm-corrected; overall: paired by case"
 """The named tests behind every verdict of the comment."""
-
-
-def _code(text: str) -> str:
-    return "`" + " ".join(text.replace("`", "'").split()) + "`"
 
 
 def _rate(counts: CaseCounts | None) -> str:
@@ -66,12 +70,12 @@ def _case_rows(cases: list[CaseComparison]) -> list[str]:
 
 def _side(label: str, comparison: Comparison, which: str) -> str:
     info = comparison.baseline if which == "baseline" else comparison.candidate
-    model = f", model {_code(info.agent_model)}" if info.agent_model else ""
+    model = f", model {md_code(info.agent_model)}" if info.agent_model else ""
     simulated = " (simulated)" if info.simulated else ""
     return (
-        f"- **{label}**: run {_code(info.run_id)} of {_code(info.agent)}{model}, "
+        f"- **{label}**: run {md_code(info.run_id)} of {md_code(info.agent)}{model}, "
         f"{info.started_at:%Y-%m-%d %H:%M} UTC, {info.runs_per_case} runs per case"
-        f"{simulated} — {_code(info.source)}"
+        f"{simulated} — {md_code(info.source)}"
     )
 
 
@@ -91,7 +95,7 @@ def comparison_comment(comparison: Comparison, *, report_url: str | None = None)
     verdict = headline(comparison)
     arrow = ARROWS.get(verdict, "")
     lines = [
-        MARKER.format(eval_set_id=candidate.eval_set_id.replace("--", "-")),
+        _marker(candidate.eval_set_id),
         f"### {arrow + ' ' if arrow else ''}{md_text(title)}: {verdict}",
         "",
         md_text(format_overall(comparison)),
@@ -139,9 +143,9 @@ def comparison_comment(comparison: Comparison, *, report_url: str | None = None)
 def not_compared_comment(eval_set_id: str, baseline: str, why: str) -> str:
     """The comment of a run that was not compared: one line saying why."""
     return (
-        MARKER.format(eval_set_id=eval_set_id.replace("--", "-"))
+        _marker(eval_set_id)
         + f"\n### {md_text(eval_set_id)}: not compared\n\n"
-        + f"Not compared with {_code(baseline)}: {md_text(why)}\n"
+        + f"Not compared with {md_code(baseline)}: {md_text(why)}\n"
     )
 
 

@@ -168,7 +168,8 @@ def format_scorecard(
             lines.append(f"  … {folded:,} more passing cases (--full lists them)")
     if comparison is not None:
         lines.extend(comparison_lines(comparison))
-    return "\n".join(lines)
+    # whatever a run recorded (ids, reasons, errors) shows its control characters escaped
+    return printable("\n".join(lines))
 
 
 def _header(run: RunResult, simulated_label: str) -> list[str]:

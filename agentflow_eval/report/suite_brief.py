@@ -8,6 +8,7 @@ from typing import Any
 
 from agentflow_eval.compare.models import EfficiencyFinding
 from agentflow_eval.compare.suite import EvalSetOutcome, SuiteSummary
+from agentflow_eval.files.naming import printable
 from agentflow_eval.report.markdown import md_text
 
 __all__ = ["outcome_line", "suite_lines", "suite_markdown", "suite_table"]
@@ -31,7 +32,12 @@ def _finding(finding: EfficiencyFinding) -> str:
 
 
 def outcome_line(outcome: EvalSetOutcome) -> str:
-    """One eval set in a line: id, status, pass rate, and what changed or went wrong."""
+    """One eval set in a line: id, status, pass rate, and what changed or went wrong
+    (control characters shown escaped: the line goes to logs and terminals)."""
+    return printable(_outcome_text(outcome), keep_newlines=False)
+
+
+def _outcome_text(outcome: EvalSetOutcome) -> str:
     head = f"{outcome.eval_set_id}: {outcome.status}"
     if outcome.status == "failed":
         return f"{head}: {outcome.problem}"
@@ -105,12 +111,14 @@ def suite_table(summary: SuiteSummary) -> list[dict[str, Any]]:
     """One row per eval set, in the suite's order."""
     return [
         {
-            "eval set": o.eval_set_id,
-            "agent": o.agent,
+            "eval set": printable(o.eval_set_id, keep_newlines=False),
+            "agent": printable(o.agent, keep_newlines=False),
             "status": o.status,
             "pass rate": None if o.pass_rate is None else round(o.pass_rate, 3),
             "change (pts)": None if o.change is None else round(o.change * 100, 1),
-            "regressed cases": ", ".join(c.case_id for c in o.regressed_cases),
+            "regressed cases": printable(
+                ", ".join(c.case_id for c in o.regressed_cases), keep_newlines=False
+            ),
             "problem": o.problem or "",
             "flow run": o.flow_run or "",
             "report": o.report_url or "",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from agentflow_eval.criteria.registry import spec_of
 from agentflow_eval.files.case_trials import JudgedFileTrials
-from agentflow_eval.files.jsonl import iter_lines_with_offsets
+from agentflow_eval.files.jsonl import iter_lines_with_offsets, validate_record
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalCase, EvalSet
 from agentflow_eval.models.results import (
@@ -241,7 +241,7 @@ def aggregate_judged(
     tallies = _new_tallies(eval_set)
     index = JudgedFileTrials(judged_path)
     for offset, line in iter_lines_with_offsets(judged_path):
-        result = TrialResult.model_validate_json(line)
+        result = validate_record(line, TrialResult, judged_path, f"byte {offset}")
         if not admission.admits(result):
             continue
         tallies[result.trial.case_id].add(result)

@@ -27,6 +27,7 @@ from pathlib import Path
 from types import TracebackType
 
 from agentflow_eval.errors import InputError
+from agentflow_eval.files.limits import read_json_file
 
 try:
     import fcntl
@@ -62,7 +63,7 @@ class LockHolder:
     def read(cls, path: Path) -> LockHolder | None:
         """The holder written in the lock file, or ``None`` when it cannot be read."""
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = read_json_file(path, what="a lock file")
             return cls(pid=int(data["pid"]), host=str(data["host"]), started=str(data["started"]))
         except (OSError, ValueError, KeyError, TypeError):
             return None

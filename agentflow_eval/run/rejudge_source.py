@@ -10,7 +10,6 @@ it are the stage list's own. The source folder is only ever read.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.jsonl import iter_raw
+from agentflow_eval.files.limits import MAX_RESULTS_BYTES, UnreadableFile, read_json_file
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.results import RejudgedFrom
 from agentflow_eval.run.inputs import RunInputs
@@ -142,9 +142,9 @@ def read_rejudge_source(run_dir: str | Path) -> RejudgeSource:
 def _results_head(path: Path) -> dict[str, Any]:
     """The source's results.json (what it says about the agent is read from it)."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, OSError) as exc:
-        raise InputError(f"{path}: cannot be read as the run's results ({exc})") from None
+        document = read_json_file(path, max_bytes=MAX_RESULTS_BYTES, what="a results.json")
+    except UnreadableFile as exc:
+        raise InputError(f"{exc} (the run's results)") from None
     if not isinstance(document, dict):
         raise InputError(f"{path}: expected a JSON object (the run's results)")
     return document

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agentflow_eval.files.jsonl import iter_lines_with_offsets
+from agentflow_eval.files.jsonl import iter_lines_with_offsets, parse_record
 from agentflow_eval.run.paths import RunPaths, new_run_id
+from agentflow_eval.run.run_json import read_run_json
 
 __all__ = ["RerunFolder", "prepare_rerun"]
 
@@ -44,7 +45,7 @@ def prepare_rerun(source: str | Path) -> RerunFolder:
             f"{source}: not a run folder (no run.json); pass a folder a run printed as "
             "'results in ...'"
         )
-    meta = json.loads(paths.meta.read_text(encoding="utf-8"))
+    meta = read_run_json(paths.run_dir)
     if "params" not in meta:
         raise ValueError(
             f"{paths.meta}: this run was started from Python, not from parameters; "
@@ -53,8 +54,8 @@ def prepare_rerun(source: str | Path) -> RerunFolder:
     kept_lines: list[bytes] = []
     kept_keys: set[tuple[str, int]] = set()
     errored = 0
-    for _, line in iter_lines_with_offsets(paths.trials):
-        trial = json.loads(line)
+    for offset, line in iter_lines_with_offsets(paths.trials):
+        trial = parse_record(line, paths.trials, f"byte {offset}")
         if trial.get("error") is not None:
             errored += 1
             continue
@@ -69,8 +70,8 @@ def prepare_rerun(source: str | Path) -> RerunFolder:
     target.run_dir.mkdir(parents=True)
     target.trials.write_bytes(b"".join(kept_lines))
     judged = []
-    for _, line in iter_lines_with_offsets(paths.judged):
-        trial = json.loads(line)["trial"]
+    for offset, line in iter_lines_with_offsets(paths.judged):
+        trial = parse_record(line, paths.judged, f"byte {offset}")["trial"]
         if (trial["case_id"], int(trial["trial_index"])) in kept_keys:
             judged.append(line)
     target.judged.write_bytes(b"".join(judged))

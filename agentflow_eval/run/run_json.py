@@ -14,6 +14,7 @@ from typing import Any
 
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.files.errors import EvalFileError
+from agentflow_eval.files.limits import UnreadableFile, read_json_file
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.run.meta import RunMeta
 from agentflow_eval.run.paths import RunPaths
@@ -39,17 +40,11 @@ def read_run_json(run_dir: str | Path) -> dict[str, Any]:
             "earlier run printed as 'results in ...'"
         )
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise EvalFileError(path, "not UTF-8 text: the run folder's run.json is damaged") from None
-    except json.JSONDecodeError as exc:
+        document = read_json_file(path, what="a run.json")
+    except UnreadableFile as exc:
         raise EvalFileError(
-            path,
-            f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg} (the run "
-            "folder's run.json is damaged)",
+            path, f"{exc.problem} (the run folder's run.json is damaged)", field=exc.field
         ) from None
-    except OSError as exc:
-        raise EvalFileError(path, f"cannot be read: {exc.strerror or exc}") from None
     if not isinstance(document, dict):
         raise EvalFileError(path, "expected a JSON object (the run folder's run.json)")
     for key in ("run_id", "started_at"):
@@ -234,8 +229,8 @@ def record_elapsed(paths: RunPaths, meta: RunMeta) -> None:
     """Add this session's time to the folder's ``run.json`` (a later resume adds its own
     to it); nothing when the folder is gone (a new run that never started is removed)."""
     try:
-        document = json.loads(paths.meta.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        document = read_json_file(paths.meta, what="a run.json")
+    except UnreadableFile:
         return
     if not isinstance(document, dict) or document.get("run_id") != meta.run_id:
         return

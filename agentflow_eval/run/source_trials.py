@@ -4,11 +4,10 @@ Trials already in the new file are skipped, so a stopped re-judge resumes like a
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
-from agentflow_eval.files.jsonl import iter_lines_with_offsets
+from agentflow_eval.files.jsonl import iter_lines_with_offsets, parse_record
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.resumable import StageCounts, completed_keys
 
@@ -26,8 +25,9 @@ def copy_source_trials(plan: RunPlan) -> StageCounts:
     counts = StageCounts(skipped=len(done))
     cases = {case.eval_id for case in plan.eval_set.eval_cases}
     with plan.paths.trials.open("ab") as copy:
-        for _, line in iter_lines_with_offsets(Path(source.run_dir) / "trials.jsonl"):
-            trial = json.loads(line)
+        trials = Path(source.run_dir) / "trials.jsonl"
+        for offset, line in iter_lines_with_offsets(trials):
+            trial = parse_record(line, trials, f"byte {offset}")
             key = (trial["case_id"], int(trial["trial_index"]))
             if key[0] not in cases or key[1] >= plan.runs or key in done:
                 continue

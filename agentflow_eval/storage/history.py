@@ -7,10 +7,11 @@ Entries are keyed by their folder, so publishing a run again (a retry, a later
 Every run goes into the history, but ``latest`` (the baseline ``--baseline latest``
 compares with) only moves to a *completed* run: one that has every planned trial
 (``complete``), measured something (``measured``: not every trial errored or went
-without a verdict) and did not fail its regression gate (``gate_failed``: it regressed,
-or could not be compared, under ``fail_on_regression``). A run that failed its gate must
-not become the baseline its own retry is compared with, nor a run that measured nothing
-the baseline of the next night.
+without a verdict) and failed none of its gates (``gate_failed``: its pass rate was below
+``min_pass_rate`` or a case's below ``min_case_pass_rate``, or it regressed, or could not
+be compared, under ``fail_on_regression``). A run that failed a gate must not become the
+baseline its own retry is compared with, nor a run that measured nothing the baseline of
+the next night.
 
 Each entry keeps its cases' pass counts (``case_counts``), so the index can show each
 case's recent trend, and a digest of its comparison with its baseline, if it had one.
@@ -21,9 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from agentflow_eval.errors import StoreError
+from agentflow_eval.files.limits import UnreadableFile, validate_json
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.storage.base import ObjectStore
 from agentflow_eval.storage.keys import join_key, key_part
@@ -122,7 +124,8 @@ class RunEntry(BaseModel):
     complete: bool = True
     """Every planned trial (cases × runs per case) is in the results."""
     gate_failed: bool = False
-    """The run failed its regression gate (``fail_on_regression``)."""
+    """The run failed a gate: a pass-rate gate (``min_pass_rate``,
+    ``min_case_pass_rate``) or its regression gate (``fail_on_regression``)."""
     measured: bool = True
     """Some trial has a verdict on the agent (passed or failed): a run whose every trial
     errored, or had no verdict, measured nothing."""
@@ -278,13 +281,9 @@ def find_labelled_run(
     if raw is None:
         return None
     try:
-        manifest = RunsManifest.model_validate_json(raw)
-    except ValidationError as exc:
-        raise StoreError(
-            f"{store.describe()}: {eval_set_id}/runs.json is not a runs manifest "
-            f"({exc.error_count()} problem(s))",
-            transient=False,
-        ) from None
+        manifest = validate_json(RunsManifest, raw, f"{store.describe()}: {eval_set_id}/runs.json")
+    except UnreadableFile as exc:
+        raise StoreError(str(exc), transient=False) from None
     return next((run for run in manifest.runs if run.labels.get(key) == value), None)
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from agentflow_eval.errors import StoreError
+from agentflow_eval.files.atomic import write_bytes_atomically
 from agentflow_eval.storage.keys import join_key
 
 __all__ = ["LocalStore"]
@@ -31,15 +30,8 @@ class LocalStore:
     def put(self, key: str, body: bytes, content_type: str, cache_control: str | None) -> None:
         path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(body)
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            # the mode a new file gets (umask applied), as the run folder's own files
+            write_bytes_atomically(path, body)
         except OSError as exc:
             raise StoreError(
                 f"cannot write {path}: {exc}", transient=isinstance(exc, _TRANSIENT_OS_ERRORS)

@@ -146,3 +146,74 @@ def test_it_gets_along_with_pytest_asyncio(project: pytest.Pytester, mode: str) 
     )
     result.assert_outcomes(passed=2)
     assert "not natively supported" not in result.stdout.str()
+
+
+LOADED_AT_THE_END = """
+import json
+import sys
+
+
+def pytest_sessionfinish(session):
+    names = sorted(
+        name
+        for name in sys.modules
+        if name.split(".")[0] in ("agentflow_eval", "litellm", "scipy", "prefect")
+    )
+    with open("loaded.json", "w") as out:
+        json.dump(names, out)
+"""
+
+FAILING_TESTS = """
+import pytest
+
+
+def test_an_assertion_fails():
+    assert 1 == 2
+
+
+def test_an_error_is_raised():
+    raise ValueError("not an evaluation")
+
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("a fixture failed")
+
+
+def test_a_fixture_fails(broken):
+    pass
+"""
+
+
+def test_a_session_without_evaluations_loads_nothing_of_ours(pytester: pytest.Pytester) -> None:
+    """Installed, the plugin loads in every pytest session of every project: there, with
+    tests that fail and no evaluation, nothing of agentflow-eval but the plugin itself
+    (and its package) is imported, let alone LiteLLM or SciPy."""
+    pytester.makeconftest(LOADED_AT_THE_END)
+    pytester.makepyfile(test_other=FAILING_TESTS)
+    result = pytester.runpytest_subprocess("-p", "no:randomly")
+    result.assert_outcomes(failed=2, errors=1)
+    loaded = json.loads((pytester.path / "loaded.json").read_text())
+    assert loaded == ["agentflow_eval", "agentflow_eval.pytest_plugin"]
+
+
+def test_the_options_still_reach_an_evaluation_imported_inside_a_test(
+    project: pytest.Pytester,
+) -> None:
+    """An evaluation the session did not see coming (no marker, no fixture, the evaluator
+    imported inside the test) still gets the session's ``--agentflow-*`` settings."""
+    project.makepyfile(
+        test_agent="""
+import asyncio
+
+
+def test_plain():
+    from agentflow_eval import AgentEvaluator
+
+    evaluator = AgentEvaluator("my_agent.py:agent", "config.json")
+    run = asyncio.run(evaluator.evaluate("rome.evalset.json"))
+    assert run.runs_per_case == 2
+"""
+    )
+    result = project.runpytest_subprocess("-p", "no:asyncio", "--agentflow-runs", "2")
+    result.assert_outcomes(passed=1)

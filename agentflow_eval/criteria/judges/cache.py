@@ -22,8 +22,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from agentflow_eval.files.limits import UnreadableFile, validate_json
 from agentflow_eval.models.results import Usage
 from agentflow_eval.storage.base import ObjectStore
 from agentflow_eval.storage.keys import join_key
@@ -176,8 +177,8 @@ class StoreJudgeCache:
         if raw is None:
             return None
         try:
-            entry = _StoredEntry.model_validate_json(raw)
-        except ValidationError:
+            entry = validate_json(_StoredEntry, raw, self._key(key))
+        except UnreadableFile:
             log.warning("judge cache entry %s is not a judge reply; ignoring it", key)
             return None
         if entry.expires_at is not None and entry.expires_at <= datetime.now(UTC):

@@ -7,9 +7,9 @@ left out (they are the agent's, not the conversation's)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from agentflow_eval.files.limits import UnreadableFile, parse_json
 from agentflow_eval.files.sessions import Conversation, SessionSourceError
 from agentflow_eval.models.results import MessageEvent, RecordedToolCall, ToolCallEvent, Turn
 
@@ -43,8 +43,8 @@ def _arguments(raw: Any, source: str) -> dict[str, Any]:
     if isinstance(raw, dict):
         return raw
     try:
-        parsed = json.loads(raw or "{}")
-    except (TypeError, json.JSONDecodeError):
+        parsed = parse_json(raw or "{}", source)
+    except (TypeError, UnreadableFile):
         raise SessionSourceError(
             f"{source}: a tool call's arguments are not JSON: {raw!r}"
         ) from None
@@ -56,8 +56,8 @@ def _arguments(raw: Any, source: str) -> dict[str, Any]:
 def _result(content: Any) -> Any:
     text = _text(content)
     try:
-        return json.loads(text)
-    except (TypeError, json.JSONDecodeError):
+        return parse_json(text, "a tool result")
+    except (TypeError, UnreadableFile):
         return text
 
 

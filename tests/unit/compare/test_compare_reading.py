@@ -95,7 +95,7 @@ def test_a_run_without_trials(tmp_path: Path) -> None:
 def test_bad_files_name_the_file(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"schema_version": "1.0", "cases": [', encoding="utf-8")
-    with pytest.raises(ResultsFileError, match=r"broken\.json: not valid JSON"):
+    with pytest.raises(ResultsFileError, match=r"broken\.json: invalid JSON at line 1"):
         read_run_summary(broken)
     future = tmp_path / "future.json"
     run, _ = sample_run()

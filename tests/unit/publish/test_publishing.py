@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from support.sample_results import sample_run, write_run_dir
 
-from agentflow_eval.errors import StoreError
+from agentflow_eval.errors import InputError, StoreError
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.publish.publisher import (
@@ -233,7 +233,7 @@ def test_pending_without_a_record_needs_a_target(tmp_path: Path) -> None:
 def test_an_unfinished_run_directory_is_refused(tmp_path: Path) -> None:
     run_dir = _run_dir(tmp_path, _run("r1"))
     (run_dir / "junit.xml").unlink()
-    with pytest.raises(FileNotFoundError, match=r"missing junit\.xml"):
+    with pytest.raises(InputError, match=r"missing junit\.xml"):
         publish_run(run_dir, tmp_path / "site")
 
 

@@ -68,12 +68,12 @@ def test_passing_cases_and_a_lower_bar(run: RunResult) -> None:
         junit_xml(run, min_pass_rate=1.5)
 
 
-def test_text_xml_cannot_carry_is_replaced(tmp_path: Path) -> None:
+def test_control_characters_xml_cannot_carry_are_shown_escaped(tmp_path: Path) -> None:
     run = sample_run(cases=1, trials=1, payload="x")[0]
     run.trials[0].trial.turns[0].final_response = "bell\x07 nul\x00 esc\x1b <b>&"
     run.cases[0].case_id = run.trials[0].trial.case_id = "case\x01id"
     path = write_junit(run, tmp_path / "junit.xml")
     root = ET.parse(path).getroot()  # parses: the document is well-formed
     out = root.find(".//system-out")
-    assert out is not None and "bell\ufffd nul\ufffd esc\ufffd <b>&" in (out.text or "")
-    assert root.find(".//testcase").get("name") == "case\ufffdid"  # type: ignore[union-attr]
+    assert out is not None and "bell\\x07 nul\\x00 esc\\x1b <b>&" in (out.text or "")
+    assert root.find(".//testcase").get("name") == "case\\x01id"  # type: ignore[union-attr]

@@ -71,7 +71,7 @@ def test_missing_version_not_json_and_wrong_shapes_say_what_is_wrong(
         read_results_json(_write(tmp_path, data))
     bad = tmp_path / "bad.json"
     bad.write_text('{"schema_version": "1.0",', encoding="utf-8")
-    with pytest.raises(ResultsFileError, match=r"bad.json: not valid JSON \(line 1"):
+    with pytest.raises(ResultsFileError, match=r"bad.json: invalid JSON at line 1, column"):
         read_results_json(bad)
     with pytest.raises(ResultsFileError, match="expected a JSON object, found list"):
         read_results_json(_write(tmp_path, [1]))
