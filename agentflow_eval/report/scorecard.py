@@ -22,6 +22,8 @@ too). Trials are numbered from 1 wherever a person reads them.
 from __future__ import annotations
 
 import json
+import re
+import textwrap
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -50,6 +52,7 @@ __all__ = [
     "case_verdict",
     "defaulted_criteria_line",
     "error_text",
+    "folded_reason",
     "format_failures",
     "format_scorecard",
     "judge_calls_text",
@@ -62,7 +65,12 @@ PASSING_SHOWN = 10
 """Passing cases listed before the rest are folded into one line (``--full`` lists all)."""
 
 REASON_WIDTH = 160
-"""Characters of an error or skip reason shown on a scorecard line."""
+"""Characters of an error or skip reason on one scorecard line; a longer reason goes on
+over the lines after it."""
+
+REASON_LIMIT = 2000
+"""Characters of a reason shown in all: a longer one keeps its start and its last
+sentence (where a fix is said), with what is between left out."""
 
 CaseVerdict = Literal["failing", "flaky", "not_evaluated", "passing"]
 
@@ -323,10 +331,12 @@ def _grouped_reasons(results: Iterable[TrialResult]) -> list[str]:
         else:
             continue
         groups.setdefault(key, []).append(result.trial.number)
-    return [
-        f"      {status} ×{len(indices)} ({_trial_list(indices)}): {_short(reason)}"
-        for (status, reason), indices in groups.items()
-    ]
+    lines: list[str] = []
+    for (status, reason), indices in groups.items():
+        lines.extend(
+            folded_reason(f"      {status} ×{len(indices)} ({_trial_list(indices)}): ", reason)
+        )
+    return lines
 
 
 def error_text(error: TrialError) -> str:
@@ -368,6 +378,35 @@ def _trial_list(numbers: list[int]) -> str:
     shown = ", ".join(str(n) for n in numbers[:8])
     more = f", … {len(numbers) - 8} more" if len(numbers) > 8 else ""
     return f"trial{'s' if len(numbers) > 1 else ''} {shown}{more}"
+
+
+def folded_reason(prefix: str, reason: str) -> list[str]:
+    """``prefix`` and ``reason`` on one line, or a long reason folded over lines of
+    :data:`REASON_WIDTH` characters, each after the first indented under the prefix: a
+    reason's end is where it says what to do, so it is never cut off. A reason past
+    :data:`REASON_LIMIT` keeps its start and its last sentence."""
+    parts = textwrap.wrap(
+        _within_limit(" ".join(reason.split())),
+        REASON_WIDTH,
+        break_on_hyphens=False,
+    ) or [""]
+    indent = " " * (len(prefix) - len(prefix.lstrip()) + 4)
+    return [prefix + parts[0], *(indent + part for part in parts[1:])]
+
+
+def _within_limit(text: str) -> str:
+    if len(text) <= REASON_LIMIT:
+        return text
+    half = REASON_LIMIT // 2
+    sentences = _SENTENCE_END.split(text)
+    last = sentences[-1] if sentences[-1] else text
+    tail = last if len(last) <= half else (last[-half:].partition(" ")[2] or last[-half:])
+    cut = text[: REASON_LIMIT - len(tail)]
+    head = cut.rpartition(" ")[0] or cut
+    return f"{head} … {tail}"
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
 
 
 def _short(text: str, width: int = REASON_WIDTH) -> str:
@@ -466,7 +505,7 @@ def shortfall_lines(
     if max_groups is not None:
         shown = shown[:max_groups]
     for (why, actual, answer), numbers in shown:
-        lines.append(f"{indent}{_trial_list(numbers)}: {_short(why)}")
+        lines.extend(folded_reason(f"{indent}{_trial_list(numbers)}: ", why))
         if actual:
             lines.append(f"{indent}  actual     {actual}")
         if answer is not None and reference:

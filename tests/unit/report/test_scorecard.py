@@ -19,7 +19,10 @@ from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import CaseResult, RunResult, Trial, Turn
 from agentflow_eval.report.scorecard import (
+    REASON_LIMIT,
+    REASON_WIDTH,
     case_verdict,
+    folded_reason,
     format_failures,
     format_scorecard,
     judge_calls_text,
@@ -344,3 +347,15 @@ def test_an_id_cannot_forge_a_line_or_run_an_escape_sequence() -> None:
     assert not any(line.startswith("overall: 100/100") for line in text.splitlines())
     assert "\x1b" not in text
     assert "lookup\\noverall: 100/100  (100%)\\x1b[2J" in text
+
+
+def test_a_long_reason_folds_over_lines_and_a_huge_one_keeps_its_last_sentence() -> None:
+    reason = "word " * 100 + "Fix: do this."
+    lines = folded_reason("      errored ×1 (trial 1): ", reason)
+    assert len(lines) > 1 and all(len(line) <= 30 + REASON_WIDTH for line in lines)
+    assert all(line.startswith(" " * 10) for line in lines[1:])
+    assert " ".join(line.strip() for line in lines).endswith("word Fix: do this.")
+    huge = folded_reason("x: ", "noise " * 5000 + "Then the fix. Call it as fix(**args).")
+    said = " ".join(line.strip() for line in huge)
+    assert len(said) < REASON_LIMIT + 100
+    assert said.startswith("x: noise noise") and said.endswith(" … Call it as fix(**args).")
