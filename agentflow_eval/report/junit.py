@@ -28,6 +28,7 @@ from agentflow_eval.compare.brief import case_change_text, comparison_lines
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.files.case_trials import CaseWithTrials, TrialsInMemory, each_case
 from agentflow_eval.models.results import CaseResult, RunResult, TrialResult
+from agentflow_eval.report.scorecard import actual_calls_text, expected_calls_text
 
 if TYPE_CHECKING:
     from agentflow_eval.compare.models import CaseComparison, RunComparison
@@ -86,6 +87,25 @@ def _trial_line(result: TrialResult) -> str:
     if answer:
         line += f"; answer: {_text(answer, OUTPUT_LIMIT)!r}"
     return line
+
+
+def _failure_body(case: CaseResult, results: list[TrialResult]) -> str:
+    """The failing trials, each with the tool calls it made, under the calls the case
+    expects (where it expects any)::
+
+        expected   get_weather(location="Tokyo") → get_weather(location="London")
+        trial 2: failed (trajectory IN_ORDER=0.50); answer: '...'
+          actual   get_weather(location="Tokyo")
+    """
+    if not results:
+        return "no trials ran"
+    expects_calls = any(turn.tool_calls for turn in case.expected)
+    lines = [f"expected   {expected_calls_text(case.expected)}"] if expects_calls else []
+    for result in results:
+        lines.append(_trial_line(result))
+        if expects_calls or result.trial.tool_calls:
+            lines.append(f"  actual   {actual_calls_text(result)}")
+    return "\n".join(lines)
 
 
 def _outcome(case: CaseResult, min_rate: float, regressed: bool = False) -> tuple[bool, bool]:
@@ -160,7 +180,7 @@ def _testcase(
             message += f"; failing: {named}"
         if regression is not None:
             message = f"{regression}; {message}"
-        body = "\n".join(_trial_line(r) for r in judged_bad) or "no trials ran"
+        body = _failure_body(case, judged_bad)
         kind = "Regression" if regression is not None else "EvalFailure"
         _element(node, "failure", body, message=_text(message, MESSAGE_LIMIT), type=kind)
     if has_error:

@@ -49,9 +49,11 @@ if TYPE_CHECKING:
 __all__ = [
     "PASSING_SHOWN",
     "CaseVerdict",
+    "actual_calls_text",
     "case_verdict",
     "defaulted_criteria_line",
     "error_text",
+    "expected_calls_text",
     "folded_reason",
     "format_failures",
     "format_scorecard",
@@ -428,11 +430,13 @@ def _calls_text(calls: Sequence[RecordedToolCall]) -> str:
     return " → ".join(_call_text(call.name, call.args) for call in calls) or "(no tool calls)"
 
 
-def _expected_text(expected: Sequence[ExpectedTurn]) -> str:
+def expected_calls_text(expected: Sequence[ExpectedTurn]) -> str:
+    """A case's expected tool calls, ``a(x=1) → b(y="z")``, turns split by ``|``."""
     return " | ".join(_calls_text(turn.tool_calls) for turn in expected)
 
 
-def _actual_text(result: TrialResult) -> str:
+def actual_calls_text(result: TrialResult) -> str:
+    """A trial's tool calls as :func:`expected_calls_text` writes them."""
     return " | ".join(_calls_text(turn.tool_calls) for turn in result.trial.turns) or "(no turn)"
 
 
@@ -487,11 +491,11 @@ def shortfall_lines(
     lines: list[str] = []
     expects_calls = any(turn.tool_calls for turn in case.expected)
     if expects_calls:
-        lines.append(f"{indent}expected   {_expected_text(case.expected)}")
+        lines.append(f"{indent}expected   {expected_calls_text(case.expected)}")
     reference = case.expected[-1].final_response if case.expected else None
     groups: dict[tuple[str, str, str | None], list[int]] = {}
     for result in results:
-        actual = _actual_text(result)
+        actual = actual_calls_text(result)
         shows_calls = expects_calls or bool(result.trial.tool_calls)
         answer = result.trial.final_response
         on_answer = result.status == "failed" and _answer_failed(result)

@@ -77,3 +77,17 @@ def test_text_xml_cannot_carry_is_replaced(tmp_path: Path) -> None:
     out = root.find(".//system-out")
     assert out is not None and "bell\ufffd nul\ufffd esc\ufffd <b>&" in (out.text or "")
     assert root.find(".//testcase").get("name") == "case\ufffdid"  # type: ignore[union-attr]
+
+
+def test_a_failure_shows_the_expected_tool_calls_and_each_trials_actual_ones(
+    run: RunResult,
+) -> None:
+    failure = cases_of(junit_xml(run))["weather_multi_city"].find("failure")
+    assert failure is not None
+    lines = (failure.text or "").splitlines()
+    assert lines[0] == ('expected   get_weather(location="Tokyo") → get_weather(location="London")')
+    trial = lines.index(next(line for line in lines if line.startswith("trial 2: failed")))
+    assert lines[trial + 1] == (
+        '  actual   get_weather(location="Tokyo") → '
+        'get_weather(location="London, UK", units="metric")'
+    )
