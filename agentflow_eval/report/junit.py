@@ -1,7 +1,8 @@
 """JUnit XML for CI systems: one ``<testcase>`` per eval case.
 
-A case fails when its pass rate is below ``min_pass_rate`` (1.0 by default: every trial
-must pass). A failing case gets a ``<failure>`` when some trial failed (or had no verdict
+A case fails when its pass rate is below ``min_pass_rate`` (a run's: its
+``min_case_pass_rate``, else its ``min_pass_rate``; 1.0 by default: every trial must
+pass). A failing case gets a ``<failure>`` when some trial failed (or had no verdict
 from) a criterion, naming passed/runs and the failing criteria, and an ``<error>`` when
 some trial errored, naming the errors; both can appear, as pytest does for a test that
 fails and errors in teardown. Pass rate, interval and pass@k are ``<property>`` elements.
