@@ -24,7 +24,9 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentflow_eval.compare.brief import comparison_lines
@@ -169,8 +171,13 @@ def format_scorecard(
         lines.append(f"{title}:")
         for case in shown:
             counts = f"{case.passed}/{case.rated_runs}"
-            lines.append(f"  {_id(case.case_id):<{width}}  {counts}  {_id(judged_on(case))}")
-            lines.extend(_case_details(case, trials, verbose=verbose))
+            needs_trials = verbose or case.errored or case.not_evaluated
+            results = (
+                trials.trials_of(case.case_id) if trials is not None and needs_trials else None
+            )
+            said = judged_on(case, results if case.errored else None)
+            lines.append(f"  {_id(case.case_id):<{width}}  {counts}  {_id(said)}")
+            lines.extend(_case_details(case, results, verbose=verbose))
         folded = len(cases) - len(shown)
         if folded:
             lines.append(f"  … {folded:,} more passing cases (--full lists them)")
@@ -244,32 +251,67 @@ def judge_calls_text(calls: int, cached: int) -> str:
     return paid + (f", {cached:,} more answered from cache" if cached else "")
 
 
-def judged_on(case: CaseResult) -> str:
+def judged_on(case: CaseResult, results: Sequence[TrialResult] | None = None) -> str:
     """What a case's line says it was judged on: the criteria that gave it a verdict
     (those only skipped for it left out); where some failed, those first, marked, with
-    how many trials each failed."""
-    judged = [c for c in case.criteria if c.passed or c.failed or c.not_evaluated]
+    how many trials each failed. Trials that errored come first, as errored: what their
+    criteria made of what they did before they stopped is no pass, so given the case's
+    trials (``results``) the verdicts are counted over the trials that finished."""
+    errored = f"ERRORED ({_trials_word(case.errored)})" if case.errored else ""
+    tallies = _verdict_tallies(case, results)
+    judged = [t for t in tallies if t.passed or t.failed or t.not_evaluated]
     if not judged:
-        skipped = ", ".join(_crit_name(c) for c in case.criteria)
+        if errored:
+            return errored
+        skipped = ", ".join(t.name for t in tallies)
         return f"every criterion skipped: {skipped}" if skipped else case.label
-    failed = [c for c in judged if c.failed]
-    unjudged = [c for c in judged if c.not_evaluated and not c.failed]
-    rest = [c for c in judged if not c.failed and not c.not_evaluated]
-    if not failed and not unjudged:
-        return ", ".join(_crit_name(c) for c in rest)
-    parts = []
+    failed = [t for t in judged if t.failed]
+    unjudged = [t for t in judged if t.not_evaluated and not t.failed]
+    rest = [t for t in judged if not t.failed and not t.not_evaluated]
+    if not failed and not unjudged and not errored:
+        return ", ".join(t.name for t in rest)
+    parts = [errored] if errored else []
     if failed:
-        parts.append(
-            "FAILED: " + ", ".join(f"{_crit_name(c)} ({_trials_word(c.failed)})" for c in failed)
-        )
+        parts.append("FAILED: " + ", ".join(f"{t.name} ({_trials_word(t.failed)})" for t in failed))
     if unjudged:
         parts.append(
             "no verdict: "
-            + ", ".join(f"{_crit_name(c)} ({_trials_word(c.not_evaluated)})" for c in unjudged)
+            + ", ".join(f"{t.name} ({_trials_word(t.not_evaluated)})" for t in unjudged)
         )
     if rest:
-        parts.append("passed: " + ", ".join(_crit_name(c) for c in rest))
+        parts.append("passed: " + ", ".join(t.name for t in rest))
     return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class _VerdictTally:
+    name: str
+    passed: int
+    failed: int
+    not_evaluated: int
+
+
+def _verdict_tallies(
+    case: CaseResult, results: Sequence[TrialResult] | None
+) -> list[_VerdictTally]:
+    """Each criterion's verdicts on the case: from its summary, or, given its trials,
+    over those that finished."""
+    if results is None:
+        return [
+            _VerdictTally(_crit_name(c), c.passed, c.failed, c.not_evaluated) for c in case.criteria
+        ]
+    counts: dict[tuple[str, str], Counter[str]] = {
+        (c.criterion, c.label): Counter() for c in case.criteria
+    }
+    for result in results:
+        if result.trial.error is not None:
+            continue
+        for verdict in result.criteria:
+            counts.setdefault((verdict.criterion, verdict.label), Counter())[verdict.status] += 1
+    return [
+        _VerdictTally(label or criterion, c["passed"], c["failed"], c["not_evaluated"])
+        for (criterion, label), c in counts.items()
+    ]
 
 
 def _crit_name(summary: CriterionSummary) -> str:
@@ -280,9 +322,12 @@ def _trials_word(count: int) -> str:
     return f"{count} trial{'' if count == 1 else 's'}"
 
 
-def _case_details(case: CaseResult, trials: CaseTrials | None, *, verbose: bool) -> list[str]:
+def _case_details(
+    case: CaseResult, results: Sequence[TrialResult] | None, *, verbose: bool
+) -> list[str]:
     """Under a case: why trials errored or went unjudged (always), criterion means and
-    every failing trial's reasons (``verbose``)."""
+    every failing trial's reasons (``verbose``); ``results``: the case's trials, read
+    where any of that needs them."""
     out: list[str] = []
     if verbose:
         for crit in case.criteria:
@@ -293,10 +338,8 @@ def _case_details(case: CaseResult, trials: CaseTrials | None, *, verbose: bool)
                 f"      {crit.label or crit.criterion}: mean {mean}, "
                 f"{crit.passed} passed, {crit.failed} failed{extra}{skipped}"
             )
-    needs_trials = verbose or case.errored or case.not_evaluated
-    if trials is None or not needs_trials:
+    if results is None:
         return out
-    results = trials.trials_of(case.case_id)
     out.extend(_grouped_reasons(results))
     if verbose:
         failed = [r for r in results if r.status == "failed"]
@@ -458,10 +501,10 @@ def format_failures(
     short.sort(key=lambda c: c.pass_rate)
     lines: list[str] = []
     for case in short[:max_cases]:
-        lines.append(
-            f"{_id(case.case_id)}: {case.passed}/{case.rated_runs} passed  [{_id(judged_on(case))}]"
-        )
-        bad = [r for r in trials.trials_of(case.case_id) if not r.passed]
+        results = trials.trials_of(case.case_id)
+        said = judged_on(case, results if case.errored else None)
+        lines.append(f"{_id(case.case_id)}: {case.passed}/{case.rated_runs} passed  [{_id(said)}]")
+        bad = [r for r in results if not r.passed]
         lines.extend(shortfall_lines(case, bad, indent="  ", max_groups=max_trials))
     if len(short) > max_cases:
         lines.append(f"… {len(short) - max_cases} more cases fell short")
