@@ -55,7 +55,12 @@ def add_parser(sub: Any) -> None:
         dest="action", required=True, metavar="ACTION", help="create, add, validate or convert"
     )
 
-    create = actions.add_parser("create", help="a new, empty eval set")
+    create = actions.add_parser(
+        "create",
+        help="a new, empty eval set",
+        description="Write a new eval set with no cases to FILE (JSON or YAML, by its "
+        "extension); grow it with 'eval-set add'. An existing file is never overwritten.",
+    )
     create.add_argument("file", metavar="FILE", help="the eval set file to make (.json or .yaml)")
     create.add_argument("--name", default="", help="the eval set's name, shown in reports")
     create.add_argument("--id", dest="eval_set_id", help="its id (default: the file's stem)")
