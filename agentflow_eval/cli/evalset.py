@@ -22,10 +22,9 @@ from typing import Any
 
 from agentflow_eval.cli.common import EXIT_BAD_INPUT, EXIT_OK, fail, terminal_text
 from agentflow_eval.criteria.config_files import checked_config, load_config
-from agentflow_eval.criteria.coverage import judge_hint, judged_expectations
+from agentflow_eval.criteria.coverage import EXPECTATION_FIELD, judge_hint, judged_expectations
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.authoring import (
-    EXPECTATION_FIELD,
     EXPECTATIONS,
     Expectation,
     add_case,

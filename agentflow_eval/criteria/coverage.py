@@ -11,13 +11,27 @@ from agentflow_eval.criteria.registry import (
     judged_fields,
     specs,
 )
-from agentflow_eval.files.authoring import EXPECTATION_FIELD, EXPECTATIONS, Expectation
+from agentflow_eval.files.authoring import EXPECTATIONS, Expectation
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalCase, EvalSet
 
-__all__ = ["judge_hint", "judged_expectations", "unjudged_fields", "unjudged_warnings"]
+__all__ = [
+    "EXPECTATION_FIELD",
+    "judge_hint",
+    "judged_expectations",
+    "unjudged_fields",
+    "unjudged_warnings",
+]
 
 _LISTED_CASES = 5
+
+EXPECTATION_FIELD: dict[Expectation, ExpectationField] = {
+    "tools": "expected_tool_trajectory",
+    "nodes": "expected_nodes",
+    "answer": "expected_final_response",
+    "state": "final_session_state",
+}
+"""The field each expectation of ``eval-set add --expect`` is written to."""
 
 
 def judge_hint(field_name: ExpectationField) -> str:

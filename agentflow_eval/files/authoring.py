@@ -26,7 +26,6 @@ from agentflow_eval.models.evalset import EvalCase, EvalSet, Invocation, Message
 
 __all__ = [
     "EXPECTATIONS",
-    "EXPECTATION_FIELD",
     "Expectation",
     "add_case",
     "case_from_conversation",
@@ -36,14 +35,6 @@ __all__ = [
 
 Expectation = Literal["tools", "nodes", "answer", "state"]
 EXPECTATIONS: tuple[Expectation, ...] = get_args(Expectation)
-
-EXPECTATION_FIELD: dict[Expectation, str] = {
-    "tools": "expected_tool_trajectory",
-    "nodes": "expected_nodes",
-    "answer": "expected_final_response",
-    "state": "final_session_state",
-}
-"""The field of a case (or of its turns) each expectation is written to."""
 
 
 def write_document(path: Path, data: Any) -> Path:
