@@ -68,8 +68,8 @@ def add_parser(sub: Any) -> None:
         "add",
         help="append a case made from a conversation that happened",
         description="Append a case to FILE that expects what a conversation did: its user "
-        "messages as the turns, and (--expect) its tool calls, steps, answers and final "
-        "session state.",
+        "messages as the turns, and of its tool calls, steps, answers and final session "
+        "state, those the criteria judge (--expect chooses others).",
     )
     add.add_argument("file", metavar="FILE", help="the eval set file to add to")
     add.add_argument(
