@@ -93,9 +93,11 @@ class TrajectoryRecorder:
     """Collects what happens in one turn, in order: tool calls, messages, model calls with
     their usage, node visits and handoffs (:attr:`events`).
 
-    A hand-written agent (or its tools) calls :meth:`tool_call`, or wraps a call in
-    :meth:`tool`, for every tool it runs, and :meth:`usage` for every model call it makes;
-    framework adapters add what the framework reports with :meth:`add`. Each event is
+    A hand-written agent calls its tools through :meth:`call_tool` (or
+    :meth:`acall_tool`), where a mock can answer instead; a call its own code makes is
+    wrapped in :meth:`tool` or reported after the fact with :meth:`tool_call`. It reports
+    every model call it makes with :meth:`usage`; framework adapters add what the
+    framework reports with :meth:`add`. docs/agents.md lists every public member. Each event is
     stamped with the milliseconds since the turn started. The trial holds the same list, so
     a turn cut short keeps what happened before it was cut.
     """

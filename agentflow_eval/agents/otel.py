@@ -275,7 +275,9 @@ _TOOL_NAME = ("gen_ai.tool.name", "tool.name", "traceloop.entity.name")
 _TOOL_ARGS = ("gen_ai.tool.call.arguments", "input.value", "traceloop.entity.input")
 _TOOL_RESULT = ("gen_ai.tool.call.result", "output.value", "traceloop.entity.output")
 _TOOL_ID = ("gen_ai.tool.call.id", "tool_call.id")
-_MODEL = ("gen_ai.request.model", "gen_ai.response.model", "llm.model_name")
+_MODEL = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
+"""The model that answered first (the name a reply gives, which is what it is priced as
+and how a stand-in model says it stood in), else the one asked for."""
 _PROVIDER = ("gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system")
 _INPUT_TOKENS = (
     "gen_ai.usage.input_tokens",

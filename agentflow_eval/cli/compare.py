@@ -59,19 +59,26 @@ def add_parser(sub: Any) -> None:
         "the cases that got worse part ways. Report-only unless --fail-on-regression; "
         "efficiency fails it only beyond a --max-*-increase tolerance.",
     )
-    parser.add_argument("baseline", help=f"the baseline: {SIDE_HELP}")
-    parser.add_argument("candidate", help=f"the candidate: {SIDE_HELP}")
+    # metavars as `run` names the same things
+    parser.add_argument("baseline", metavar="BASELINE", help=f"the baseline: {SIDE_HELP}")
+    parser.add_argument("candidate", metavar="CANDIDATE", help=f"the candidate: {SIDE_HELP}")
     parser.add_argument(
         "--publish-to",
+        metavar="TARGET",
         help="where runs are published (s3://bucket/prefix or a folder): where 'latest' looks",
     )
     parser.add_argument(
-        "--alpha", type=float, default=0.05, help="significance level, two-sided (default 0.05)"
+        "--alpha",
+        type=float,
+        default=0.05,
+        metavar="ALPHA",
+        help="significance level, two-sided (default 0.05)",
     )
     parser.add_argument(
         "--detect-drop",
         type=float,
         default=0.2,
+        metavar="RATE",
         help="the drop in pass rate to plan runs for in the power line (default 0.2)",
     )
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")

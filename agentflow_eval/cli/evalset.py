@@ -3,6 +3,8 @@
     eval-set create FILE [--name NAME] [--id ID]      a new, empty eval set (JSON or YAML)
     eval-set add FILE --from-session SOURCE [--case-id ID] [--expect tools,nodes,answer,state]
                                                       a case from a conversation that happened
+                                                      (by default expecting what the criteria
+                                                      judge)
     eval-set validate FILE... [--config CONFIG]       every problem of eval sets and configs
     eval-set convert FILE --to native|adk [-o OUT]    between the native format and ADK's
 
@@ -19,17 +21,23 @@ from pathlib import Path
 from typing import Any
 
 from agentflow_eval.cli.common import EXIT_BAD_INPUT, EXIT_OK, fail, terminal_text
+from agentflow_eval.criteria.config_files import checked_config, load_config
+from agentflow_eval.criteria.coverage import EXPECTATION_FIELD, judge_hint, judged_expectations
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.authoring import (
+    EXPECTATIONS,
+    Expectation,
     add_case,
     case_from_conversation,
     create_evalset,
     write_document,
 )
 from agentflow_eval.files.convert import convert
-from agentflow_eval.files.loading import load_evalset
+from agentflow_eval.files.loading import find_config_for, load_evalset
 from agentflow_eval.files.overwriting import check_overwrite
 from agentflow_eval.files.sessions import read_session
+from agentflow_eval.models.config import EvalConfig
+from agentflow_eval.models.evalset import EvalCase
 from agentflow_eval.run.validation import validate_files
 
 __all__ = ["add_parser", "run"]
@@ -47,7 +55,12 @@ def add_parser(sub: Any) -> None:
         dest="action", required=True, metavar="ACTION", help="create, add, validate or convert"
     )
 
-    create = actions.add_parser("create", help="a new, empty eval set")
+    create = actions.add_parser(
+        "create",
+        help="a new, empty eval set",
+        description="Write a new eval set with no cases to FILE (JSON or YAML, by its "
+        "extension); grow it with 'eval-set add'. An existing file is never overwritten.",
+    )
     create.add_argument("file", metavar="FILE", help="the eval set file to make (.json or .yaml)")
     create.add_argument("--name", default="", help="the eval set's name, shown in reports")
     create.add_argument("--id", dest="eval_set_id", help="its id (default: the file's stem)")
@@ -56,8 +69,8 @@ def add_parser(sub: Any) -> None:
         "add",
         help="append a case made from a conversation that happened",
         description="Append a case to FILE that expects what a conversation did: its user "
-        "messages as the turns, and (--expect) its tool calls, steps, answers and final "
-        "session state.",
+        "messages as the turns, and of its tool calls, steps, answers and final session "
+        "state, those the criteria judge (--expect chooses others).",
     )
     add.add_argument("file", metavar="FILE", help="the eval set file to add to")
     add.add_argument(
@@ -70,9 +83,10 @@ def add_parser(sub: Any) -> None:
     add.add_argument("--case-id", metavar="ID", help="the new case's id (default: session-N)")
     add.add_argument(
         "--expect",
-        default="tools,nodes,answer,state",
         metavar="LIST",
-        help="what the case expects, of tools, nodes, answer, state (default: all)",
+        help="what the case expects, of tools, nodes, answer, state (default: what the "
+        "criteria judge — the test_config.json beside FILE, else the default criteria: "
+        "tools and answer — saying what else the session has)",
     )
 
     validate = actions.add_parser(
@@ -80,7 +94,8 @@ def add_parser(sub: Any) -> None:
         help="check eval sets and configs for every problem",
         description="Check eval sets and configs without running anything. Every problem is "
         "listed, one line each naming file, case and field; exit 2 if there is any, else 0 "
-        "with a line per file.",
+        "with a line per file. What a run would warn of and run anyway (an expectation no "
+        "criterion of the config, or of the default criteria, judges) follows as warnings.",
     )
     validate.add_argument("files", nargs="+", metavar="FILE", help="eval sets and configs")
     validate.add_argument(
@@ -125,11 +140,20 @@ def _create(args: argparse.Namespace) -> int:
 
 
 def _add(args: argparse.Namespace) -> int:
-    expect = [part.strip() for part in args.expect.split(",") if part.strip()]
     path = Path(args.file)
     before = load_evalset(path).eval_set  # a file that is no eval set fails before the read
     conversation = read_session(args.from_session)
     case_id = args.case_id or f"session-{len(before.eval_cases) + 1}"
+    left_out: list[str] = []
+    if args.expect is None:
+        config_path = find_config_for(path)
+        config = checked_config(load_config(config_path)) if config_path else EvalConfig.default()
+        judged_by = config_path.name if config_path else "the default criteria"
+        full = case_from_conversation(conversation, case_id)
+        expect, unjudged = judged_expectations(full, config)
+        left_out = [_left_out(full, e, judged_by) for e in unjudged]
+    else:
+        expect = [part.strip() for part in args.expect.split(",") if part.strip()]
     case = case_from_conversation(conversation, case_id, expect)
     add_case(path, case)
     turns = case.conversation
@@ -143,9 +167,37 @@ def _add(args: argparse.Namespace) -> int:
     if case.final_session_state:
         parts.append(f"final state with {len(case.final_session_state)} key(s)")
     print(terminal_text(f"added case {case_id!r} to {path}: {', '.join(parts)}"))
-    for note in conversation.notes:
+    for note in [*conversation.notes, *left_out]:
         print(terminal_text(f"note: {note}"), file=sys.stderr)
+    if left_out:
+        every = ",".join(EXPECTATIONS)
+        print(
+            terminal_text(f"note: --expect {every} writes them too (with criteria to judge them)"),
+            file=sys.stderr,
+        )
     return EXIT_OK
+
+
+def _left_out(case: EvalCase, expectation: Expectation, judged_by: str) -> str:
+    """``not written: the session's 3 step(s) (expected_nodes), which nothing in the
+    default criteria judges (add node_trajectory_avg_score to the config's criteria)``."""
+    field = EXPECTATION_FIELD[expectation]
+    return (
+        f"not written: the session's {_held(case, expectation)} ({field}), which nothing in "
+        f"{judged_by} judges ({judge_hint(field)})"
+    )
+
+
+def _held(case: EvalCase, expectation: Expectation) -> str:
+    """How much of ``expectation`` a case holds, in words."""
+    turns = case.conversation
+    if expectation == "tools":
+        return f"{sum(len(t.expected_tool_trajectory) for t in turns)} tool call(s)"
+    if expectation == "nodes":
+        return f"{sum(len(t.expected_nodes) for t in turns)} step(s)"
+    if expectation == "answer":
+        return f"{sum(t.expected_final_response is not None for t in turns)} answer(s)"
+    return f"final state with {len(case.final_session_state or {})} key(s)"
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -156,6 +208,8 @@ def _validate(args: argparse.Namespace) -> int:
         stream = sys.stderr if check.problems else sys.stdout
         for line in check.lines():
             print(terminal_text(line), file=stream)
+        for line in check.warning_lines():
+            print(terminal_text(line), file=sys.stderr)
     return EXIT_BAD_INPUT if bad else EXIT_OK
 
 

@@ -54,13 +54,31 @@ request's order (``--resume`` among them, beside ``--rerun-errored``); the field
 one are the flow's alone (secrets, shards, shared storage, allowed agents)."""
 
 
+EXAMPLES = """\
+examples:
+  agentflow-eval run my_agent.py:agent evals/orders.evalset.json --runs 3
+      each case 3 times, judged by the test_config.json beside the eval set (else the
+      default criteria: the exact tool calls, and ROUGE-1 >= 0.8 on the answer)
+  agentflow-eval run my_agent:agent evals/ --config eval_config.json --fail-under 80% --no-prefect
+      the eval files in evals/ as one eval set; exit 1 below an 80% pass rate; no Prefect
+  agentflow-eval run my_agent:agent evals/orders.evalset.json --baseline latest \\
+      --publish-to s3://bucket/evals --fail-on-regression
+      compared with the last published run: exit 1 on a significant regression
+  agentflow-eval run --resume eval-results/orders/20261123T091500Z-3f2a9c1e
+      finish a stopped run
+"""
+"""What ``run --help`` ends with: commands to start from (parsed by the tests)."""
+
+
 def add_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "run",
         aliases=["eval"],
         help="evaluate an agent on an eval set",
-        description="Evaluate an agent on an eval set: every case several times, judged, "
+        description="Evaluate an agent on an eval set: every case several times, judged,\n"
         "reported. Exits 0 whatever the pass rate unless --fail-under is given.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # the examples as written
     )
     parser.add_argument(
         "agent",

@@ -11,12 +11,27 @@ from agentflow_eval.criteria.registry import (
     judged_fields,
     specs,
 )
+from agentflow_eval.files.authoring import EXPECTATIONS, Expectation
 from agentflow_eval.models.config import EvalConfig
-from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.models.evalset import EvalCase, EvalSet
 
-__all__ = ["judge_hint", "unjudged_warnings"]
+__all__ = [
+    "EXPECTATION_FIELD",
+    "judge_hint",
+    "judged_expectations",
+    "unjudged_fields",
+    "unjudged_warnings",
+]
 
 _LISTED_CASES = 5
+
+EXPECTATION_FIELD: dict[Expectation, ExpectationField] = {
+    "tools": "expected_tool_trajectory",
+    "nodes": "expected_nodes",
+    "answer": "expected_final_response",
+    "state": "final_session_state",
+}
+"""The field each expectation of ``eval-set add --expect`` is written to."""
 
 
 def judge_hint(field_name: ExpectationField) -> str:
@@ -30,24 +45,29 @@ def judge_hint(field_name: ExpectationField) -> str:
     return f"{hint} to the config's criteria"
 
 
+def unjudged_fields(case: EvalCase, config: EvalConfig) -> list[ExpectationField]:
+    """The expectations ``case`` gives that no criterion of ``config`` judges for it, in
+    :data:`EXPECTATION_FIELDS` order. None when the config has a custom criterion (it may
+    read any field), or for a component case (its reference answer stands for its
+    expected output: ``output_matches``)."""
+    if case.component is not None or any(o.function for o in config.criteria.values()):
+        return []
+    judged: set[ExpectationField] = set()
+    for name, options in config.criteria.items():
+        if not options.defaulted or default_applies(name, case):
+            judged |= judged_fields(name, options)
+    return [f for f in EXPECTATION_FIELDS if f not in judged and gives(case, f)]
+
+
 def unjudged_warnings(eval_set: EvalSet, config: EvalConfig) -> list[str]:
     """One warning per expectation that some case gives and no criterion of ``config``
     judges for that case (say, a ``final_session_state`` without
     ``final_session_state_match``), naming the field, the cases and what would judge it.
-    Nothing is said when the config has a custom criterion: it may read any field."""
-    if any(options.function for options in config.criteria.values()):
-        return []
+    What a run warns of before it starts, and ``eval-set validate`` reports."""
     unjudged: dict[ExpectationField, list[str]] = {}
     for case in eval_set.eval_cases:
-        if case.component is not None:
-            continue  # its reference answer stands for its expected_output: output_matches
-        judged: set[ExpectationField] = set()
-        for name, options in config.criteria.items():
-            if not options.defaulted or default_applies(name, case):
-                judged |= judged_fields(name, options)
-        for field_name in EXPECTATION_FIELDS:
-            if field_name not in judged and gives(case, field_name):
-                unjudged.setdefault(field_name, []).append(case.eval_id)
+        for field_name in unjudged_fields(case, config):
+            unjudged.setdefault(field_name, []).append(case.eval_id)
     warnings = []
     for field_name, case_ids in unjudged.items():
         listed = ", ".join(repr(c) for c in case_ids[:_LISTED_CASES])
@@ -57,3 +77,15 @@ def unjudged_warnings(eval_set: EvalSet, config: EvalConfig) -> list[str]:
             f"({judge_hint(field_name)}): {listed}{more}"
         )
     return warnings
+
+
+def judged_expectations(
+    case: EvalCase, config: EvalConfig
+) -> tuple[list[Expectation], list[Expectation]]:
+    """For a case holding every expectation a conversation gives: those to write, which
+    some criterion of ``config`` judges (or that the case does not give: writing them
+    costs nothing), and those it gives that no criterion judges."""
+    unjudged = set(unjudged_fields(case, config))
+    written = [e for e in EXPECTATIONS if EXPECTATION_FIELD[e] not in unjudged]
+    left_out = [e for e in EXPECTATIONS if EXPECTATION_FIELD[e] in unjudged]
+    return written, left_out

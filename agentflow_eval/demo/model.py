@@ -50,7 +50,12 @@ from litellm import ModelResponse
 from litellm.llms.custom_llm import CustomLLM, CustomLLMError
 
 from agentflow_eval.demo.judge import demo_judge_reply, judges
-from agentflow_eval.demo.names import DEMO_PROVIDER, SIMULATED_LABEL, is_demo_model
+from agentflow_eval.demo.names import (
+    DEMO_PROVIDER,
+    SIMULATED_LABEL,
+    answering_model,
+    is_demo_model,
+)
 from agentflow_eval.llm import litellm_compat
 from agentflow_eval.llm.client import TAGS_KEY, TAGS_METADATA
 
@@ -493,7 +498,7 @@ def _model_response(request: DemoRequest, reply: DemoReply) -> ModelResponse:
     return ModelResponse(
         id=f"chatcmpl-demo-{digest}-{next(_call_counter)}",
         created=int(time.time()),
-        model=f"{DEMO_PROVIDER}/{request.model} (simulated)",
+        model=answering_model(request.model),
         choices=[
             {
                 "index": 0,

@@ -6,7 +6,7 @@ imports LiteLLM; code that only needs to recognise or label it imports this modu
 
 from __future__ import annotations
 
-__all__ = ["DEMO_PROVIDER", "SIMULATED_LABEL", "is_demo_model"]
+__all__ = ["DEMO_PROVIDER", "SIMULATED_LABEL", "answering_model", "is_demo_model"]
 
 DEMO_PROVIDER = "agentflow-demo"
 SIMULATED_LABEL = (
@@ -19,3 +19,11 @@ SIMULATED_LABEL = (
 def is_demo_model(model: str | None) -> bool:
     """Whether ``model`` is served by the simulated demo provider."""
     return bool(model) and str(model).startswith(f"{DEMO_PROVIDER}/")
+
+
+def answering_model(requested: str) -> str:
+    """The model a demo reply says answered, whatever name the caller asked for
+    (``agentflow-demo/gpt-4o-mini (simulated)`` for ``gpt-4o-mini``): what a framework
+    records from the reply marks the run simulated, and no price list knows it."""
+    bare = requested.removeprefix(f"{DEMO_PROVIDER}/")
+    return f"{DEMO_PROVIDER}/{bare} (simulated)"

@@ -7,7 +7,10 @@ it and the agent runs offline, as ``agentflow-demo/*`` runs the built-in agents:
         model = ChatOpenAI(model="weather", base_url=server.url, api_key="offline")
 
 A request is answered as the demo model answers a call (see :mod:`agentflow_eval.demo.model`):
-seeded by the request's ``seed`` and the conversation. A framework's own client does not say
+seeded by the request's ``seed`` and the conversation. Whatever model name the client
+sends, the reply names the demo model as the one that answered
+(:func:`~agentflow_eval.demo.names.answering_model`), so the calls a framework records
+from it mark the run simulated and are priced unknown. A framework's own client does not say
 which trial it calls for, so every trial of a case gets the same answers here; through
 LiteLLM (``agentflow-demo/*``, tagged by the run's model client) trials differ.
 
@@ -22,6 +25,7 @@ import threading
 from typing import Any
 
 from agentflow_eval.demo.model import DemoModel, DemoRequest, token_counts
+from agentflow_eval.demo.names import answering_model
 from agentflow_eval.testing.openai_server import Reply, ScriptedOpenAIServer
 
 __all__ = ["DemoServer", "demo_reply", "shared_demo_url"]
@@ -43,6 +47,7 @@ def demo_reply(body: dict[str, Any]) -> Reply:
         tool_calls=[{"name": name, "arguments": args} for name, args in reply.tool_calls] or None,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
+        model=answering_model(request.model),
     )
 
 

@@ -583,7 +583,9 @@ MinPassRate = Annotated[
     _ui(
         "Minimum pass rate",
         "end the run Failed, after everything is written, published and announced, when "
-        "its pass rate is below this (0 to 1, as the CLI's --fail-under); 0: no gate",
+        "its pass rate is below this (0 to 1, as the CLI's --fail-under); 0: no gate. "
+        "junit.xml holds each case to it too (unless min_case_pass_rate is set; without "
+        "either, to every trial passing)",
         form_default=0,
     ),
     Flag(
@@ -599,7 +601,8 @@ MinCasePassRate = Annotated[
     _ui(
         "Minimum pass rate of every case",
         "end the run Failed, after everything is written, published and announced, when "
-        "any case's pass rate is below this (0 to 1); 0: no gate",
+        "any case's pass rate is below this (0 to 1); 0: no gate. junit.xml holds each "
+        "case to it",
         form_default=0,
     ),
     Flag(metavar="RATE", help="exit 1 if any case's pass rate is below RATE (0.6 or 60%%)"),

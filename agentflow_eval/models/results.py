@@ -748,7 +748,9 @@ class RunResult(Record):
     judge_model: str | None = None
     """The LLM judges' model, when the run has judges."""
     simulated: bool = False
-    """Whether the offline demo model stood in for the agent's or the judge's model."""
+    """Whether the offline demo model stood in for the agent's or the judge's model: named
+    by the run, or answering some model call of the agent's (its replies say so, whatever
+    model name the agent's client sent)."""
     counts_infrastructure_errors: bool = False
     """Whether trials the model provider failed (after retries) count against the pass
     rates; by default they are reported apart and left out."""

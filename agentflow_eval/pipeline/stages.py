@@ -316,7 +316,13 @@ async def report_stage(
     """Write results.json, report.html and junit.xml into the run folder (off the event
     loop: rendering is CPU work); returns the run's summary without its trials."""
     await asyncio.to_thread(
-        write_run_reports, folded.run, folded.trials, folded.digest, plan.paths.run_dir, comparison
+        write_run_reports,
+        folded.run,
+        folded.trials,
+        folded.digest,
+        plan.paths.run_dir,
+        comparison,
+        min_pass_rate=plan.settings.case_pass_bar,
     )
     return folded.run
 

@@ -1,7 +1,8 @@
 """JUnit XML for CI systems: one ``<testcase>`` per eval case.
 
-A case fails when its pass rate is below ``min_pass_rate`` (1.0 by default: every trial
-must pass). A failing case gets a ``<failure>`` when some trial failed (or had no verdict
+A case fails when its pass rate is below ``min_pass_rate`` (a run's: its
+``min_case_pass_rate``, else its ``min_pass_rate``; 1.0 by default: every trial must
+pass). A failing case gets a ``<failure>`` when some trial failed (or had no verdict
 from) a criterion, naming passed/runs and the failing criteria, and an ``<error>`` when
 some trial errored, naming the errors; both can appear, as pytest does for a test that
 fails and errors in teardown. Pass rate, interval and pass@k are ``<property>`` elements.
@@ -29,6 +30,7 @@ from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.files.case_trials import CaseWithTrials, TrialsInMemory, each_case
 from agentflow_eval.files.naming import printable
 from agentflow_eval.models.results import CaseResult, RunResult, TrialResult
+from agentflow_eval.report.scorecard import actual_calls_text, expected_calls_text
 
 if TYPE_CHECKING:
     from agentflow_eval.compare.models import CaseComparison, RunComparison
@@ -89,6 +91,25 @@ def _trial_line(result: TrialResult) -> str:
     if answer:
         line += f"; answer: {_text(repr(answer), OUTPUT_LIMIT)}"  # repr: escapes shown once
     return line
+
+
+def _failure_body(case: CaseResult, results: list[TrialResult]) -> str:
+    """The failing trials, each with the tool calls it made, under the calls the case
+    expects (where it expects any)::
+
+        expected   get_weather(location="Tokyo") → get_weather(location="London")
+        trial 2: failed (trajectory IN_ORDER=0.50); answer: '...'
+          actual   get_weather(location="Tokyo")
+    """
+    if not results:
+        return "no trials ran"
+    expects_calls = any(turn.tool_calls for turn in case.expected)
+    lines = [f"expected   {expected_calls_text(case.expected)}"] if expects_calls else []
+    for result in results:
+        lines.append(_trial_line(result))
+        if expects_calls or result.trial.tool_calls:
+            lines.append(f"  actual   {actual_calls_text(result)}")
+    return "\n".join(lines)
 
 
 def _outcome(case: CaseResult, min_rate: float, regressed: bool = False) -> tuple[bool, bool]:
@@ -163,7 +184,7 @@ def _testcase(
             message += f"; failing: {named}"
         if regression is not None:
             message = f"{regression}; {message}"
-        body = "\n".join(_trial_line(r) for r in judged_bad) or "no trials ran"
+        body = _failure_body(case, judged_bad)
         kind = "Regression" if regression is not None else "EvalFailure"
         _element(node, "failure", body, message=_text(message, MESSAGE_LIMIT), type=kind)
     if has_error:

@@ -49,7 +49,19 @@ CHANGED_ROWS = 20
 """Changed cases listed in the summary; the comparison table has them all."""
 
 ARROWS = {"regression": "▼", "improvement": "▲"}
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
+_MARKDOWN_SPECIAL = re.compile(
+    r"([\\`*\[\]<|~])"  # emphasis, code, links, HTML, table cells, strikethrough
+    r"|(?<![^\W_])_|_(?![^\W_])"  # an underscore that could open or close emphasis
+    r"|^([#>+=-])|^(\d+)([.)])"  # what starts a heading, a quote, a list, an underline
+    r"|(?<=\s)(#)(?=#*\s*$)"  # an ATX heading's closing sequence
+    r"|&(?=#?[0-9A-Za-z]+;)"  # an entity (&amp;)
+)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    if match[3] is not None:  # a leading "1." or "1)": the digits stay, the mark is escaped
+        return f"{match[3]}\\{match[4]}"
+    return "\\" + match[0]
 
 
 def _one_line(text: str) -> str:
@@ -57,9 +69,10 @@ def _one_line(text: str) -> str:
 
 
 def md_text(text: str) -> str:
-    """Run data as literal markdown text: one line, control characters shown escaped,
-    markdown's special characters escaped."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", _one_line(text))
+    """Run data as literal markdown text, one line: control characters shown escaped, and
+    each character that would be read as markdown (or HTML) where it stands escaped, and
+    only those (``weather_lookup (+5 pts)`` stays as it is)."""
+    return _MARKDOWN_SPECIAL.sub(_escaped, _one_line(text))
 
 
 def md_code(text: str) -> str:

@@ -22,7 +22,11 @@ too). Trials are numbered from 1 wherever a person reads them.
 from __future__ import annotations
 
 import json
+import re
+import textwrap
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentflow_eval.compare.brief import comparison_lines
@@ -48,9 +52,12 @@ if TYPE_CHECKING:
 __all__ = [
     "PASSING_SHOWN",
     "CaseVerdict",
+    "actual_calls_text",
     "case_verdict",
     "defaulted_criteria_line",
     "error_text",
+    "expected_calls_text",
+    "folded_reason",
     "format_failures",
     "format_scorecard",
     "judge_calls_text",
@@ -63,7 +70,12 @@ PASSING_SHOWN = 10
 """Passing cases listed before the rest are folded into one line (``--full`` lists all)."""
 
 REASON_WIDTH = 160
-"""Characters of an error or skip reason shown on a scorecard line."""
+"""Characters of an error or skip reason on one scorecard line; a longer reason goes on
+over the lines after it."""
+
+REASON_LIMIT = 2000
+"""Characters of a reason shown in all: a longer one keeps its start and its last
+sentence (where a fix is said), with what is between left out."""
 
 CaseVerdict = Literal["failing", "flaky", "not_evaluated", "passing"]
 
@@ -161,8 +173,13 @@ def format_scorecard(
         lines.append(f"{title}:")
         for case in shown:
             counts = f"{case.passed}/{case.rated_runs}"
-            lines.append(f"  {_id(case.case_id):<{width}}  {counts}  {_id(judged_on(case))}")
-            lines.extend(_case_details(case, trials, verbose=verbose))
+            needs_trials = verbose or case.errored or case.not_evaluated
+            results = (
+                trials.trials_of(case.case_id) if trials is not None and needs_trials else None
+            )
+            said = judged_on(case, results if case.errored else None)
+            lines.append(f"  {_id(case.case_id):<{width}}  {counts}  {_id(said)}")
+            lines.extend(_case_details(case, results, verbose=verbose))
         folded = len(cases) - len(shown)
         if folded:
             lines.append(f"  … {folded:,} more passing cases (--full lists them)")
@@ -237,32 +254,67 @@ def judge_calls_text(calls: int, cached: int) -> str:
     return paid + (f", {cached:,} more answered from cache" if cached else "")
 
 
-def judged_on(case: CaseResult) -> str:
+def judged_on(case: CaseResult, results: Sequence[TrialResult] | None = None) -> str:
     """What a case's line says it was judged on: the criteria that gave it a verdict
     (those only skipped for it left out); where some failed, those first, marked, with
-    how many trials each failed."""
-    judged = [c for c in case.criteria if c.passed or c.failed or c.not_evaluated]
+    how many trials each failed. Trials that errored come first, as errored: what their
+    criteria made of what they did before they stopped is no pass, so given the case's
+    trials (``results``) the verdicts are counted over the trials that finished."""
+    errored = f"ERRORED ({_trials_word(case.errored)})" if case.errored else ""
+    tallies = _verdict_tallies(case, results)
+    judged = [t for t in tallies if t.passed or t.failed or t.not_evaluated]
     if not judged:
-        skipped = ", ".join(_crit_name(c) for c in case.criteria)
+        if errored:
+            return errored
+        skipped = ", ".join(t.name for t in tallies)
         return f"every criterion skipped: {skipped}" if skipped else case.label
-    failed = [c for c in judged if c.failed]
-    unjudged = [c for c in judged if c.not_evaluated and not c.failed]
-    rest = [c for c in judged if not c.failed and not c.not_evaluated]
-    if not failed and not unjudged:
-        return ", ".join(_crit_name(c) for c in rest)
-    parts = []
+    failed = [t for t in judged if t.failed]
+    unjudged = [t for t in judged if t.not_evaluated and not t.failed]
+    rest = [t for t in judged if not t.failed and not t.not_evaluated]
+    if not failed and not unjudged and not errored:
+        return ", ".join(t.name for t in rest)
+    parts = [errored] if errored else []
     if failed:
-        parts.append(
-            "FAILED: " + ", ".join(f"{_crit_name(c)} ({_trials_word(c.failed)})" for c in failed)
-        )
+        parts.append("FAILED: " + ", ".join(f"{t.name} ({_trials_word(t.failed)})" for t in failed))
     if unjudged:
         parts.append(
             "no verdict: "
-            + ", ".join(f"{_crit_name(c)} ({_trials_word(c.not_evaluated)})" for c in unjudged)
+            + ", ".join(f"{t.name} ({_trials_word(t.not_evaluated)})" for t in unjudged)
         )
     if rest:
-        parts.append("passed: " + ", ".join(_crit_name(c) for c in rest))
+        parts.append("passed: " + ", ".join(t.name for t in rest))
     return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class _VerdictTally:
+    name: str
+    passed: int
+    failed: int
+    not_evaluated: int
+
+
+def _verdict_tallies(
+    case: CaseResult, results: Sequence[TrialResult] | None
+) -> list[_VerdictTally]:
+    """Each criterion's verdicts on the case: from its summary, or, given its trials,
+    over those that finished."""
+    if results is None:
+        return [
+            _VerdictTally(_crit_name(c), c.passed, c.failed, c.not_evaluated) for c in case.criteria
+        ]
+    counts: dict[tuple[str, str], Counter[str]] = {
+        (c.criterion, c.label): Counter() for c in case.criteria
+    }
+    for result in results:
+        if result.trial.error is not None:
+            continue
+        for verdict in result.criteria:
+            counts.setdefault((verdict.criterion, verdict.label), Counter())[verdict.status] += 1
+    return [
+        _VerdictTally(label or criterion, c["passed"], c["failed"], c["not_evaluated"])
+        for (criterion, label), c in counts.items()
+    ]
 
 
 def _crit_name(summary: CriterionSummary) -> str:
@@ -273,9 +325,12 @@ def _trials_word(count: int) -> str:
     return f"{count} trial{'' if count == 1 else 's'}"
 
 
-def _case_details(case: CaseResult, trials: CaseTrials | None, *, verbose: bool) -> list[str]:
+def _case_details(
+    case: CaseResult, results: Sequence[TrialResult] | None, *, verbose: bool
+) -> list[str]:
     """Under a case: why trials errored or went unjudged (always), criterion means and
-    every failing trial's reasons (``verbose``)."""
+    every failing trial's reasons (``verbose``); ``results``: the case's trials, read
+    where any of that needs them."""
     out: list[str] = []
     if verbose:
         for crit in case.criteria:
@@ -286,10 +341,8 @@ def _case_details(case: CaseResult, trials: CaseTrials | None, *, verbose: bool)
                 f"      {crit.label or crit.criterion}: mean {mean}, "
                 f"{crit.passed} passed, {crit.failed} failed{extra}{skipped}"
             )
-    needs_trials = verbose or case.errored or case.not_evaluated
-    if trials is None or not needs_trials:
+    if results is None:
         return out
-    results = trials.trials_of(case.case_id)
     out.extend(_grouped_reasons(results))
     if verbose:
         failed = [r for r in results if r.status == "failed"]
@@ -326,10 +379,12 @@ def _grouped_reasons(results: Iterable[TrialResult]) -> list[str]:
         else:
             continue
         groups.setdefault(key, []).append(result.trial.number)
-    return [
-        f"      {status} ×{len(indices)} ({_trial_list(indices)}): {_short(reason)}"
-        for (status, reason), indices in groups.items()
-    ]
+    lines: list[str] = []
+    for (status, reason), indices in groups.items():
+        lines.extend(
+            folded_reason(f"      {status} ×{len(indices)} ({_trial_list(indices)}): ", reason)
+        )
+    return lines
 
 
 def error_text(error: TrialError) -> str:
@@ -373,6 +428,35 @@ def _trial_list(numbers: list[int]) -> str:
     return f"trial{'s' if len(numbers) > 1 else ''} {shown}{more}"
 
 
+def folded_reason(prefix: str, reason: str) -> list[str]:
+    """``prefix`` and ``reason`` on one line, or a long reason folded over lines of
+    :data:`REASON_WIDTH` characters, each after the first indented under the prefix: a
+    reason's end is where it says what to do, so it is never cut off. A reason past
+    :data:`REASON_LIMIT` keeps its start and its last sentence."""
+    parts = textwrap.wrap(
+        _within_limit(" ".join(reason.split())),
+        REASON_WIDTH,
+        break_on_hyphens=False,
+    ) or [""]
+    indent = " " * (len(prefix) - len(prefix.lstrip()) + 4)
+    return [prefix + parts[0], *(indent + part for part in parts[1:])]
+
+
+def _within_limit(text: str) -> str:
+    if len(text) <= REASON_LIMIT:
+        return text
+    half = REASON_LIMIT // 2
+    sentences = _SENTENCE_END.split(text)
+    last = sentences[-1] if sentences[-1] else text
+    tail = last if len(last) <= half else (last[-half:].partition(" ")[2] or last[-half:])
+    cut = text[: REASON_LIMIT - len(tail)]
+    head = cut.rpartition(" ")[0] or cut
+    return f"{head} … {tail}"
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
+
+
 def _short(text: str, width: int = REASON_WIDTH) -> str:
     line = " ".join(text.split())
     return line if len(line) <= width else line[: width - 1] + "…"
@@ -392,11 +476,13 @@ def _calls_text(calls: Sequence[RecordedToolCall]) -> str:
     return " → ".join(_call_text(call.name, call.args) for call in calls) or "(no tool calls)"
 
 
-def _expected_text(expected: Sequence[ExpectedTurn]) -> str:
+def expected_calls_text(expected: Sequence[ExpectedTurn]) -> str:
+    """A case's expected tool calls, ``a(x=1) → b(y="z")``, turns split by ``|``."""
     return " | ".join(_calls_text(turn.tool_calls) for turn in expected)
 
 
-def _actual_text(result: TrialResult) -> str:
+def actual_calls_text(result: TrialResult) -> str:
+    """A trial's tool calls as :func:`expected_calls_text` writes them."""
     return " | ".join(_calls_text(turn.tool_calls) for turn in result.trial.turns) or "(no turn)"
 
 
@@ -418,10 +504,10 @@ def format_failures(
     short.sort(key=lambda c: c.pass_rate)
     lines: list[str] = []
     for case in short[:max_cases]:
-        lines.append(
-            f"{_id(case.case_id)}: {case.passed}/{case.rated_runs} passed  [{_id(judged_on(case))}]"
-        )
-        bad = [r for r in trials.trials_of(case.case_id) if not r.passed]
+        results = trials.trials_of(case.case_id)
+        said = judged_on(case, results if case.errored else None)
+        lines.append(f"{_id(case.case_id)}: {case.passed}/{case.rated_runs} passed  [{_id(said)}]")
+        bad = [r for r in results if not r.passed]
         lines.extend(shortfall_lines(case, bad, indent="  ", max_groups=max_trials))
     if len(short) > max_cases:
         lines.append(f"… {len(short) - max_cases} more cases fell short")
@@ -451,11 +537,11 @@ def shortfall_lines(
     lines: list[str] = []
     expects_calls = any(turn.tool_calls for turn in case.expected)
     if expects_calls:
-        lines.append(f"{indent}expected   {_expected_text(case.expected)}")
+        lines.append(f"{indent}expected   {expected_calls_text(case.expected)}")
     reference = case.expected[-1].final_response if case.expected else None
     groups: dict[tuple[str, str, str | None], list[int]] = {}
     for result in results:
-        actual = _actual_text(result)
+        actual = actual_calls_text(result)
         shows_calls = expects_calls or bool(result.trial.tool_calls)
         answer = result.trial.final_response
         on_answer = result.status == "failed" and _answer_failed(result)
@@ -469,7 +555,7 @@ def shortfall_lines(
     if max_groups is not None:
         shown = shown[:max_groups]
     for (why, actual, answer), numbers in shown:
-        lines.append(f"{indent}{_trial_list(numbers)}: {_short(why)}")
+        lines.extend(folded_reason(f"{indent}{_trial_list(numbers)}: ", why))
         if actual:
             lines.append(f"{indent}  actual     {actual}")
         if answer is not None and reference:

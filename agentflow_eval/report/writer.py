@@ -46,12 +46,15 @@ def write_run_reports(
     digest: TrialDigest,
     run_dir: Path,
     comparison: RunComparison | None = None,
+    *,
+    min_pass_rate: float = 1.0,
 ) -> None:
     """Write the run's three report files into ``run_dir``: ``run`` is its summary,
     ``trials`` where each judged trial is, ``digest`` what spans all trials; with
-    ``comparison`` the pages show the run against its baseline."""
+    ``comparison`` the pages show the run against its baseline. ``min_pass_rate``: the
+    pass rate each case's junit.xml testcase must reach."""
     write_results_json(run, run_dir / RESULTS_NAME, trial_lines=trials.lines_in_key_order())
-    write_case_reports(run, trials, digest, run_dir, comparison)
+    write_case_reports(run, trials, digest, run_dir, comparison, min_pass_rate=min_pass_rate)
 
 
 def write_case_reports(
@@ -60,11 +63,14 @@ def write_case_reports(
     digest: TrialDigest,
     run_dir: Path,
     comparison: RunComparison | None = None,
+    *,
+    min_pass_rate: float = 1.0,
 ) -> None:
     """Write report.html and junit.xml of ``run`` into ``run_dir`` in one pass over its
     cases: each case's trials are read once, go into both files, and are dropped before
-    the next case is read. With ``comparison``, both show the run against its baseline."""
-    junit = JUnitDocument(run, comparison=comparison)
+    the next case is read. With ``comparison``, both show the run against its baseline.
+    ``min_pass_rate``: the pass rate each case's junit.xml testcase must reach."""
+    junit = JUnitDocument(run, min_pass_rate=min_pass_rate, comparison=comparison)
     with atomic_text_file(run_dir / JUNIT_NAME) as junit_file:
         junit_file.write(junit.head())
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agentflow_eval.criteria.registry import spec_of
+from agentflow_eval.demo.names import is_demo_model
 from agentflow_eval.files.case_trials import JudgedFileTrials
 from agentflow_eval.files.jsonl import iter_lines_with_offsets, validate_record
 from agentflow_eval.models.config import EvalConfig
@@ -23,8 +24,10 @@ from agentflow_eval.models.results import (
     CaseResult,
     CriterionResult,
     CriterionSummary,
+    ModelCallEvent,
     RunResult,
     RunTotals,
+    Trial,
     TrialFigures,
     TrialResult,
     Usage,
@@ -110,8 +113,12 @@ class _CaseTally:
     nothing_judged: int = 0
     """Trials not evaluated because no criterion judged them (all skipped, or none)."""
     nothing_judged_reason: str | None = None
+    simulated: bool = False
+    """Whether the demo model answered some model call of these trials (whatever name the
+    agent's client asked for: the reply names the demo model)."""
 
     def add(self, result: TrialResult) -> None:
+        self.simulated = self.simulated or _answered_by_demo(result.trial)
         self.statuses[result.status] = self.statuses.get(result.status, 0) + 1
         if result.status == "not_evaluated" and all(c.status == "skipped" for c in result.criteria):
             self.nothing_judged += 1
@@ -139,6 +146,14 @@ class _CaseTally:
         skipped) — neither says anything about the agent."""
         runs = sum(self.statuses.values()) - self.count("not_evaluated")
         return runs if count_infrastructure_errors else runs - self.infrastructure_errors
+
+
+def _answered_by_demo(trial: Trial) -> bool:
+    return any(
+        isinstance(event, ModelCallEvent) and is_demo_model(event.model)
+        for turn in trial.turns
+        for event in turn.events
+    )
 
 
 def _skip_reasons(criteria: list[CriterionResult]) -> str:
@@ -344,7 +359,7 @@ def _summarise(
         labels=dict(meta.labels),
         agent_model=meta.agent_model,
         judge_model=meta.judge_model,
-        simulated=meta.simulated,
+        simulated=meta.simulated or any(tally.simulated for tally in tallies.values()),
         counts_infrastructure_errors=meta.count_infrastructure_errors,
         runs_per_case=meta.runs_per_case,
         started_at=meta.started_at,

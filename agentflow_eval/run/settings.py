@@ -40,6 +40,10 @@ class RunOptions:
     sharded run's part, see :func:`~agentflow_eval.run.selection.shard_of`)."""
     track: str | None = None
     """The history the run joins (``None``: :data:`~agentflow_eval.models.defaults.TRACK`)."""
+    min_pass_rate: float | None = None
+    """The run's pass-rate gate (``None`` or 0: none)."""
+    min_case_pass_rate: float | None = None
+    """Every case's pass-rate gate (``None`` or 0: none)."""
 
     def __post_init__(self) -> None:
         for name, value, low in (
@@ -66,6 +70,8 @@ class RunOptions:
             limit=request.limit,
             shard=(request.shard.index, request.shard.count) if request.shard else None,
             track=request.track,
+            min_pass_rate=request.min_pass_rate,
+            min_case_pass_rate=request.min_case_pass_rate,
         )
 
 
@@ -78,6 +84,9 @@ class RunSettings:
     trial_timeout_s: float
     workroot: Path | None = None
     keep_workdirs: bool = False
+    case_pass_bar: float = 1.0
+    """The pass rate a case's junit.xml testcase must reach: the run's
+    ``min_case_pass_rate``, else its ``min_pass_rate``, else every trial."""
 
     @property
     def trial(self) -> TrialSettings:
@@ -99,6 +108,7 @@ def resolve_settings(options: RunOptions, config: EvalConfig) -> RunSettings:
         or defaults.TRIAL_TIMEOUT_S,
         workroot=options.workroot,
         keep_workdirs=options.keep_workdirs,
+        case_pass_bar=options.min_case_pass_rate or options.min_pass_rate or 1.0,
     )
 
 

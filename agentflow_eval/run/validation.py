@@ -4,7 +4,9 @@ first): what ``agentflow-eval eval-set validate`` reports.
 A file is a config when it holds criteria (or is named like ADK's ``test_config.json``),
 else an eval set. An eval set is checked with its config (the ``test_config.json``
 beside it, else ADK's default criteria) as a run would check it: that every case is
-judged, that rubric criteria have rubrics, that scenarios have a simulated user.
+judged, that rubric criteria have rubrics, that scenarios have a simulated user. What a
+run would warn of and run anyway (an expectation no criterion judges, a field ADK records
+that nothing reads) is reported as a warning.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentflow_eval.criteria.config_files import load_config
+from agentflow_eval.criteria.config_files import checked_config, load_config
+from agentflow_eval.criteria.coverage import unjudged_warnings
 from agentflow_eval.criteria.registry import known_criteria, unknown_criterion_message
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.errors import EvalFileError, Problem
@@ -47,6 +50,11 @@ class FileCheck:
         if self.problems:
             return [f"{path}: {problem.describe()}" for path, problem in self.problems]
         return [f"{self.path}: {self.summary}"]
+
+    def warning_lines(self) -> list[str]:
+        """One line per warning (``file: warning: ...``): what a run would warn of, and
+        run anyway."""
+        return [f"{self.path}: warning: {warning}" for warning in self.warnings]
 
 
 def _is_config(path: Path) -> bool:
@@ -131,8 +139,18 @@ def _check_evalset(path: Path, config_path: Path | None) -> FileCheck:
         if chosen
         else _judged_by_default(eval_set, config)
     )
-    check.warnings = [*loaded.warnings, *config.load_warnings]
+    check.warnings = [*loaded.warnings, *config.load_warnings, *_unjudged(eval_set, config)]
     return check
+
+
+def _unjudged(eval_set: EvalSet, config: EvalConfig) -> list[str]:
+    """What a run of the eval set would warn of: expectations no criterion judges (a
+    config whose options do not fit is a problem reported already)."""
+    try:
+        checked = checked_config(config)
+    except EvalFileError:
+        return []
+    return unjudged_warnings(eval_set, checked)
 
 
 def _contents(eval_set: EvalSet) -> str:

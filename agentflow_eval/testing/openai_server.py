@@ -38,6 +38,9 @@ class Reply:
     delay_s: float = 0.0
     prompt_tokens: int = 10
     completion_tokens: int = 5
+    model: str | None = None
+    """The model the reply says answered (the response's ``model``); the requested one
+    when None."""
 
     @classmethod
     def text(cls, content: str, **kw: Any) -> Reply:
@@ -242,7 +245,7 @@ def _completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
         "id": f"chatcmpl-{next(_ids)}",
         "object": "chat.completion",
         "created": int(time.time()),
-        "model": request.get("model", "scripted"),
+        "model": reply.model or request.get("model", "scripted"),
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {
             "prompt_tokens": reply.prompt_tokens,

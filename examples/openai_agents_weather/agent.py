@@ -56,7 +56,8 @@ if OFFLINE:
     # the SDK's tracing exports to OpenAI's platform, which an offline run has no key for
     set_tracing_disabled(True)
     _client = AsyncOpenAI(base_url=shared_demo_url(), api_key="offline")
-    _name = "agentflow-demo-weather"
+    # the name the SDK records for each call: a demo model's, so the run is simulated
+    _name = "agentflow-demo/weather"
     # The demo model is imperfect on purpose, drawing from the request's seed and the
     # conversation. Behind a URL it cannot tell trials apart (the SDK's client does not
     # say which trial it calls for), so every trial of a case gets the same draw; seed 2

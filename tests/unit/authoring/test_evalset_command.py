@@ -12,6 +12,7 @@ import pytest
 
 from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.cli import main
+from agentflow_eval.criteria.coverage import unjudged_warnings
 from agentflow_eval.files.convert import convert
 from agentflow_eval.files.loading import load_evalset
 from agentflow_eval.models.config import EvalConfig
@@ -257,3 +258,124 @@ def test_single_step_cases_validate_and_convert(
         f"{source}: case 'hello': component: 'intents_nowhere:classify': importing "
         "'intents_nowhere' failed: ModuleNotFoundError"
     )
+
+
+def test_validate_reports_expectations_no_criterion_judges_as_run_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The warning ``run`` gives before it starts, from the same function."""
+    evalset = tmp_path / "nodes.evalset.json"
+    evalset.write_text(
+        json.dumps(
+            {
+                "eval_set_id": "nodes",
+                "eval_cases": [
+                    {
+                        "eval_id": "tokyo",
+                        "conversation": [
+                            {
+                                "user_content": "Weather in Tokyo?",
+                                "expected_tool_trajectory": [
+                                    {"name": "get_weather", "args": {"location": "Tokyo"}}
+                                ],
+                                "expected_nodes": ["agent", "tools", "agent"],
+                            }
+                        ],
+                        "final_session_state": {"visits": 1},
+                    }
+                ],
+            }
+        )
+    )
+    assert main(["eval-set", "validate", str(evalset)]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith(f"{evalset}: eval set 'nodes'")
+    warned = err.splitlines()
+    expected = unjudged_warnings(load_evalset(evalset).eval_set, EvalConfig.default())
+    assert warned == [f"{evalset}: warning: {warning}" for warning in expected]
+    assert len(warned) == 2
+    assert "expected_nodes is given by 1 case(s) but no criterion judges it" in warned[0]
+    assert "node_trajectory_avg_score" in warned[0]
+    assert "final_session_state is given by 1 case(s)" in warned[1]
+    judging = tmp_path / "judging_config.json"
+    judging.write_text(
+        json.dumps(
+            {
+                "criteria": {
+                    "tool_trajectory_avg_score": 1.0,
+                    "node_trajectory_avg_score": 1.0,
+                    "final_session_state_match": 1.0,
+                }
+            }
+        )
+    )
+    assert main(["eval-set", "validate", str(evalset), "--config", str(judging)]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def stepping_agent(message: str, recorder, state: dict) -> str:
+    recorder.node("agent")
+    with recorder.tool("lookup_order", {"order_id": "A-1"}) as call:
+        call.result = ORDERS["A-1"]
+    recorder.node("answer")
+    state["asked"] = state.get("asked", 0) + 1
+    return f"Order A-1 is {call.result}."
+
+
+async def test_a_case_from_a_session_expects_by_default_what_the_criteria_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "orders.evalset.json"
+    source.write_text(
+        json.dumps(
+            {
+                "eval_set_id": "orders",
+                "eval_cases": [
+                    {
+                        "eval_id": "a1",
+                        "conversation": [{"user_content": "Where is A-1?"}],
+                        "expectations": [{"type": "completes"}],
+                    }
+                ],
+            }
+        )
+    )
+    await evaluate(
+        PythonAgent(stepping_agent),
+        load_evalset(source).eval_set,
+        EvalConfig.model_validate({"criteria": {}}),
+        runs=1,
+        output_dir=tmp_path / "out",
+    )
+    (run_dir,) = (tmp_path / "out" / "orders").iterdir()
+    target = tmp_path / "regressions.evalset.json"
+    assert main(["eval-set", "create", str(target)]) == 0
+    capsys.readouterr()
+    trial = f"{run_dir}#a1/1"
+    assert main(["eval-set", "add", str(target), "--from-session", trial]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == (
+        f"added case 'session-1' to {target}: 1 turn(s), 1 tool call(s), 1 reference answer(s)"
+    )
+    (case,) = load_evalset(target).eval_set.eval_cases
+    assert [c.name for c in case.conversation[0].expected_tool_trajectory] == ["lookup_order"]
+    assert case.conversation[0].expected_final_response is not None
+    assert case.conversation[0].expected_nodes == [] and case.final_session_state is None
+    assert err.splitlines() == [
+        "note: not written: the session's 2 step(s) (expected_nodes), which nothing in the "
+        "default criteria judges (add node_trajectory_avg_score to the config's criteria)",
+        "note: not written: the session's final state with 1 key(s) (final_session_state), "
+        "which nothing in the default criteria judges (add final_session_state_match to the "
+        "config's criteria)",
+        "note: --expect tools,nodes,answer,state writes them too (with criteria to judge them)",
+    ]
+    # what validate and run say of the file: nothing unjudged
+    assert main(["eval-set", "validate", str(target)]) == 0
+    assert capsys.readouterr().err == ""
+    # asked for, everything is written
+    assert main(["eval-set", "add", str(target), "--from-session", trial, "--case-id", "all",
+                 "--expect", "tools,nodes,answer,state"]) == 0  # fmt: skip
+    assert capsys.readouterr().err == ""
+    everything = load_evalset(target).eval_set.eval_cases[1]
+    assert everything.conversation[0].expected_nodes == ["agent", "answer"]
+    assert everything.final_session_state == {"asked": 1}

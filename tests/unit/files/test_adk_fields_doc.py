@@ -26,6 +26,7 @@ import pytest
 from pydantic.alias_generators import to_camel
 
 from agentflow_eval.criteria.config_files import load_config
+from agentflow_eval.criteria.registry import known_criteria
 from agentflow_eval.files.loading import EvalFileError, load_evalset
 
 ROOT = Path(__file__).parents[3]
@@ -475,3 +476,15 @@ def test_streamed_call_fields_are_kept_when_the_set_is_written_back(tmp_path: Pa
     written = to_adk_evalset(load_evalset(path).eval_set)
     (invocation,) = written["eval_cases"][0]["conversation"]
     assert invocation["intermediate_data"]["tool_uses"] == [call]
+
+
+def test_every_adk_metric_is_a_criterion_and_the_doc_lists_it_as_one() -> None:
+    """ADK 2.13's own list of metrics (its ``PrebuiltMetrics``): each is a criterion here,
+    and the doc's metrics section names each, the efficiency metrics among them."""
+    metrics = pytest.importorskip("google.adk.evaluation.eval_metrics")
+    names = [metric.value for metric in metrics.PrebuiltMetrics]
+    assert "token_usage_v1" in names and "invocation_duration_v1" in names
+    assert [name for name in names if name not in known_criteria()] == []
+    section = DOC.split("## ADK's metrics", 1)[1].split("\n## ", 1)[0]
+    assert [name for name in names if f"`{name}`" not in section] == []
+    assert "not implemented" not in section.lower() and "not yet" not in section.lower()

@@ -77,3 +77,17 @@ def test_control_characters_xml_cannot_carry_are_shown_escaped(tmp_path: Path) -
     out = root.find(".//system-out")
     assert out is not None and "bell\\x07 nul\\x00 esc\\x1b <b>&" in (out.text or "")
     assert root.find(".//testcase").get("name") == "case\\x01id"  # type: ignore[union-attr]
+
+
+def test_a_failure_shows_the_expected_tool_calls_and_each_trials_actual_ones(
+    run: RunResult,
+) -> None:
+    failure = cases_of(junit_xml(run))["weather_multi_city"].find("failure")
+    assert failure is not None
+    lines = (failure.text or "").splitlines()
+    assert lines[0] == ('expected   get_weather(location="Tokyo") → get_weather(location="London")')
+    trial = lines.index(next(line for line in lines if line.startswith("trial 2: failed")))
+    assert lines[trial + 1] == (
+        '  actual   get_weather(location="Tokyo") → '
+        'get_weather(location="London, UK", units="metric")'
+    )

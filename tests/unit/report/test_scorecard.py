@@ -13,13 +13,19 @@ from pathlib import Path
 from support.judged_file import write_judged_file
 from support.sample_results import sample_run
 
+from agentflow_eval.agents.base import SessionContext, TrajectoryRecorder
+from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.criteria.registry import build_criteria
 from agentflow_eval.files.case_trials import JudgedFileTrials
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import CaseResult, RunResult, Trial, Turn
+from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.report.scorecard import (
+    REASON_LIMIT,
+    REASON_WIDTH,
     case_verdict,
+    folded_reason,
     format_failures,
     format_scorecard,
     judge_calls_text,
@@ -344,3 +350,61 @@ def test_an_id_cannot_forge_a_line_or_run_an_escape_sequence() -> None:
     assert not any(line.startswith("overall: 100/100") for line in text.splitlines())
     assert "\x1b" not in text
     assert "lookup\\noverall: 100/100  (100%)\\x1b[2J" in text
+
+
+def test_a_long_reason_folds_over_lines_and_a_huge_one_keeps_its_last_sentence() -> None:
+    reason = "word " * 100 + "Fix: do this."
+    lines = folded_reason("      errored ×1 (trial 1): ", reason)
+    assert len(lines) > 1 and all(len(line) <= 30 + REASON_WIDTH for line in lines)
+    assert all(line.startswith(" " * 10) for line in lines[1:])
+    assert " ".join(line.strip() for line in lines).endswith("word Fix: do this.")
+    huge = folded_reason("x: ", "noise " * 5000 + "Then the fix. Call it as fix(**args).")
+    said = " ".join(line.strip() for line in huge)
+    assert len(said) < REASON_LIMIT + 100
+    assert said.startswith("x: noise noise") and said.endswith(" … Call it as fix(**args).")
+
+
+def _crashing_agent(message: str, recorder: TrajectoryRecorder, session: SessionContext) -> str:
+    """Makes the expected call; trial 1 answers, trial 2 crashes after the call."""
+    recorder.tool_call("lookup_order", {"order_id": "A-1"}, result="shipped")
+    if session.trial_index == 1:
+        raise RuntimeError("crashed after its tool call")
+    return "Order A-1 is shipped."
+
+
+async def test_a_crashed_trials_verdicts_are_no_pass_on_its_case_line(tmp_path: Path) -> None:
+    eval_set = EvalSet.model_validate(
+        {
+            "eval_set_id": "crash",
+            "eval_cases": [
+                {
+                    "eval_id": "one",
+                    "conversation": [
+                        {
+                            "user_content": "Where is A-1?",
+                            "expected_tool_trajectory": [
+                                {"name": "lookup_order", "args": {"order_id": "A-1"}}
+                            ],
+                            "expected_final_response": "Order A-1 is shipped.",
+                        }
+                    ],
+                }
+            ],
+        }
+    )
+    both = await evaluate(PythonAgent(_crashing_agent), eval_set, runs=2, output_dir=tmp_path)
+    (line,) = [ln for ln in format_scorecard(both).splitlines() if ln.startswith("  one ")]
+    # the finished trial passed both; the crashed one is said as errored, not as a pass
+    assert line.endswith(
+        "1/2  ERRORED (1 trial); passed: trajectory EXACT, response ROUGE-1 >= 0.8"
+    )
+    crashed = both.model_copy(
+        update={
+            "trials": [r for r in both.trials if r.trial.error is not None],
+            "cases": [both.cases[0].model_copy(update={"passed": 0, "runs": 1, "rated_runs": 1})],
+        }
+    )
+    (line,) = [ln for ln in format_scorecard(crashed).splitlines() if ln.startswith("  one ")]
+    assert line.endswith("0/1  ERRORED (1 trial)")
+    (first,) = format_failures(crashed).splitlines()[:1]
+    assert first == "one: 0/1 passed  [ERRORED (1 trial)]"

@@ -160,3 +160,18 @@ async def test_latest_without_a_publish_target_is_refused(tmp_path):
         await AgentEvaluator("examples.weather.agent:agent", TRAJECTORY_ONLY).evaluate(
             EVALSET, runs=1, output_dir=tmp_path, baseline="latest"
         )
+
+
+async def test_junit_xml_holds_cases_to_the_tests_min_pass_rate(tmp_path):
+    """``min_pass_rate=0.8`` (a pytest test's bar) is the bar junit.xml records and holds
+    each case to, not every trial."""
+    agent_file = tmp_path / "lazy.py"
+    agent_file.write_text("def agent(message):\n    return 'no idea'\n")
+    with pytest.raises(EvaluationFailed) as failure:
+        await AgentEvaluator.evaluate_file(
+            f"{agent_file}:agent", EVALSET, TRAJECTORY_ONLY, runs=2, output_dir=tmp_path / "o",
+            min_pass_rate=0.8,
+        )  # fmt: skip
+    junit = (failure.value.run_dir / "junit.xml").read_text()
+    assert '<property name="min_pass_rate" value="0.8000" />' in junit
+    assert "(0%, needs 80%)" in junit and "needs 100%" not in junit
