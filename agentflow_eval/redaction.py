@@ -49,8 +49,10 @@ __all__ = [
     "might_contain_secret",
     "redact",
     "redact_data",
+    "redact_named_data",
     "redactor",
     "register_secret",
+    "secret_field",
 ]
 
 REDACTED = "[REDACTED]"
@@ -395,6 +397,46 @@ def redact(text: str) -> str:
 def redact_data(value: Any) -> Any:
     """A JSON-like value with every string in it redacted."""
     return _redactor.redact_data(value)
+
+
+_SECRET_FIELD = re.compile(
+    r"(?:^|[._\-])(?:api[_\-]?key|x[_\-]api[_\-]?key|secret|client[_\-]?secret|token|"
+    r"access[_\-]?token|refresh[_\-]?token|id[_\-]?token|password|passwd|pwd|passphrase|"
+    r"credentials?|authorization|proxy[_\-]authorization|cookie|set[_\-]cookie|"
+    r"private[_\-]?key|session[_\-]?key|signature)$",
+    re.IGNORECASE,
+)
+"""A field (an attribute, a JSON key) whose value is a secret by its name: its last part
+names one (``db.password``, ``http.request.header.authorization``, ``api_key``,
+``access_token``), where value patterns alone miss a secret of no known shape. Counts of
+secrets (``gen_ai.usage.input_tokens``) are not secrets."""
+
+
+def secret_field(name: str) -> bool:
+    """Whether a field named ``name`` holds a secret by its name (see
+    :data:`_SECRET_FIELD`)."""
+    return bool(_SECRET_FIELD.search(name.strip()))
+
+
+def redact_named_data(value: Any) -> Any:
+    """:func:`redact_data`, and besides, the value of every mapping entry whose key names
+    a secret (:func:`secret_field`) replaced by :data:`REDACTED` whatever it holds: for
+    records written by others (a production trace's attributes, the arguments its tool
+    calls were given), where a password need not look like one."""
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, dict):
+            return {
+                key: REDACTED
+                if isinstance(key, str) and secret_field(key) and inner not in (None, "")
+                else walk(inner)
+                for key, inner in item.items()
+            }
+        if isinstance(item, list | tuple):
+            return [walk(inner) for inner in item]
+        return item
+
+    return redact_data(walk(value))
 
 
 def might_contain_secret(json_text: str) -> bool:

@@ -64,7 +64,9 @@ class SpanRecord:
     parent_id: str = ""
     error: str | None = None
     """The span's error (status ERROR): its message, else ``"error"``."""
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    resource: Mapping[str, Any] = field(default_factory=dict)
+    """The attributes of the resource that emitted it (``service.name``,
+    ``service.version``), where the source says."""
 
     @property
     def operation(self) -> str:
