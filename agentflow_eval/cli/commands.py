@@ -15,6 +15,7 @@ from agentflow_eval.cli import (
     report,
     run,
     schema,
+    traces,
     view,
 )
 from agentflow_eval.cli.common import OneLineErrorParser
@@ -32,8 +33,8 @@ COMMANDS = {
     "init": init,
     "view": view,
 }
-"""The commands that take their arguments alone; ``run`` and ``rejudge`` also take what
-was started early (:mod:`.early`)."""
+"""The commands that take their arguments alone; ``run``, ``rejudge`` and ``traces`` also
+take what was started early (:mod:`.early`)."""
 
 ALIASES = {"eval": "run"}
 """Other names a command answers to (``eval``: the name evaluation plans often use)."""
@@ -51,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
     )
     sub = parser.add_subparsers(dest="command", required=True, help="the command to run")
-    for module in (run, report, publish, schema, compare, evalset, rejudge, init, view):
+    for module in (run, report, publish, schema, compare, evalset, rejudge, traces, init, view):
         module.add_parser(sub)
     return parser
 
@@ -64,5 +65,7 @@ def dispatch(argv: Sequence[str], early: EarlyStart) -> int:
         return run.run(args, early)
     if name == "rejudge":
         return rejudge.run(args, early)
+    if name == "traces":
+        return traces.run(args, early)
     code: int = COMMANDS[name].run(args)
     return code

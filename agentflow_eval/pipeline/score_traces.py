@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from agentflow_eval.criteria.config_files import load_config
@@ -88,17 +88,43 @@ class VersionScored:
     candidates: Candidates | None
 
 
-@dataclass
 class TracesOutcome:
-    """What a batch read, the run each version was scored in, the candidates added."""
+    """What a batch read, the run each version was scored in, the candidates added.
 
-    batch_dir: Path
-    intake: IntakeSummary
-    versions: list[VersionScored] = field(default_factory=list)
+    A plain class, as :class:`~.outcome.RunOutcome` is: Prefect does not walk it when the
+    flow returns it."""
+
+    __slots__ = ("batch_dir", "intake", "versions")
+
+    def __init__(self, batch_dir: Path, intake: IntakeSummary) -> None:
+        self.batch_dir = batch_dir
+        self.intake = intake
+        self.versions: list[VersionScored] = []
 
     @property
     def candidates_added(self) -> int:
         return sum(v.candidates.added for v in self.versions if v.candidates is not None)
+
+    def lines(self) -> list[str]:
+        """What the batch did, for people: the intake, then each version's run."""
+        lines = self.intake.lines()
+        for scored in self.versions:
+            run, totals = scored.outcome.run, scored.outcome.run.totals
+            where = scored.outcome.report_url or str(scored.outcome.run_dir / "report.html")
+            lines.append(
+                f"{run.agent} {scored.recording.agent_version}: {totals.trials:,} trace(s) "
+                f"scored, pass rate {totals.pass_rate:.1%} (95% CI {totals.ci_low:.1%} to "
+                f"{totals.ci_high:.1%}), window {scored.recording.window_start:%Y-%m-%d %H:%M} "
+                f"to {scored.recording.window_end:%Y-%m-%d %H:%M} UTC: {where}"
+            )
+            if scored.candidates is not None and scored.candidates.added:
+                lines.append(
+                    f"  {scored.candidates.added} failing trace(s) added as candidate cases "
+                    f"to {scored.candidates.path}"
+                )
+        if self.batch_dir.is_dir():
+            lines.append(f"batch {self.batch_dir}")
+        return lines
 
 
 class TracesRuntime:
@@ -319,7 +345,7 @@ def _check_reference_free(request: TracesRequest) -> None:
 
 def _slug(target: Target) -> str:
     """The source as one key segment: its last part and a digest of all of it."""
-    described = target.describe()
+    described = str(target.path.resolve()) if isinstance(target, LocalTarget) else target.describe()
     digest = hashlib.sha256(described.encode()).hexdigest()[:8]
     return f"{key_part(_last_part(target), max_length=40)}-{digest}"
 

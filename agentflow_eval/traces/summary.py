@@ -84,6 +84,13 @@ class IntakeSummary(BaseModel):
     def lines(self) -> list[str]:
         """The intake in a few lines, for people."""
         c = self.counts
+        if not c.objects_read:
+            elsewhere = (
+                f" ({c.objects_claimed_elsewhere:,} claimed by another run)"
+                if c.objects_claimed_elsewhere
+                else ""
+            )
+            return [f"{self.source}: no new trace objects{elsewhere}"]
         lines = [
             f"{self.source}: {c.objects_read:,} new object(s) read"
             + (
