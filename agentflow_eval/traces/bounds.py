@@ -49,7 +49,7 @@ def bounded(value: Any, limits: Limits) -> Bounded:
         if isinstance(item, dict | list):
             if depth >= limits.max_depth:
                 counts[1] += 1
-                return f"[cut: nested deeper than {limits.max_depth} levels]"
+                return _cut(item, f"[cut: nested deeper than {limits.max_depth} levels]")
             if isinstance(item, dict):
                 return {key: walk(inner, depth + 1) for key, inner in item.items()}
             return [walk(inner, depth + 1) for inner in item]
@@ -57,3 +57,22 @@ def bounded(value: Any, limits: Limits) -> Bounded:
 
     kept = walk(value, 0)
     return Bounded(kept, counts[0], counts[1])
+
+
+def _cut(item: dict[str, Any] | list[Any], note: str) -> Any:
+    """What stands for a value nested too deep, shaped as OTLP JSON has it there, so the
+    span around it still reads: an attribute keeps its key and gets the note as its
+    value; an ``AnyValue``, a list of them, or a list of attributes becomes the note in
+    that shape."""
+    if isinstance(item, list):
+        first = item[0] if item else None
+        if isinstance(first, dict) and "key" in first:
+            return [{"key": "cut", "value": {"stringValue": note}}]
+        return [{"stringValue": note}]
+    if "key" in item:
+        key = item["key"]
+        return {"key": key if isinstance(key, str) else "cut", "value": {"stringValue": note}}
+    values = item.get("values")
+    if isinstance(values, list):
+        return {"values": _cut(values, note)}
+    return {"stringValue": note}

@@ -52,18 +52,20 @@ def documents_of(
     """The documents of an object read from ``stream`` (gunzipped when ``gzipped``): a
     document a line, or the whole object when it is one pretty-printed document. A line
     (or a whole document) longer than ``max_bytes`` is skipped unread past its limit."""
-    source: ReadableStream = _Gunzipped(stream) if gzipped else stream
-    lines = _lines(source, max_bytes)
+    unpacked = _Gunzipped(stream) if gzipped else None
+    lines = _lines(unpacked if unpacked is not None else stream, max_bytes)
+    number = 0
     first = next(lines, None)
-    if first is None:
-        return
-    number, text, too_long = first
-    if not too_long and text.strip() in (b"{", b"["):  # an indented document: read it whole
-        yield _whole(number, text, lines, max_bytes)
-        return
-    yield _document(number, text, too_long, max_bytes)
-    for number, text, too_long in lines:
-        yield _document(number, text, too_long, max_bytes)
+    if first is not None:
+        number, text, too_long = first
+        if not too_long and text.strip() in (b"{", b"["):  # an indented document: whole
+            yield _whole(number, text, lines, max_bytes)
+        else:
+            yield _document(number, text, too_long, max_bytes)
+            for number, text, too_long in lines:
+                yield _document(number, text, too_long, max_bytes)
+    if unpacked is not None and unpacked.broken is not None:
+        yield Unreadable(number + 1, f"not gzip, or cut short ({unpacked.broken})")
 
 
 def _document(number: int, text: bytes, too_long: bool, max_bytes: int) -> Document | Unreadable:
@@ -142,8 +144,8 @@ class _Gunzipped:
         try:
             return self._file.read(size)
         except (OSError, EOFError, zlib.error) as exc:
-            self.broken = str(exc)
-            return b"\n"  # what was read so far ends as a line of its own
+            self.broken = str(exc) or type(exc).__name__
+            return b""
 
     def close(self) -> None:
         self._file.close()

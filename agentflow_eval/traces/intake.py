@@ -207,6 +207,7 @@ class _Intake:
             stream.close()
 
     def _trace(self, trace: RecordedTrace) -> None:
+        incomplete = trace.incomplete()
         try:
             recorded_turns(trace)
         except NotAnAgentTrace:
@@ -214,6 +215,9 @@ class _Intake:
             return
         except (RecursionError, ValueError, TypeError, KeyError, AttributeError) as exc:
             self._problem(TraceProblem(trace.key, trace.line, _said(exc), trace.trace_id))
+            return
+        if incomplete is not None:
+            self._problem(TraceProblem(trace.key, trace.line, incomplete, trace.trace_id))
             return
         version = trace.attribute(self.options.version_attribute) or UNKNOWN_VERSION
         stratum: Stratum = (

@@ -59,10 +59,36 @@ class RecordedTrace:
     """Attributes whose values were redacted."""
 
     @property
+    def local_roots(self) -> list[SpanRecord]:
+        """The spans whose parent is not among the trace's (in start order): the trace's
+        root, or the service's first span under a caller's (a remote parent)."""
+        ids = {span.span_id for span in self.spans}
+        found = [span for span in self.spans if not span.parent_id or span.parent_id not in ids]
+        return sorted(found, key=lambda span: span.start_ns)
+
+    @property
     def root(self) -> SpanRecord | None:
-        """The span without a parent (the earliest, if several)."""
-        roots = [span for span in self.spans if not span.parent_id]
-        return min(roots, key=lambda span: span.start_ns) if roots else None
+        """The trace's one local root, if it has one."""
+        roots = self.local_roots
+        return roots[0] if len(roots) == 1 else None
+
+    def incomplete(self) -> str | None:
+        """Why the trace is not whole, if it is not: spans whose parents are missing (the
+        root lost, or exported apart), or a fragment under a parent it lacks that is not
+        an agent's own first span."""
+        roots = self.local_roots
+        if len(roots) > 1:
+            return (
+                f"incomplete: {len(roots)} spans whose parent is missing (spans of the trace "
+                "were lost or exported apart)"
+            )
+        root = roots[0] if roots else None
+        if root is not None and root.parent_id and root.operation != "invoke_agent":
+            return (
+                f"incomplete: its first span {root.name!r} has a parent the trace lacks and "
+                "is not an agent's (invoke_agent)"
+            )
+        return None
 
     @property
     def start_ns(self) -> int:
