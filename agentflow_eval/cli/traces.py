@@ -46,7 +46,9 @@ def add_parser(sub: Any) -> None:
         "bucket prefix or folder, score them with reference-free criteria (a run per agent "
         "version), and add the failing ones to an eval set as candidate cases.",
     )
-    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions = parser.add_subparsers(
+        dest="action", required=True, metavar="ACTION", help="score: read and score new traces"
+    )
     score = actions.add_parser(
         "score",
         help="score the traces no earlier run read",
