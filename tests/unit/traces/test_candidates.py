@@ -51,9 +51,17 @@ def test_failing_traces_become_cases_that_validate_and_run_again(
     assert "2 cases" in checked.stdout
 
     rerun = cli(
-        "run", "examples.weather.agent:agent", str(candidates), "--config", str(config),
-        "--runs", "1", "--output", str(tmp_path / "rerun"), "--no-prefect",
-    )  # fmt: skip
+        "run",
+        "examples.weather.agent:agent",
+        str(candidates),
+        "--config",
+        str(config),
+        "--runs",
+        "1",
+        "--output",
+        str(tmp_path / "rerun"),
+        "--no-prefect",
+    )
     assert rerun.returncode == 0, rerun.stderr
     [results] = (tmp_path / "rerun").glob("*/*/results.json")
     run = json.loads(results.read_text())
@@ -78,7 +86,16 @@ def test_criteria_that_need_a_reference_are_refused_before_anything_is_read(
     config = ROOT / "examples/weather/eval_config.json"
     out = tmp_path / "out"
 
-    result = cli("traces", "score", str(tmp_path / "src"), "--config", str(config), "--output", str(out), "--no-prefect")  # fmt: skip
+    result = cli(
+        "traces",
+        "score",
+        str(tmp_path / "src"),
+        "--config",
+        str(config),
+        "--output",
+        str(out),
+        "--no-prefect",
+    )
 
     assert result.returncode == 2
     [line] = result.stderr.strip().splitlines()
@@ -89,7 +106,16 @@ def test_criteria_that_need_a_reference_are_refused_before_anything_is_read(
 
 def test_results_kept_among_the_traces_are_refused(tmp_path: Path, cli, config: Path) -> None:
     _traces(tmp_path / "src")
-    result = cli("traces", "score", str(tmp_path / "src"), "--config", str(config), "--output", str(tmp_path / "src" / "results"), "--no-prefect")  # fmt: skip
+    result = cli(
+        "traces",
+        "score",
+        str(tmp_path / "src"),
+        "--config",
+        str(config),
+        "--output",
+        str(tmp_path / "src" / "results"),
+        "--no-prefect",
+    )
     assert result.returncode == 2
     assert "inside the traces' folder" in result.stderr
     assert not (tmp_path / "src" / "results").exists()
@@ -99,8 +125,28 @@ def test_the_command_scores_and_says_what_it_did(tmp_path: Path, cli, config: Pa
     _traces(tmp_path / "src")
     out = tmp_path / "out"
 
-    result = cli("traces", "score", str(tmp_path / "src"), "--config", str(config), "--output", str(out), "--sample-rate", "100%", "--no-prefect")  # fmt: skip
-    again = cli("traces", "score", str(tmp_path / "src"), "--config", str(config), "--output", str(out), "--no-prefect")  # fmt: skip
+    result = cli(
+        "traces",
+        "score",
+        str(tmp_path / "src"),
+        "--config",
+        str(config),
+        "--output",
+        str(out),
+        "--sample-rate",
+        "100%",
+        "--no-prefect",
+    )
+    again = cli(
+        "traces",
+        "score",
+        str(tmp_path / "src"),
+        "--config",
+        str(config),
+        "--output",
+        str(out),
+        "--no-prefect",
+    )
 
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
