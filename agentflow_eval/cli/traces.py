@@ -26,10 +26,11 @@ from agentflow_eval.cli.direct import local_judge_cache, show_logs
 from agentflow_eval.cli.early import EarlyStart, wants_no_prefect
 from agentflow_eval.cli.request_flags import add_request_flags, request_fields_given
 from agentflow_eval.cli.run_flags import add_no_prefect_flag, add_verbose_flag
+from agentflow_eval.cli.run_outcome import shown
 from agentflow_eval.errors import InputError, RunStopped, StoreError
 from agentflow_eval.models.traces_request import TracesRequest
 from agentflow_eval.pipeline.execute import Runtime
-from agentflow_eval.pipeline.score_traces import TracesOutcome, TracesRuntime, score_traces
+from agentflow_eval.pipeline.score_traces import TracesRuntime, score_traces
 from agentflow_eval.redaction import install_log_redaction
 
 __all__ = ["TRACES_FLAGS", "add_parser", "run"]
@@ -88,10 +89,6 @@ def run(args: argparse.Namespace, early: EarlyStart) -> int:
         return fail(str(exc))
     except (RunStopped, StoreError) as exc:
         return fail(one_line(exc), EXIT_RUN_FAILED)
-    _tell(outcome)
-    return EXIT_OK
-
-
-def _tell(outcome: TracesOutcome) -> None:
-    for line in outcome.lines():
+    for line in outcome.lines(shown, batch=args.verbose):
         print(terminal_text(line))
+    return EXIT_OK

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,12 +106,13 @@ class TracesOutcome:
     def candidates_added(self) -> int:
         return sum(v.candidates.added for v in self.versions if v.candidates is not None)
 
-    def lines(self) -> list[str]:
-        """What the batch did, for people: the intake, then each version's run."""
+    def lines(self, shown: Callable[[Path], str] = str, *, batch: bool = True) -> list[str]:
+        """What the batch did, for people: the intake, then each version's run (paths as
+        ``shown`` writes them), then, with ``batch``, the batch's folder."""
         lines = self.intake.lines()
         for scored in self.versions:
             run, totals = scored.outcome.run, scored.outcome.run.totals
-            where = scored.outcome.report_url or str(scored.outcome.run_dir / "report.html")
+            where = scored.outcome.report_url or shown(scored.outcome.run_dir / "report.html")
             lines.append(
                 f"{run.agent} {scored.recording.agent_version}: {totals.trials:,} trace(s) "
                 f"scored, pass rate {totals.pass_rate:.1%} (95% CI {totals.ci_low:.1%} to "
@@ -120,10 +122,10 @@ class TracesOutcome:
             if scored.candidates is not None and scored.candidates.added:
                 lines.append(
                     f"  {scored.candidates.added} failing trace(s) added as candidate cases "
-                    f"to {scored.candidates.path}"
+                    f"to {shown(scored.candidates.path)}"
                 )
-        if self.batch_dir.is_dir():
-            lines.append(f"batch {self.batch_dir}")
+        if batch and self.batch_dir.is_dir():
+            lines.append(f"batch {shown(self.batch_dir)}")
         return lines
 
 

@@ -7,6 +7,7 @@ batch that stopped (a crash, a Prefect retry, Ctrl-C) goes on where it was.
 ``checkpoint.json``  how far the reading got: claims read, counts, the recordings'
                      file sizes (replaced whole, every few objects and at the end)
 ``problems.jsonl``   every line, document or trace that could not be read, named
+``altered.jsonl``    every trace with a value cut to the limits or a secret redacted
 ``versions/<v>/``    a recording per agent version (:mod:`.recording`)
 ``intake.json``      the intake's summary, once every object is read
 ``scored.json``      the run folder each version's traces were scored in
@@ -112,6 +113,10 @@ class BatchFolder:
     def problems(self) -> IO[str]:
         """``problems.jsonl``, to append to."""
         return (self.root / "problems.jsonl").open("a", encoding="utf-8")
+
+    def altered(self) -> IO[str]:
+        """``altered.jsonl``, to append to."""
+        return (self.root / "altered.jsonl").open("a", encoding="utf-8")
 
     def intake(self) -> IntakeSummary | None:
         if not self.intake_path.is_file():

@@ -10,7 +10,8 @@ flat however many objects the source holds: one object's traces at a time, eight
 per object read before, a count per stratum, and the case ids of the cases written.
 
 What cannot be read is counted and named in ``problems.jsonl``, and the next trace is
-read: nothing a trace holds stops the intake.
+read: nothing a trace holds stops the intake. Traces with a value cut to the limits or an
+attribute redacted are counted and named in ``altered.jsonl``.
 """
 
 from __future__ import annotations
@@ -123,8 +124,13 @@ class _Intake:
     # -- the batch ------------------------------------------------------------------------
 
     def run(self) -> IntakeSummary:
-        with self.batch.claims() as claims, self.batch.problems() as problems:
+        with (
+            self.batch.claims() as claims,
+            self.batch.problems() as problems,
+            self.batch.altered() as altered,
+        ):
             self.problems_file = problems
+            self.altered_file = altered
             for key in list(self.batch.claims_after(self.claims_read)):  # a resumed batch's
                 if self.cursor.claimed_by(key) == self.batch.batch_id:
                     self._read(key)
@@ -164,6 +170,7 @@ class _Intake:
         for version, recording in self.recordings.items():
             self.versions[version]["sizes"] = recording.flush()
         self.problems_file.flush()
+        self.altered_file.flush()
         self.batch.save(
             Checkpoint(
                 claims_read=self.claims_read,
@@ -226,12 +233,21 @@ class _Intake:
         )
         self.counts.traces += 1
         self._window(version, trace)
-        if trace.cut:
-            self.counts.cut_traces += 1
-            self._name(f"{trace.named}: {trace.cut} value(s) cut to the limits")
-        if trace.redacted:
-            self.counts.redacted_traces += 1
-            self._name(f"{trace.named}: {trace.redacted} attribute(s) redacted")
+        if trace.cut or trace.redacted:
+            self.counts.cut_traces += bool(trace.cut)
+            self.counts.redacted_traces += bool(trace.redacted)
+            self.altered_file.write(
+                json.dumps(
+                    {
+                        "object": trace.key,
+                        "line": trace.line,
+                        "trace_id": trace.trace_id,
+                        "cut": trace.cut,
+                        "redacted": trace.redacted,
+                    }
+                )
+                + "\n"
+            )
         if self.sampler.consider(stratum, trace.trace_id, (trace, stratum)):
             self._record(trace, stratum)
 

@@ -10,8 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = ["IntakeCounts", "IntakeSummary", "StratumShare", "VersionRecording"]
 
 NAMED = 20
-"""How many problems, cut traces and redacted traces the summary names (all of them are
-in the batch's ``problems.jsonl``)."""
+"""How many problems the summary names (all of them are in the batch's
+``problems.jsonl``)."""
 
 
 class IntakeCounts(BaseModel):
@@ -41,7 +41,7 @@ class IntakeCounts(BaseModel):
     redacted_traces: int = 0
     """Traces with an attribute redacted."""
     named: list[str] = Field(default_factory=list)
-    """The first problems, cut and redacted traces, named (``object:line trace id``)."""
+    """The first problems, named (``object:line trace id: reason``)."""
 
 
 class StratumShare(BaseModel):
@@ -107,11 +107,15 @@ class IntakeSummary(BaseModel):
             for share in self.shares:
                 named = ", ".join(f"{k}={v}" for k, v in share.stratum.items())
                 lines.append(f"  {named}: {share.scored:,} of {share.seen:,} scored")
-        if c.problems:
-            lines.append(f"{c.problems:,} unreadable (named in problems.jsonl), not scored")
         if c.cut_traces:
-            lines.append(f"{c.cut_traces:,} trace(s) with a value cut to the limits")
+            lines.append(
+                f"{c.cut_traces:,} trace(s) with a value cut to the limits (altered.jsonl)"
+            )
         if c.redacted_traces:
-            lines.append(f"{c.redacted_traces:,} trace(s) with secrets redacted")
-        lines.extend(f"  {name}" for name in c.named)
+            lines.append(f"{c.redacted_traces:,} trace(s) with secrets redacted (altered.jsonl)")
+        if c.problems:
+            lines.append(f"{c.problems:,} unreadable, not scored (problems.jsonl):")
+            lines.extend(f"  {name}" for name in c.named)
+            if c.problems > len(c.named):
+                lines.append(f"  and {c.problems - len(c.named):,} more")
         return lines

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from agentflow_eval.models import defaults
+from agentflow_eval.pipeline.score_traces import TracesOutcome
 from agentflow_eval.redaction import REDACTED
 from tests.support.otlp_traces import AgentTrace, attributes, export_request, write_s3_layout
 from tests.unit.traces.conftest import Score, scored_trace_ids
@@ -20,10 +21,24 @@ SECRETS = {
 }
 
 
-def _problems(out: Path) -> list[dict[str, object]]:
+def _lines(out: Path, name: str) -> list[dict[str, object]]:
     [batch] = list((out / "traces").glob("*/*"))
-    with (batch / "problems.jsonl").open() as handle:
+    with (batch / name).open() as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+def _problems(out: Path) -> list[dict[str, object]]:
+    return _lines(out, "problems.jsonl")
+
+
+def _altered(out: Path) -> list[dict[str, object]]:
+    return _lines(out, "altered.jsonl")
+
+
+def scored_object(outcome: TracesOutcome) -> str:
+    [version] = outcome.intake.versions
+    with (Path(version.folder) / "traces.jsonl").open() as handle:
+        return str(json.loads(handle.readline())["object"])
 
 
 def test_unreadable_objects_and_lines_are_counted_and_named_and_the_rest_scored(
@@ -107,9 +122,16 @@ def test_huge_and_deeply_nested_attributes_are_cut_to_the_limits(
     assert len(scored_trace_ids(outcome)) == 2
     assert outcome.intake.counts.cut_traces == 1
     # the tool's arguments past the longest text, the context past the deepest nesting
-    assert any(
-        f"trace {trace.trace_id}: 2 value(s) cut" in name for name in outcome.intake.counts.named
-    )
+    assert _altered(tmp_path / "out") == [
+        {
+            "object": scored_object(outcome),
+            "line": 1,
+            "trace_id": trace.trace_id,
+            "cut": 2,
+            "redacted": 0,
+        }
+    ]
+    assert any("1 trace(s) with a value cut to the limits" in line for line in outcome.lines())
     [scored] = outcome.versions
     trials = (scored.outcome.run_dir / "trials.jsonl").read_text()
     assert re.search(r"… \[cut: 5,0\d\d characters more\]", trials)  # said so
@@ -140,6 +162,9 @@ def test_secrets_in_attributes_are_redacted_everywhere_the_batch_writes(
 
     assert scored_trace_ids(outcome) == [trace.trace_id]
     assert outcome.intake.counts.redacted_traces == 1
+    [altered] = _altered(tmp_path / "out")
+    # the two named like secrets, the tool call's arguments, the question with a key in it
+    assert (altered["trace_id"], altered["redacted"]) == (trace.trace_id, 4)
     assert outcome.versions[0].candidates is not None  # it called a tool: it failed
     written = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
     assert any(p.name == "report.html" for p in written)
