@@ -412,9 +412,10 @@ names one (``db.password``, ``http.request.header.authorization``, ``api_key``,
 secrets (``gen_ai.usage.input_tokens``) are not secrets."""
 
 
+@functools.lru_cache(maxsize=4096)
 def secret_field(name: str) -> bool:
     """Whether a field named ``name`` holds a secret by its name (see
-    :data:`_SECRET_FIELD`)."""
+    :data:`_SECRET_FIELD`); the same few attribute names come again and again."""
     return bool(_SECRET_FIELD.search(name.strip()))
 
 
@@ -423,6 +424,10 @@ def redact_named_data(value: Any) -> Any:
     a secret (:func:`secret_field`) replaced by :data:`REDACTED` whatever it holds: for
     records written by others (a production trace's attributes, the arguments its tool
     calls were given), where a password need not look like one."""
+
+    texts: list[str] = []
+    if not _named_fields(value, texts) and not might_contain_secret("\n".join(texts)):
+        return value  # one look at all of it: most records hold nothing to redact
 
     def walk(item: Any) -> Any:
         if isinstance(item, dict):
@@ -437,6 +442,26 @@ def redact_named_data(value: Any) -> Any:
         return item
 
     return redact_data(walk(value))
+
+
+def _named_fields(value: Any, texts: list[str]) -> bool:
+    """Whether ``value`` has an entry named like a secret (and holding something); its
+    texts, keys included, added to ``texts``."""
+    found = False
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            texts.append(item)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if isinstance(key, str):
+                    texts.append(key)
+                    found = found or (secret_field(key) and inner not in (None, ""))
+                stack.append(inner)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return found
 
 
 def might_contain_secret(json_text: str) -> bool:

@@ -26,6 +26,7 @@ from typing import Any
 from agentflow_eval.errors import StoreError
 from agentflow_eval.files.naming import safe_id
 from agentflow_eval.models.recorded import RecordedRun
+from agentflow_eval.models.results import Turn
 from agentflow_eval.redaction import redact
 from agentflow_eval.storage.base import ListingStore
 from agentflow_eval.traces.batch import BatchFolder, Checkpoint
@@ -51,8 +52,8 @@ from agentflow_eval.traces.trials import (
 __all__ = ["IntakeOptions", "read_new_traces"]
 
 UNKNOWN_VERSION = "unknown"
-_CHECKPOINT_EVERY_S = 2.0
-_CHECKPOINT_EVERY_OBJECTS = 500
+_CHECKPOINT_EVERY_S = 5.0
+_CHECKPOINT_EVERY_OBJECTS = 1000
 
 
 @dataclass(frozen=True)
@@ -216,7 +217,7 @@ class _Intake:
     def _trace(self, trace: RecordedTrace) -> None:
         incomplete = trace.incomplete()
         try:
-            recorded_turns(trace)
+            turns = recorded_turns(trace)
         except NotAnAgentTrace:
             self.counts.not_agent += 1
             return
@@ -249,7 +250,7 @@ class _Intake:
                 + "\n"
             )
         if self.sampler.consider(stratum, trace.trace_id, (trace, stratum)):
-            self._record(trace, stratum)
+            self._record(trace, stratum, turns)
 
     def _window(self, version: str, trace: RecordedTrace) -> None:
         about = self._version(version, trace)
@@ -274,17 +275,20 @@ class _Intake:
             )
         return about
 
-    def _record(self, trace: RecordedTrace, stratum: Stratum) -> None:
+    def _record(
+        self, trace: RecordedTrace, stratum: Stratum, turns: list[Turn] | None = None
+    ) -> None:
         recording = self.recordings[stratum[0]]
         attribute = self.options.case_attribute
         case_id = (trace.attribute(attribute) if attribute else None) or trace.trace_id
-        index = recording.next_index(case_id)
         try:
-            trial = recorded_trial(trace, case_id, index)
+            trial = recorded_trial(trace, case_id, 0, turns)
         except (RecursionError, ValueError, TypeError, KeyError, AttributeError) as exc:
             self.sampler.withdraw(stratum)
             self._problem(TraceProblem(trace.key, trace.line, _said(exc), trace.trace_id))
             return
+        index = recording.take_index(case_id)
+        trial = trial.model_copy(update={"trial_index": index})
         case = implicit_case(trace, case_id, trial.turns) if index == 0 else None
         entry = TraceEntry(
             case_id=case_id,
@@ -332,6 +336,7 @@ class _Intake:
             about = self.versions[version]
             if not recording.traces:
                 continue
+            cases = recording.index.cases
             window_start = _time(about["start_ns"])
             window_end = _time(about["end_ns"])
             seen = seen_of.get(version, recording.traces)
@@ -342,7 +347,7 @@ class _Intake:
                 agent_version=version,
                 window_start=window_start,
                 window_end=window_end,
-                runs_per_case=max(recording.trials_of.values()),
+                runs_per_case=recording.index.most_trials,
                 traces_seen=seen,
                 traces_scored=recording.traces,
                 labels={
@@ -363,7 +368,7 @@ class _Intake:
                     agent_version=version,
                     folder=str(recording.folder),
                     traces=recording.traces,
-                    cases=len(recording.trials_of),
+                    cases=cases,
                     window_start=window_start,
                     window_end=window_end,
                 )

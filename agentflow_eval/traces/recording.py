@@ -7,6 +7,7 @@ running an agent (the re-judge path: ``rejudge_from`` names it,
 ``cases.jsonl``              the implicit cases, one a line, as the traces come
 ``traces.jsonl``             which trace each trial is: its id, start, object and line
 ``cases.evalset.json``       the implicit cases as an eval set (when the intake ends)
+``cases.sqlite``             each case's trials so far (rebuilt from ``traces.jsonl``)
 ``run.json``                 what the recording is (``recorded``): source, agent version,
                              window, traces seen and scored
 ===========================  ===========================================================
@@ -31,6 +32,7 @@ from agentflow_eval.files.jsonl import iter_raw
 from agentflow_eval.models.evalset import EvalCase
 from agentflow_eval.models.recorded import RecordedRun
 from agentflow_eval.models.results import Trial
+from agentflow_eval.traces.case_index import CaseIndex
 
 __all__ = ["CASES_FILE", "EVALSET_FILE", "TRACES_FILE", "Recording", "TraceEntry"]
 
@@ -70,34 +72,29 @@ class Recording:
 
     folder: Path
     version: str
-    trials_of: dict[str, int] = field(default_factory=dict)
-    """How many trials each case has so far."""
-    start_ns: int = 0
-    end_ns: int = 0
+    index: CaseIndex
+    """Each case's trials so far."""
+    traces: int = 0
+    """The trials recorded."""
     _handles: dict[str, IO[bytes]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def open(cls, folder: Path, version: str, sizes: Mapping[str, int] | None) -> Recording:
         """The recording at ``folder``, its files cut back to ``sizes`` (a resumed batch's
-        last logged state; ``None``: as they are) and its counts read back from them."""
+        last checkpoint; ``None``: a recording the checkpoint does not know, made afresh)
+        and its case index rebuilt from what they hold."""
         folder.mkdir(parents=True, exist_ok=True)
-        recording = cls(folder, version)
         for name in _APPENDED:
             path = folder / name
             path.touch()
-            if sizes is not None:
-                os.truncate(path, min(int(sizes.get(name, 0)), path.stat().st_size))
+            kept = int(sizes.get(name, 0)) if sizes is not None else 0
+            os.truncate(path, min(kept, path.stat().st_size))
+        recording = cls(folder, version, CaseIndex(folder / "cases.sqlite"))
         for raw in iter_raw(folder / TRACES_FILE):
             entry = TraceEntry.of(raw)
-            recording._counted(entry)
+            recording.index.seen(entry.case_id, entry.trial_index)
+            recording.traces += 1
         return recording
-
-    def _counted(self, entry: TraceEntry) -> None:
-        self.trials_of[entry.case_id] = max(
-            self.trials_of.get(entry.case_id, 0), entry.trial_index + 1
-        )
-        self.start_ns = min(self.start_ns or entry.start_ns, entry.start_ns)
-        self.end_ns = max(self.end_ns, entry.end_ns)
 
     def _handle(self, name: str) -> IO[bytes]:
         handle = self._handles.get(name)
@@ -105,8 +102,9 @@ class Recording:
             handle = self._handles[name] = (self.folder / name).open("ab")
         return handle
 
-    def next_index(self, case_id: str) -> int:
-        return self.trials_of.get(case_id, 0)
+    def take_index(self, case_id: str) -> int:
+        """The index of the case's next trial (0: the case is new), counted as taken."""
+        return self.index.take(case_id)
 
     def add(self, trial: Trial, case: EvalCase | None, entry: TraceEntry) -> None:
         """Append a trial, its trace and (for a case not seen before) its case."""
@@ -114,7 +112,7 @@ class Recording:
             self._write(CASES_FILE, case_data(case))
         self._handle(TRIALS_FILE).write(trial.model_dump_json().encode() + b"\n")
         self._write(TRACES_FILE, entry.data())
-        self._counted(entry)
+        self.traces += 1
 
     def _write(self, name: str, data: Mapping[str, Any]) -> None:
         self._handle(name).write(json.dumps(data, ensure_ascii=False).encode() + b"\n")
@@ -131,10 +129,6 @@ class Recording:
             handle.close()
         self._handles.clear()
 
-    @property
-    def traces(self) -> int:
-        return sum(self.trials_of.values())
-
     def _evalset(self, eval_set_id: str, name: str) -> Iterator[str]:
         """The eval set file, a case at a time (a recording may hold many)."""
         header = json.dumps({"eval_set_id": eval_set_id, "name": name}, ensure_ascii=False)
@@ -147,6 +141,7 @@ class Recording:
         """Write the eval set of the implicit cases and ``run.json`` (the recording is
         complete: a run may judge it)."""
         self.close()
+        self.index.close()
         write_text_atomically(self.folder / EVALSET_FILE, self._evalset(eval_set_id, name))
         write_text_atomically(
             self.folder / "run.json", [json.dumps(record.run_json(), indent=2) + "\n"]

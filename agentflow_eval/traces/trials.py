@@ -45,10 +45,13 @@ def recorded_turns(trace: RecordedTrace) -> list[Turn]:
     return turns
 
 
-def recorded_trial(trace: RecordedTrace, case_id: str, trial_index: int) -> Trial:
-    """Trial ``trial_index`` of ``case_id``: what the trace recorded, redacted once more
-    as a whole (arguments its tool calls were given are read from JSON texts)."""
-    turns = recorded_turns(trace)
+def recorded_trial(
+    trace: RecordedTrace, case_id: str, trial_index: int, turns: list[Turn] | None = None
+) -> Trial:
+    """Trial ``trial_index`` of ``case_id``: what the trace recorded (its ``turns``, when
+    read already), redacted once more as a whole (arguments its tool calls were given
+    are read from JSON texts)."""
+    turns = turns if turns is not None else recorded_turns(trace)
     root = trace.root
     error = None
     if root is not None and root.error is not None:
