@@ -49,8 +49,10 @@ __all__ = [
     "might_contain_secret",
     "redact",
     "redact_data",
+    "redact_named_data",
     "redactor",
     "register_secret",
+    "secret_field",
 ]
 
 REDACTED = "[REDACTED]"
@@ -395,6 +397,71 @@ def redact(text: str) -> str:
 def redact_data(value: Any) -> Any:
     """A JSON-like value with every string in it redacted."""
     return _redactor.redact_data(value)
+
+
+_SECRET_FIELD = re.compile(
+    r"(?:^|[._\-])(?:api[_\-]?key|x[_\-]api[_\-]?key|secret|client[_\-]?secret|token|"
+    r"access[_\-]?token|refresh[_\-]?token|id[_\-]?token|password|passwd|pwd|passphrase|"
+    r"credentials?|authorization|proxy[_\-]authorization|cookie|set[_\-]cookie|"
+    r"private[_\-]?key|session[_\-]?key|signature)$",
+    re.IGNORECASE,
+)
+"""A field (an attribute, a JSON key) whose value is a secret by its name: its last part
+names one (``db.password``, ``http.request.header.authorization``, ``api_key``,
+``access_token``), where value patterns alone miss a secret of no known shape. Counts of
+secrets (``gen_ai.usage.input_tokens``) are not secrets."""
+
+
+@functools.lru_cache(maxsize=4096)
+def secret_field(name: str) -> bool:
+    """Whether a field named ``name`` holds a secret by its name (see
+    :data:`_SECRET_FIELD`); the same few attribute names come again and again."""
+    return bool(_SECRET_FIELD.search(name.strip()))
+
+
+def redact_named_data(value: Any) -> Any:
+    """:func:`redact_data`, and besides, the value of every mapping entry whose key names
+    a secret (:func:`secret_field`) replaced by :data:`REDACTED` whatever it holds: for
+    records written by others (a production trace's attributes, the arguments its tool
+    calls were given), where a password need not look like one."""
+
+    texts: list[str] = []
+    if not _named_fields(value, texts) and not might_contain_secret("\n".join(texts)):
+        return value  # one look at all of it: most records hold nothing to redact
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, dict):
+            return {
+                key: REDACTED
+                if isinstance(key, str) and secret_field(key) and inner not in (None, "")
+                else walk(inner)
+                for key, inner in item.items()
+            }
+        if isinstance(item, list | tuple):
+            return [walk(inner) for inner in item]
+        return item
+
+    return redact_data(walk(value))
+
+
+def _named_fields(value: Any, texts: list[str]) -> bool:
+    """Whether ``value`` has an entry named like a secret (and holding something); its
+    texts, keys included, added to ``texts``."""
+    found = False
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            texts.append(item)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if isinstance(key, str):
+                    texts.append(key)
+                    found = found or (secret_field(key) and inner not in (None, ""))
+                stack.append(inner)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return found
 
 
 def might_contain_secret(json_text: str) -> bool:

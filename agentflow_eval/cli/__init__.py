@@ -2,6 +2,7 @@
 
     agentflow-eval run AGENT EVALSET [options]     evaluate an agent on an eval set (alias: eval)
     agentflow-eval rejudge RUN_DIR [--config F]    judge a finished run's trials again
+    agentflow-eval traces score SOURCE --config F  score production traces (OTLP JSON)
     agentflow-eval report RUN_DIR|RESULTS [-o F]   re-render an earlier run's report
     agentflow-eval publish RUN_DIR [--to TARGET]   publish a run folder
     agentflow-eval schema [-o DIR]                 write the JSON Schemas of input files

@@ -16,6 +16,7 @@ from agentflow_eval.cli import (
     review,
     run,
     schema,
+    traces,
     view,
 )
 from agentflow_eval.cli.common import OneLineErrorParser
@@ -34,8 +35,8 @@ COMMANDS = {
     "view": view,
     "review": review,
 }
-"""The commands that take their arguments alone; ``run`` and ``rejudge`` also take what
-was started early (:mod:`.early`)."""
+"""The commands that take their arguments alone; ``run``, ``rejudge`` and ``traces`` also
+take what was started early (:mod:`.early`)."""
 
 ALIASES = {"eval": "run"}
 """Other names a command answers to (``eval``: the name evaluation plans often use)."""
@@ -53,7 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
     )
     sub = parser.add_subparsers(dest="command", required=True, help="the command to run")
-    for module in (run, report, publish, schema, compare, evalset, rejudge, init, view, review):
+    for module in (
+        run, report, publish, schema, compare, evalset, rejudge, traces, init, view, review
+    ):
         module.add_parser(sub)
     return parser
 
@@ -66,5 +69,7 @@ def dispatch(argv: Sequence[str], early: EarlyStart) -> int:
         return run.run(args, early)
     if name == "rejudge":
         return rejudge.run(args, early)
+    if name == "traces":
+        return traces.run(args, early)
     code: int = COMMANDS[name].run(args)
     return code

@@ -27,7 +27,7 @@ NO_PREFECT_ENV = "AGENTFLOW_EVAL_NO_PREFECT"
 (``1``, ``true``, ``yes`` or ``on``), as ``--no-prefect`` does for one."""
 
 _TRUE = ("1", "true", "yes", "on")
-_RUNS_STAGES = ("run", "eval", "rejudge")
+_RUNS_STAGES = ("run", "eval", "rejudge", "traces")
 
 
 def wants_no_prefect(flag: bool, environ: Mapping[str, str]) -> bool:

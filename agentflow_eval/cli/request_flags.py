@@ -32,15 +32,20 @@ __all__ = [
 _S3 = "s3"
 
 
-def add_request_flags(parser: argparse.ArgumentParser, fields: Iterable[str]) -> None:
+def add_request_flags(
+    parser: argparse.ArgumentParser,
+    fields: Iterable[str],
+    model: type[BaseModel] = RunRequest,
+) -> None:
     """Add the flags of the request's ``fields`` (``"s3"``: every S3 option's) to
-    ``parser``."""
+    ``parser``; ``model`` is the request they are fields of (a sibling of the run
+    request: the traces request)."""
     for name in fields:
         if name == _S3:
             for option in S3Options.model_fields:
                 _add(parser, S3Options, option, prefix=_S3)
         else:
-            _add(parser, RunRequest, name)
+            _add(parser, model, name)
 
 
 def _add(
@@ -114,14 +119,16 @@ def _parts(annotation: Any) -> tuple[Any, ...]:
     return (annotation,)
 
 
-def request_fields_given(args: argparse.Namespace) -> dict[str, Any]:
-    """The request's fields the flags give (``s3``: the S3 options given), leaving out
-    every flag not given."""
+def request_fields_given(
+    args: argparse.Namespace, model: type[BaseModel] = RunRequest
+) -> dict[str, Any]:
+    """The fields of ``model`` (the run request, or a sibling) the flags give (``s3``:
+    the S3 options given), leaving out every flag not given."""
     given = vars(args)
     values = {
         name: given[name]
-        for name in RunRequest.model_fields
-        if flag_of(RunRequest, name) is not None and given.get(name) is not None
+        for name in model.model_fields
+        if flag_of(model, name) is not None and given.get(name) is not None
     }
     s3 = {
         option: given[f"{_S3}_{option}"]

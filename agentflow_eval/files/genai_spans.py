@@ -14,7 +14,8 @@ span                   read into
                        ``gen_ai.output.messages`` as what the agent said
 ``gen_ai.operation.name = execute_tool``
                        a tool call: ``gen_ai.tool.name``, ``gen_ai.tool.call.id``,
-                       ``gen_ai.tool.call.arguments`` (JSON), ``gen_ai.tool.call.result``
+                       ``gen_ai.tool.call.arguments`` (a JSON object, else the text
+                       under ``input``), ``gen_ai.tool.call.result``
                        (JSON, else text); a span with status ERROR is the call's error
                        (its status message, else its ``exception`` event's message)
 ``gen_ai.operation.name = invoke_agent``
@@ -64,7 +65,9 @@ class SpanRecord:
     parent_id: str = ""
     error: str | None = None
     """The span's error (status ERROR): its message, else ``"error"``."""
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    resource: Mapping[str, Any] = field(default_factory=dict)
+    """The attributes of the resource that emitted it (``service.name``,
+    ``service.version``), where the source says."""
 
     @property
     def operation(self) -> str:
@@ -94,6 +97,15 @@ def _texts(messages: Any, role: str) -> list[str]:
     return texts
 
 
+def _arguments(value: Any) -> dict[str, Any]:
+    """A tool call's arguments as a dict: a JSON object as it is; anything else (text that
+    is not JSON, cut short, or another JSON value) under ``"input"``, as the agents' span
+    reader keeps it."""
+    if isinstance(value, dict):
+        return value
+    return {} if value is None or value == "" else {"input": value}
+
+
 def _int(value: Any) -> int:
     try:
         return int(value)
@@ -118,7 +130,7 @@ def events_of(spans: Iterable[SpanRecord], started_ns: int) -> list[TrajectoryEv
                 ToolCallEvent(
                     call=RecordedToolCall(
                         name=str(attrs.get("gen_ai.tool.name") or span.name),
-                        args=args if isinstance(args, dict) else {},
+                        args=_arguments(args),
                         result=_json(attrs.get("gen_ai.tool.call.result")),
                         error=span.error,
                         duration_ms=max(0.0, (span.end_ns - span.start_ns) / 1e6),

@@ -12,6 +12,10 @@ __all__ = [
     "RUN_TIMEOUT_MINUTES",
     "SUITE_CRASH_RETRIES",
     "SUITE_EVAL_TIMEOUT_MINUTES",
+    "TRACE_MAX_CHARS",
+    "TRACE_MAX_DEPTH",
+    "TRACE_MAX_MB",
+    "TRACE_VERSION_ATTRIBUTE",
     "TRACK",
     "TRIAL_TIMEOUT_S",
 ]
@@ -56,3 +60,20 @@ before the next one starts, whatever became of its workers."""
 SUITE_CRASH_RETRIES = 1
 """How many times a suite starts an eval set again whose evaluate run crashed (its
 worker or machine was lost): one lost machine should not cost a night's verdict."""
+
+TRACE_VERSION_ATTRIBUTE = "service.version"
+"""The attribute (of a trace's root span, else of the resource that emitted it) that
+names the agent's version: OpenTelemetry's own for a service's version."""
+
+TRACE_MAX_MB = 64.0
+"""The largest line of a trace object (one export request), or pretty-printed trace
+document, read, in MiB: the Collector's exports are far smaller; anything larger is
+named and skipped unread."""
+
+TRACE_MAX_CHARS = 256 * 1024
+"""The longest text of a production trace kept whole (an attribute's value): longer ones
+are cut, saying how much was left out."""
+
+TRACE_MAX_DEPTH = 64
+"""The deepest a span's JSON may nest before what is below is cut (a span's attribute is
+four levels down in OTLP JSON; each nested ``kvlistValue`` adds four)."""

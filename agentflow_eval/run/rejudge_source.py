@@ -6,6 +6,11 @@ source's: the source is read here (:func:`read_rejudge_source`), the new run is 
 with it (``plan_run(..., rejudge=source)``), and its trial stage copies the source's
 trials (:mod:`.source_trials`) instead of running an agent; judging and everything after
 it are the stage list's own. The source folder is only ever read.
+
+A recording of production traces (:mod:`agentflow_eval.traces.recording`: a folder whose
+``run.json`` says ``recorded``) is read here too: its trials were never judged, and what
+they say about the agent (its name, version, the traces' window) is in that ``run.json``,
+not in results.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from agentflow_eval.errors import InputError
+from agentflow_eval.files.errors import EvalFileError
 from agentflow_eval.files.jsonl import iter_raw
 from agentflow_eval.files.limits import MAX_RESULTS_BYTES, UnreadableFile, read_json_file
+from agentflow_eval.models.recorded import RECORDED_KEY, RecordedRun
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.results import RejudgedFrom
 from agentflow_eval.run.inputs import RunInputs
@@ -41,6 +48,8 @@ class RejudgeSource:
     agent_version: str | None = None
     git_sha: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
+    recorded: RecordedRun | None = None
+    """For a recording of production traces: what it says about them."""
 
     @property
     def run_dir(self) -> Path:
@@ -79,6 +88,8 @@ class RejudgeSource:
     @property
     def note(self) -> str:
         """What the re-judged run's reports say about where its trials come from."""
+        if self.recorded is not None:
+            return self.recorded.note
         return (
             f"re-judged from run {self.run_dir.name}: its trials, judged again (the agent "
             "was not run)"
@@ -120,6 +131,8 @@ def read_rejudge_source(run_dir: str | Path) -> RejudgeSource:
         case_ids.setdefault(str(raw["case_id"]), None)
     if not case_ids:
         raise InputError(f"{run_dir}: the run has no trials (trials.jsonl) to judge again")
+    if RECORDED_KEY in record.document:
+        return _recording(record, tuple(case_ids))
     if not paths.results.is_file():
         raise InputError(
             f"{run_dir}: the run did not finish (no results.json); finish it with "
@@ -136,6 +149,25 @@ def read_rejudge_source(run_dir: str | Path) -> RejudgeSource:
         agent_version=_text(results.get("agent_version")),
         git_sha=_text(results.get("git_sha")),
         labels={str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {},
+    )
+
+
+def _recording(record: RunRecord, case_ids: tuple[str, ...]) -> RejudgeSource:
+    """A recording of production traces as the source of a run's trials."""
+    try:
+        recorded = RecordedRun.model_validate(record.document[RECORDED_KEY])
+    except ValueError as exc:
+        raise EvalFileError(
+            record.path, f"its {RECORDED_KEY!r} is not a recording of traces ({exc})"
+        ) from None
+    return RejudgeSource(
+        record=record,
+        case_ids=case_ids,
+        runs_per_case=recorded.runs_per_case,
+        agent=recorded.agent,
+        agent_version=recorded.agent_version,
+        labels=dict(recorded.labels),
+        recorded=recorded,
     )
 
 

@@ -8,13 +8,19 @@ cache all go through it."""
 from __future__ import annotations
 
 from agentflow_eval.errors import StoreError
-from agentflow_eval.storage.base import ObjectStore, ReadableStream
+from agentflow_eval.storage.base import (
+    ListingStore,
+    ObjectStore,
+    ReadableStream,
+    StoredObject,
+)
 from agentflow_eval.storage.local import LocalStore
 from agentflow_eval.storage.s3 import S3Store, presigned_lifetime_s
 from agentflow_eval.storage.stores import StoreForm, open_store, register_store
 from agentflow_eval.storage.targets import LocalTarget, S3Target, StoreTarget, Target
 
 __all__ = [
+    "ListingStore",
     "LocalStore",
     "LocalTarget",
     "ObjectStore",
@@ -24,6 +30,7 @@ __all__ = [
     "StoreError",
     "StoreForm",
     "StoreTarget",
+    "StoredObject",
     "Target",
     "open_store",
     "presigned_lifetime_s",

@@ -4,11 +4,21 @@ bucket, a Prefect storage block)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from agentflow_eval.errors import StoreError
 
-__all__ = ["ObjectStore", "ReadableStream", "StoreError", "StreamingStore"]
+__all__ = [
+    "ListingStore",
+    "ObjectStore",
+    "ReadableStream",
+    "StoreError",
+    "StoredObject",
+    "StreamingStore",
+]
 
 
 class ReadableStream(Protocol):
@@ -49,4 +59,38 @@ class StreamingStore(ObjectStore, Protocol):
     def open(self, key: str) -> ReadableStream | None:
         """The object at ``key`` to read (the caller closes it), or None when there is
         none; raise :class:`StoreError`."""
+        ...
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    """One object a listing found: its key below the store's root, as the store names it
+    (any characters the store allows, unlike the keys this package makes), its size and
+    when it was last written."""
+
+    key: str
+    size: int
+    modified: datetime
+
+
+@runtime_checkable
+class ListingStore(StreamingStore, Protocol):
+    """A store that can also list what is under a prefix, open what it listed, and create
+    an object only where there is none yet — what reading a prefix of production traces
+    once, and only once across concurrent runs, needs (:mod:`agentflow_eval.traces`)."""
+
+    def list_objects(self, prefix: str = "") -> Iterator[StoredObject]:
+        """Every object whose key starts with ``prefix`` (keys relative to the store's
+        root), streamed a page at a time; raise :class:`StoreError`."""
+        ...
+
+    def open_listed(self, key: str) -> ReadableStream | None:
+        """The object at ``key`` as :meth:`list_objects` named it, to read as a stream, or
+        None when it is gone; raise :class:`StoreError`."""
+        ...
+
+    def create(self, key: str, body: bytes, content_type: str) -> bool:
+        """Store ``body`` at ``key`` only if no object is there: True when this call made
+        it, False when one was there already (whoever made it, however recently). Two
+        callers racing for one key never both get True. Raise :class:`StoreError`."""
         ...

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 from agentflow_eval.errors import StoreError
+from agentflow_eval.storage.base import StoredObject
 from agentflow_eval.storage.keys import join_key
 
 if TYPE_CHECKING:
@@ -144,6 +145,56 @@ class S3Store:
             raise self._error("download", full, exc) from exc
         return S3Body(response["Body"], lambda exc: self._error("download", full, exc))
 
+    def list_objects(self, prefix: str = "") -> Iterator[StoredObject]:
+        """Every object whose key below the target's prefix starts with ``prefix``, a page
+        of a thousand at a time, in the order the store lists them."""
+        root = f"{self.target.prefix}/" if self.target.prefix else ""
+        paginator = self.client().get_paginator("list_objects_v2")
+        try:
+            for page in paginator.paginate(Bucket=self.target.bucket, Prefix=root + prefix):
+                for item in page.get("Contents", ()):
+                    yield StoredObject(
+                        key=str(item["Key"])[len(root) :],
+                        size=int(item.get("Size") or 0),
+                        modified=item["LastModified"],
+                    )
+        except Exception as exc:
+            raise self._error("list", root + prefix, exc) from exc
+
+    def open_listed(self, key: str) -> S3Body | None:
+        """The object :meth:`list_objects` named ``key``, as a stream, or None."""
+        full = f"{self.target.prefix}/{key}" if self.target.prefix else key
+        try:
+            response = self.client().get_object(Bucket=self.target.bucket, Key=full)
+        except Exception as exc:
+            if _missing(exc):
+                return None
+            raise self._error("download", full, exc) from exc
+        return S3Body(response["Body"], lambda exc: self._error("download", full, exc))
+
+    def create(self, key: str, body: bytes, content_type: str) -> bool:
+        """Store ``body`` at ``key`` only if no object is there (``If-None-Match: *``,
+        which AWS S3, SeaweedFS, MinIO and R2 honour): False when one is, or when another
+        writer's conditional write to it is in flight (409)."""
+        full = self._key(key)
+        try:
+            self.client().put_object(
+                Bucket=self.target.bucket,
+                Key=full,
+                Body=body,
+                ContentType=content_type,
+                IfNoneMatch="*",
+            )
+        except Exception as exc:
+            from botocore.exceptions import ClientError
+
+            if isinstance(exc, ClientError):
+                code = str(exc.response.get("Error", {}).get("Code", ""))
+                if code in ("PreconditionFailed", "ConditionalRequestConflict", "412", "409"):
+                    return False
+            raise self._error("upload", full, exc) from exc
+        return True
+
     def url(self, key: str) -> str:
         """The object's link for people, in the target's link style. A presigned link is
         signed here, offline, with the store's credentials."""
@@ -176,6 +227,16 @@ class S3Store:
             return f"{parts.scheme}://{target.bucket}.{parts.netloc}{parts.path}/{full}"
         region = target.region or "us-east-1"
         return f"https://{target.bucket}.s3.{region}.amazonaws.com/{full}"
+
+
+def _missing(exc: Exception) -> bool:
+    """Whether ``exc`` says there is no such object."""
+    from botocore.exceptions import ClientError
+
+    return isinstance(exc, ClientError) and exc.response.get("Error", {}).get("Code") in (
+        "NoSuchKey",
+        "404",
+    )
 
 
 def presigned_lifetime_s(store: object) -> int | None:

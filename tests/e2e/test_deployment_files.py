@@ -19,6 +19,7 @@ from prefect.utilities.templating import apply_values
 from agentflow_eval.models.regression import RegressionParams
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.review_params import REVIEW_DEPLOYMENT, ReviewParams
+from agentflow_eval.models.traces_request import TracesRequest
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,13 +37,19 @@ def test_each_deployment_names_a_real_flow_and_valid_parameters(path: Path) -> N
             assert (ROOT / entrypoint.split(":")[0]).is_file()
             path = entrypoint.split(":")[0]
             installed = f"agentflow_eval.flows.{Path(path).stem}:{flow_name}"
-            assert import_object(installed).name == flow_name
+            assert import_object(installed).name.replace("-", "_") == flow_name
         else:
             assert import_object(entrypoint).name == flow_name
         if flow_name == "review":  # the run to review is what the form asks for
             ReviewParams.model_validate({"run": "eval-results/x", **deployment["parameters"]})
             continue
         model = {"evaluate": RunRequest, "regression": RegressionParams}[flow_name]
+            assert import_object(entrypoint).name.replace("-", "_") == flow_name
+        model = {
+            "evaluate": RunRequest,
+            "regression": RegressionParams,
+            "evaluate_traces": TracesRequest,
+        }[flow_name]
         model.model_validate(deployment["parameters"])
 
 
@@ -143,3 +150,19 @@ def test_the_remote_pull_steps_clone_the_repository_and_install_its_requirements
     clone = worker_dir / outputs["directory"]  # relative to the folder the run started in
     assert clone.is_dir()
     assert (clone / "agents" / "weather.py").read_text().startswith("def agent")
+
+
+def test_production_traces_are_scored_on_a_schedule_and_when_they_land() -> None:
+    """The traces deployment reads a source that exists with a config it accepts, every
+    fifteen minutes and on the landed event, and its event run reads the event's source."""
+    document = yaml.safe_load((ROOT / "prefect.yaml").read_text())
+    (production,) = [d for d in document["deployments"] if d["name"] == "production"]
+    params = TracesRequest.model_validate(production["parameters"])
+    assert (ROOT / params.source).is_dir() and (ROOT / params.config).is_file()
+    assert [s["interval"] for s in production["schedules"]] == [900]
+    (trigger,) = production["triggers"]
+    assert trigger["expect"] == ["agentflow.traces.landed"]
+    rendered = apply_values(
+        trigger["parameters"], {}, remove_notset=False
+    )  # the event's template is Prefect's, rendered by the automation
+    assert "event.payload.source" in rendered["source"]

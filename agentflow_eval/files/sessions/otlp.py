@@ -4,12 +4,13 @@ spans read by the generative-AI conventions (:mod:`agentflow_eval.files.genai_sp
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from agentflow_eval.files.genai_spans import SpanRecord, turns_of
 from agentflow_eval.files.sessions import Conversation, SessionSourceError
 
-__all__ = ["read", "recognises", "spans_of"]
+__all__ = ["attributes_of", "read", "recognises", "resource_spans", "span_record", "spans_of"]
 
 _ERROR = 2
 """OTLP's ``STATUS_CODE_ERROR``."""
@@ -53,25 +54,40 @@ def _error(span: dict[str, Any]) -> str | None:
     return "error"
 
 
+def attributes_of(attributes: Any) -> dict[str, Any]:
+    """OTLP ``attributes`` (a list of ``{"key", "value"}``) as a plain mapping."""
+    return {a["key"]: _value(a.get("value")) for a in attributes or []}
+
+
+def resource_spans(document: dict[str, Any]) -> list[Any]:
+    """The export's ``resourceSpans`` (either spelling)."""
+    found = document.get("resourceSpans", document.get("resource_spans"))
+    return found if isinstance(found, list) else []
+
+
+def span_record(span: dict[str, Any], resource: Mapping[str, Any]) -> SpanRecord:
+    """One OTLP span, emitted by the resource whose attributes are ``resource``."""
+    return SpanRecord(
+        name=str(span.get("name") or ""),
+        attributes=attributes_of(span.get("attributes")),
+        start_ns=int(span.get("startTimeUnixNano") or 0),
+        end_ns=int(span.get("endTimeUnixNano") or 0),
+        trace_id=str(span.get("traceId") or ""),
+        span_id=str(span.get("spanId") or ""),
+        parent_id=str(span.get("parentSpanId") or ""),
+        error=_error(span),
+        resource=resource,
+    )
+
+
 def spans_of(document: dict[str, Any]) -> list[SpanRecord]:
     """Every span of the export."""
     spans = []
-    for resource in document.get("resourceSpans", document.get("resource_spans")) or []:
+    for resource in resource_spans(document):
+        emitted_by = attributes_of((resource.get("resource") or {}).get("attributes"))
         for scope in resource.get("scopeSpans", resource.get("scope_spans")) or []:
             for span in scope.get("spans") or []:
-                attrs = {a["key"]: _value(a.get("value")) for a in span.get("attributes") or []}
-                spans.append(
-                    SpanRecord(
-                        name=str(span.get("name") or ""),
-                        attributes=attrs,
-                        start_ns=int(span.get("startTimeUnixNano") or 0),
-                        end_ns=int(span.get("endTimeUnixNano") or 0),
-                        trace_id=str(span.get("traceId") or ""),
-                        span_id=str(span.get("spanId") or ""),
-                        parent_id=str(span.get("parentSpanId") or ""),
-                        error=_error(span),
-                    )
-                )
+                spans.append(span_record(span, emitted_by))
     return spans
 
 

@@ -1,0 +1,96 @@
+"""The evaluate-traces flow under Prefect: its parameters are the traces request's (a
+form with titles and no nulls); a run reads the new traces in its read-traces task and
+scores each agent version in a run of the evaluate flow, says what it did in an
+artifact, and a second run reads nothing again."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import (
+    ArtifactFilter,
+    ArtifactFilterKey,
+    FlowRunFilter,
+    FlowRunFilterParentTaskRunId,
+)
+from prefect.utilities.callables import parameter_schema
+
+from agentflow_eval.files.results_json import read_results_json
+from agentflow_eval.flows.evaluate_traces import evaluate_traces
+from agentflow_eval.models.traces_request import TracesRequest
+from tests.support.otlp_traces import AgentTrace, export_request, write_s3_layout
+from tests.support.prefect_records import task_runs_of
+
+
+def test_the_flow_takes_exactly_the_requests_fields_with_the_same_defaults() -> None:
+    signature = inspect.signature(evaluate_traces.fn)
+    assert list(signature.parameters) == list(TracesRequest.model_fields)
+    blank = TracesRequest(source="s3://b/p", config="c.json")
+    for name, parameter in signature.parameters.items():
+        if name in ("source", "config"):
+            assert parameter.default is inspect.Parameter.empty
+        else:
+            assert parameter.default == getattr(blank, name), name
+    schema = parameter_schema(evaluate_traces.fn).model_dump()
+    assert schema["required"] == ["source", "config"]
+    for name, prop in schema["properties"].items():
+        assert prop.get("title") or "$ref" in prop, name
+        assert "anyOf" not in prop, f"{name} would render as a type switch"
+        assert prop.get("default", "") is not None, f"{name} has a null default"
+    assert schema["properties"]["sample_rate"]["default"] == 1.0
+    assert schema["properties"]["version_attribute"]["default"] == "service.version"
+
+
+async def test_a_flow_run_scores_each_version_in_an_evaluate_run_and_reads_once(
+    tmp_path: Path,
+) -> None:
+    source, out = tmp_path / "traces", tmp_path / "out"
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"criteria": {"within_budget": {"max_tool_calls": 0}}}))
+    old = [AgentTrace(f"old-{n}", version="1.4.0", tool=None) for n in range(4)]
+    new = [AgentTrace(f"new-{n}", version="1.5.0") for n in range(3)]  # each calls a tool
+    write_s3_layout(source, [export_request(old[:2] + new[:1]), export_request(old[2:] + new[1:])])
+    request = TracesRequest(source=str(source), config=str(config), output_dir=str(out))
+
+    outcome = await evaluate_traces(**request.flow_parameters())
+    again = await evaluate_traces(**request.flow_parameters())
+
+    pass_rates = {
+        v.recording.agent_version: read_results_json(v.outcome.run_dir / "results.json")
+        for v in outcome.versions
+    }
+    assert {v: r.totals.pass_rate for v, r in pass_rates.items()} == {"1.4.0": 1.0, "1.5.0": 0.0}
+    assert {v: r.agent_version for v, r in pass_rates.items()} == {
+        "1.4.0": "1.4.0",
+        "1.5.0": "1.5.0",
+    }
+    assert all("window_start" in r.labels for r in pass_rates.values())
+    assert outcome.candidates_added == 3
+    assert again.intake.counts.objects_read == 0 and not again.versions
+
+    assert outcome.batch_dir.name.startswith("flow-run-")  # a retry resumes it
+    async with get_client() as client:
+        flow_run = await client.read_flow_run(outcome.batch_dir.name.removeprefix("flow-run-"))
+    assert flow_run.parameters["source"] == str(source)
+    runs = await task_runs_of(flow_run, until=lambda runs: len(runs) >= 3)
+    names = sorted(run.name.rsplit("-", 1)[0] for run in runs)
+    assert names.count("read-traces") == 1
+    async with get_client() as client:
+        children = await client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(
+                parent_task_run_id=FlowRunFilterParentTaskRunId(any_=[r.id for r in runs])
+            )
+        )
+        (artifact,) = await client.read_artifacts(
+            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["traces-scored"])),
+            flow_run_filter=FlowRunFilter(id={"any_": [flow_run.id]}),
+        )
+    assert sorted(child.parameters["rejudge_from"].rsplit("/", 1)[-1] for child in children) == [
+        "1.4.0",
+        "1.5.0",
+    ]
+    assert "7 agent trace(s), 7 scored" in artifact.data
+    assert "3 failing trace(s) added as candidate cases" in artifact.data
