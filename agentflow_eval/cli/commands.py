@@ -55,7 +55,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, help="the command to run")
     for module in (
-        run, report, publish, schema, compare, evalset, rejudge, traces, init, view, review
+        run,
+        report,
+        publish,
+        schema,
+        compare,
+        evalset,
+        rejudge,
+        traces,
+        init,
+        view,
+        review,
     ):
         module.add_parser(sub)
     return parser

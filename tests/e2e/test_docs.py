@@ -2,8 +2,8 @@
 docs/eval-sets.md, docs/review.md, docs/traces.md and each framework's page under
 docs/frameworks/, in order, in a fresh folder with this checkout's environment — files
 written, commands run, outputs compared (see tests/support/markdown_doc.py). The commands
-use the session's Prefect server (tests/e2e/conftest.py). A framework's page runs where its extra is installed (CI installs
-them all)."""
+use the session's Prefect server (tests/e2e/conftest.py). A framework's page runs where
+its extra is installed (CI installs them all)."""
 
 from __future__ import annotations
 
