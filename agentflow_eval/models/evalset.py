@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from agentflow_eval.models.environment_spec import EnvironmentSpec
 from agentflow_eval.models.file_model import FileModel
 from agentflow_eval.models.history import HistoryMessage, check_history
 from agentflow_eval.models.matching import OutputMatch
@@ -645,6 +646,10 @@ class EvalSet(FileModel):
     """What the eval set covers."""
     eval_cases: list[EvalCase]
     """The cases."""
+    environment: EnvironmentSpec | None = None
+    """The environment each trial of an agent case gets, set up before it and torn
+    down after it (a function's ``module:attr`` or ``file.py:attr``, or ``{"function",
+    "options"}``); a config's environment replaces it."""
     creation_timestamp: float | None = None
     """ADK bookkeeping; accepted, not used."""
 

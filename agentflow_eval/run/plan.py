@@ -39,6 +39,7 @@ from agentflow_eval.run.agent_code import RunSubject, canonical_spec, source_dig
 from agentflow_eval.run.allowed_agents import check_agent_allowed
 from agentflow_eval.run.components import ComponentTargets, load_components
 from agentflow_eval.run.descriptors import fit_descriptors
+from agentflow_eval.run.environment_factory import EnvironmentFactory, load_environment
 from agentflow_eval.run.folder_lock import RunFolderBusy, RunFolderLock
 from agentflow_eval.run.identity import RunIdentity
 from agentflow_eval.run.inputs import (
@@ -93,6 +94,9 @@ class RunPlan:
     resumed: bool = False
     components: ComponentTargets = field(default_factory=ComponentTargets)
     """The function each component case calls, loaded when the run was planned."""
+    environment: EnvironmentFactory | None = None
+    """The function that sets up each agent trial's own environment (the config's
+    ``environment``, else the eval set's), loaded when the run was planned."""
     against: RunPlan | None = None
     """For a paired run: the baseline side's plan (its run folder is ``against/`` in
     this run's), whose agent runs beside this run's trial by trial."""
@@ -107,6 +111,7 @@ class RunPlan:
             self.settings.trial,
             tool_mocks=tuple(self.config.tool_mocks),
             unmocked_tools=self.config.unmocked_tools,
+            environment=self.environment,
         )
 
     @property
@@ -201,7 +206,8 @@ def plan_run(
     about the agent; the plan's ``meta.rejudged_from`` names the source.
 
     Before any folder exists, the run is checked against what runs it: the component
-    cases' functions are loaded (:func:`~.components.load_components`), and ``agent``
+    cases' functions are loaded (:func:`~.components.load_components`), so is the
+    environment function (:func:`~.environment_factory.load_environment`), and ``agent``
     (``None`` when every case is a component case) must be able to run the others: take
     their seeded histories and tool mocks.
 
@@ -227,6 +233,7 @@ def plan_run(
     selected, subset_note = _selected(inputs, options)
     check_trial_count(settings.runs, len(selected.eval_set.eval_cases))
     components = ComponentTargets()
+    environment: EnvironmentFactory | None = None
     if rejudge is None:
         check_agent_needed(agent, selected)
         if agent is not None:
@@ -234,6 +241,12 @@ def plan_run(
             check_agent_history(agent, selected)
         components = load_components(
             selected.eval_set, selected.evalset_path or selected.eval_set.eval_set_id
+        )
+        environment = load_environment(
+            selected.eval_set,
+            selected.config,
+            evalset_source=selected.evalset_path or selected.eval_set.eval_set_id,
+            config_source=selected.config_path or "the config",
         )
     agent_model: str | None = getattr(agent, "model", None)
     judge_model = judge_model_of(selected.config)
@@ -313,6 +326,7 @@ def plan_run(
         warnings=(*inputs.warnings, *filter(None, [descriptors.warning])),
         resumed=record is not None,
         components=components,
+        environment=environment,
     )
     return RunHandle(plan, lock)
 
