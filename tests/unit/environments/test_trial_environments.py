@@ -32,8 +32,7 @@ def evalset(cases: int, environment: Any = None) -> EvalSet:
     data: dict[str, Any] = {
         "eval_set_id": "envs",
         "eval_cases": [
-            {"eval_id": f"c{i:03d}", "conversation": [{"user_content": "go"}]}
-            for i in range(cases)
+            {"eval_id": f"c{i:03d}", "conversation": [{"user_content": "go"}]} for i in range(cases)
         ],
     }
     if environment is not None:
