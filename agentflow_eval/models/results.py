@@ -18,6 +18,8 @@ __all__ = [
     "CaseResult",
     "CriterionResult",
     "CriterionSummary",
+    "EndState",
+    "EndStateProbe",
     "ExpectedTurn",
     "HandoffEvent",
     "MessageEvent",
@@ -39,7 +41,7 @@ __all__ = [
     "ValueSpread",
 ]
 
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION = "1.5"
 """1.1: each turn records its events in order (``events``); ``tool_calls``,
 ``intermediate_responses`` and ``usage`` are derived from them. 1.2: a component case's
 turn records the component's ``output``; a case judged on the next step only says so
@@ -54,7 +56,10 @@ its agent was loaded from (``agent_spec``) and the history it joins (``track``),
 figures keep how firmly it passed (``pass_value``: 1 or 0, an LLM judge's share of votes
 when split; null when it has no verdict on the agent), and a run made side by side with
 another names it (``paired_with``); an LLM judge's criterion summary measures its noise
-from its samples (``judge_flip_rate``, ``judge_variance_share``)."""
+from its samples (``judge_flip_rate``, ``judge_variance_share``). 1.5: a trial keeps
+what the world looked like when it was over (``end_state``: what its environment
+captured, and what each of its case's end-state checks found), read before the
+environment was torn down."""
 
 
 class Record(BaseModel):
@@ -320,6 +325,33 @@ class AgentOutput(Record):
     """What it wrote to standard error."""
 
 
+class EndStateProbe(Record):
+    """What one end-state check read when the trial was over."""
+
+    key: str
+    """What was read (the check's query, file and path, or function, as JSON): a later
+    judging finds the value by it."""
+    found: Any = None
+    """What was found: a query's rows (a list of rows, each a list of values), a file's
+    text, the value at a JSON path, or what a check function returned."""
+    error: str | None = None
+    """Why nothing could be read (a missing file, a query that failed)."""
+
+
+class EndState(Record):
+    """What the world looked like when the trial was over, read before its environment
+    was torn down."""
+
+    captured: Any = None
+    """What the environment's ``capture()`` recorded (null without one)."""
+    probes: list[EndStateProbe] = Field(default_factory=list)
+    """What each of the case's end-state checks read."""
+
+    def probe(self, key: str) -> EndStateProbe | None:
+        """What was read under ``key``, if it was."""
+        return next((probe for probe in self.probes if probe.key == key), None)
+
+
 class Trial(Record):
     """One run of one case: the trajectory the agent took, turn by turn."""
 
@@ -343,6 +375,9 @@ class Trial(Record):
     state this package can see, such as an OpenAI-shaped HTTP agent)."""
     agent_output: AgentOutput | None = None
     """What the agent printed during the trial; null when it printed nothing."""
+    end_state: EndState | None = None
+    """What the world looked like when the trial was over; null when the run set up no
+    environment and the case has no end-state checks (or its setup failed)."""
 
     @property
     def completed(self) -> bool:

@@ -24,7 +24,7 @@ import tempfile
 import time
 import traceback
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ from agentflow_eval.agents.base import (
 )
 from agentflow_eval.agents.tool_gate import MockNotReached, TrialTools
 from agentflow_eval.environments.environment import TrialInfo
+from agentflow_eval.environments.probes import CheckFunctions
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.retry import (
     Fault,
@@ -53,7 +54,7 @@ from agentflow_eval.llm.retry import (
 from agentflow_eval.models import defaults
 from agentflow_eval.models.evalset import EvalCase, SessionInput
 from agentflow_eval.models.history import chat_messages
-from agentflow_eval.models.results import MessageEvent, Trial, TrialError, Turn
+from agentflow_eval.models.results import EndState, MessageEvent, Trial, TrialError, Turn
 from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
 from agentflow_eval.redaction import might_contain_secret, redact_data
 from agentflow_eval.run.environment_factory import EnvironmentFactory
@@ -78,6 +79,8 @@ class TrialSettings:
     """The config's policy for calls no mock answers (a case may say otherwise)."""
     environment: EnvironmentFactory | None = None
     """The run's environment function: each trial gets an environment of its own."""
+    check_functions: CheckFunctions = field(default_factory=dict)
+    """The functions the cases' end-state checks call, by spec."""
 
     def tools_of(self, case: EvalCase, trial_index: int) -> TrialTools:
         """The tool mocks of one trial of ``case``."""
@@ -110,7 +113,9 @@ async def run_trial(
     With an environment function in ``settings``, the trial's own environment is set up
     before the session starts and torn down after it ends, whatever ended it
     (:mod:`agentflow_eval.run.trial_environment`); a setup or teardown that fails makes
-    the trial an infrastructure error.
+    the trial an infrastructure error. When the agent is done, and before the
+    environment is torn down, the world is read into the trial's ``end_state``: what
+    the environment captures of itself, and what the case's end-state checks find.
 
     Raises :class:`~agentflow_eval.llm.retry.ProviderAuthError` when a model call's
     credentials were refused (the run cannot go on); nothing else."""
@@ -124,6 +129,7 @@ async def run_trial(
     )
     turns: list[Turn] = []
     final_state: dict[str, Any] | None = None
+    end_state: EndState | None = None
     try:
         try:
             env = await environment.set_up()
@@ -143,10 +149,14 @@ async def run_trial(
             error, final_state = await _run_session(
                 agent, context, case, settings, turn_source, turns, watchdog, sigint
             )
+            try:  # the world as the agent left it, before it is torn down
+                end_state = await environment.capture(case.end_state, settings.check_functions)
+            except EnvironmentFailed as failed:
+                error = _with_environment_failure(error, failed)
         try:
             await environment.tear_down()
         except EnvironmentFailed as failed:
-            error = _with_teardown_failure(error, failed)
+            error = _with_environment_failure(error, failed)
     except BaseException:
         with contextlib.suppress(EnvironmentFailed):
             await environment.tear_down()  # the run stops: what the trial set up goes too
@@ -163,6 +173,7 @@ async def run_trial(
         duration_ms=(time.perf_counter() - start) * 1000,
         workdir=str(workdir) if settings.keep_workdirs and workdir.exists() else None,
         final_session_state=final_state,
+        end_state=end_state,
     )
     return redacted(trial)
 
@@ -237,9 +248,10 @@ async def _run_session(
     return error, final_state
 
 
-def _with_teardown_failure(error: TrialError | None, failed: EnvironmentFailed) -> TrialError:
-    """The trial's error once its environment's teardown failed: that failure (the
-    infrastructure's) when the trial had none; else the trial's own, saying so too."""
+def _with_environment_failure(error: TrialError | None, failed: EnvironmentFailed) -> TrialError:
+    """The trial's error once its environment failed after setup (reading its state,
+    tearing it down): that failure (the infrastructure's) when the trial had none; else
+    the trial's own, saying so too."""
     if error is None:
         return failed.trial_error()
     return error.model_copy(update={"message": f"{error.message} (and then {failed})"})

@@ -24,12 +24,16 @@ import asyncio
 import contextlib
 import inspect
 import traceback
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pydantic_core import to_jsonable_python
+
 from agentflow_eval.environments.environment import Environment, TrialInfo
-from agentflow_eval.models.results import TrialError
+from agentflow_eval.environments.probes import CheckFunctions, read_probes
+from agentflow_eval.models.end_state import EndStateCheck
+from agentflow_eval.models.results import EndState, TrialError
 from agentflow_eval.run.environment_factory import EnvironmentFactory
 
 __all__ = ["EnvironmentFailed", "TrialEnvironment"]
@@ -160,6 +164,34 @@ class TrialEnvironment:
         self.environment = settled.value
         return settled.value
 
+    async def capture(
+        self, checks: Sequence[EndStateCheck], functions: CheckFunctions
+    ) -> EndState | None:
+        """What the world looks like now: what the environment's ``capture()``
+        records, and what each of ``checks`` finds (in the trial's working directory
+        when the run sets up no environment). ``None`` when there is nothing to read:
+        no environment and no checks, or an environment that was never set up. Raises
+        :class:`EnvironmentFailed` when ``capture()`` fails, or reading takes longer
+        than the bound."""
+        if self.factory is None and not checks:
+            return None
+        if self.factory is not None and self.environment is None:
+            return None
+        environment = self.environment if self.environment is not None else Environment()
+        try:
+            async with asyncio.timeout(self.limit_s):
+                captured = None
+                if environment.capture is not None:
+                    captured = await _called(environment.capture)
+                probes = await read_probes(checks, environment, self.trial.workdir_path, functions)
+        except TimeoutError:
+            raise EnvironmentFailed(
+                self.spec or "(none)", "capture", f"it did not finish within {self.limit_s:g} s"
+            ) from None
+        except Exception as exc:
+            raise self._failed("capture", exc) from None
+        return EndState(captured=to_jsonable_python(captured, fallback=repr), probes=probes)
+
     async def tear_down(self) -> None:
         """Exit what :meth:`set_up` entered (once; nothing when it entered nothing).
         Raises :class:`EnvironmentFailed`; cancelled meanwhile, it finishes first."""
@@ -217,3 +249,11 @@ class TrialEnvironment:
 
 async def _awaited(fn: Callable[[], Awaitable[Any]]) -> Any:
     return await fn()
+
+
+async def _called(fn: Callable[[], Any]) -> Any:
+    """``fn()`` awaited when it is async, else in a worker thread."""
+    if inspect.iscoroutinefunction(fn):
+        return await fn()
+    result = await asyncio.to_thread(fn)
+    return await result if inspect.isawaitable(result) else result
