@@ -50,7 +50,7 @@ def saw_its_own(environment):
     return (environment.folder / "seen.txt").read_text().strip() == str(environment.folder)
 '''
 
-AGENT = '''
+AGENT = """
 import asyncio
 import subprocess
 import sys
@@ -67,7 +67,7 @@ def starts_a_program(message, environment):
         "pathlib.Path(f, 'seen.txt').write_text(f)"
     subprocess.run([sys.executable, "-c", code], check=True)
     return "done"
-'''
+"""
 
 
 def readme_block(name: str) -> Block:
@@ -91,7 +91,8 @@ def user_env(project: Path, api_url: str | None) -> dict[str, str]:
     return env
 
 
-def project_with(tmp_path: Path, root: Path, agent: str, cases: int, **case: object) -> Path:
+def project_with(tmp_path: Path, root: Path, cases: int, **case: object) -> Path:
+    tmp_path.mkdir()
     (tmp_path / "envs.py").write_text(ENVIRONMENT, encoding="utf-8")
     (tmp_path / "agent.py").write_text(AGENT, encoding="utf-8")
     for folder in ("live", "setups", "teardowns"):
@@ -128,8 +129,7 @@ def test_the_readme_order_desk_command_runs_offline(
     lines = [" ".join(line.split()) for line in done.stdout.splitlines()]
     assert "overall: 16/20 (80%, 95% CI 58%–92%)" in lines, done.stdout
     assert any(
-        line.startswith("refund_delivered_order 2/5 FAILED: end state (3 trials)")
-        for line in lines
+        line.startswith("refund_delivered_order 2/5 FAILED: end state (3 trials)") for line in lines
     ), done.stdout
 
 
@@ -138,11 +138,13 @@ def test_ctrl_c_tears_down_every_trials_environment(
     tmp_path: Path, shared_prefect: PrefectServer, prefect: bool
 ) -> None:
     root = tmp_path / "state"
-    project = project_with(tmp_path / "project", root, "hangs", cases=6)
+    project = project_with(tmp_path / "project", root, cases=6)
     env = user_env(project, shared_prefect.api_url if prefect else None)
     process = subprocess.Popen(
-        [str(BIN / "agentflow-eval"), "run", "agent.py:hangs", "envs.evalset.json"]
-        + ["--runs", "5", "--max-concurrency", "4", "--timeout", "600"],
+        [
+            *(str(BIN / "agentflow-eval"), "run", "agent.py:hangs", "envs.evalset.json"),
+            *("--runs", "5", "--max-concurrency", "4", "--timeout", "600"),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -165,10 +167,12 @@ def test_ctrl_c_tears_down_every_trials_environment(
 def test_a_subprocess_the_agent_starts_gets_its_trials_variables(tmp_path: Path) -> None:
     root = tmp_path / "state"
     check = {"check": "envs.py:saw_its_own", "label": "saw its own folder"}
-    project = project_with(tmp_path / "project", root, "starts", cases=3, end_state=[check])
+    project = project_with(tmp_path / "project", root, cases=3, end_state=[check])
     done = subprocess.run(
-        [str(BIN / "agentflow-eval"), "run", "agent.py:starts_a_program", "envs.evalset.json"]
-        + ["--runs", "4", "--max-concurrency", "12", "--json"],
+        [
+            *(str(BIN / "agentflow-eval"), "run", "agent.py:starts_a_program"),
+            *("envs.evalset.json", "--runs", "4", "--max-concurrency", "12", "--json"),
+        ],
         capture_output=True,
         text=True,
         cwd=project,
