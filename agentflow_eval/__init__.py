@@ -16,6 +16,8 @@ The public API, importable from the package itself::
 - agents: :class:`PythonAgent`, :class:`LiteLLMAgent`, :class:`HttpAgent`,
   :func:`load_agent`, and what an agent of one's own implements (:class:`AgentUnderTest`,
   :class:`AgentSession`, :class:`SessionContext`, :class:`TrajectoryRecorder`);
+- each trial's own environment: what an environment function yields
+  (:class:`Environment`) and is told (:class:`TrialInfo`);
 - things of one's own, each registered where the built-ins are listed: criteria
   (:func:`register_criterion`, the :func:`criterion` declaration, :class:`CriterionSpec`),
   framework adapters (:func:`register_adapter`, :class:`FrameworkAdapter`), stores
@@ -71,6 +73,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "AgentSession": ("agentflow_eval.agents.base", "AgentSession"),
     "SessionContext": ("agentflow_eval.agents.base", "SessionContext"),
     "TrajectoryRecorder": ("agentflow_eval.agents.base", "TrajectoryRecorder"),
+    "Environment": ("agentflow_eval.environments.environment", "Environment"),
+    "TrialInfo": ("agentflow_eval.environments.environment", "TrialInfo"),
     "register_criterion": ("agentflow_eval.criteria.registry", "register"),
     "criterion": ("agentflow_eval.criteria.spec", "criterion"),
     "CriterionSpec": ("agentflow_eval.criteria.spec", "CriterionSpec"),
@@ -102,6 +106,7 @@ __all__ = [
     "CriterionContext",
     "CriterionResult",
     "CriterionSpec",
+    "Environment",
     "EvalCase",
     "EvalConfig",
     "EvalSet",
@@ -120,6 +125,7 @@ __all__ = [
     "StoreForm",
     "ToolCall",
     "TrajectoryRecorder",
+    "TrialInfo",
     "TrialResult",
     "__version__",
     "add_provider_exception",

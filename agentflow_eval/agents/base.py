@@ -24,6 +24,7 @@ from agentflow_eval.agents.tool_gate import (
     ToolCallFailed,
     ToolGate,
 )
+from agentflow_eval.environments.environment import Environment
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.evalset import Message, SessionInput
 from agentflow_eval.models.results import (
@@ -45,6 +46,7 @@ __all__ = [
     "TrajectoryRecorder",
     "current_session",
     "jsonable",
+    "trial_environment",
     "trial_workdir",
 ]
 
@@ -73,6 +75,9 @@ class SessionContext:
     "<JSON>"}}``, a tool message's ``tool_call_id``. A session starts its conversation
     with it; an agent that cannot says ``history_supported = False`` and such a case is
     refused before the run."""
+    environment: Environment | None = None
+    """The trial's own environment (its database, folder, variables), when the run
+    sets one up for each trial (an eval set's or config's ``environment``)."""
 
     @property
     def workdir(self) -> Path:
@@ -332,6 +337,13 @@ def trial_workdir() -> Path:
     """
     session = _current_session.get()
     return session.workdir if session is not None else Path.cwd()
+
+
+def trial_environment() -> Environment | None:
+    """The running trial's own environment (``None`` outside a trial, or when the run
+    sets up none): what a tool reads to reach the trial's database or service."""
+    session = _current_session.get()
+    return session.environment if session is not None else None
 
 
 def _named(tool: Callable[..., Any]) -> tuple[str, Callable[..., Any]]:

@@ -47,8 +47,9 @@ class LiteLLMAgent:
     see :mod:`agentflow_eval.agents.tools`) or :class:`Tool` objects.
     ``completion_kwargs`` are passed to every ``litellm.acompletion`` call (``seed``,
     ``max_tokens``, ``timeout``, provider options, ...). Tools may also take the injected
-    parameters ``workdir``, ``recorder``, ``session`` and ``state`` (the session's mutable
-    dict, initialised from ``session_input.state`` and kept across its turns).
+    parameters ``workdir``, ``recorder``, ``session``, ``state`` (the session's mutable
+    dict, initialised from ``session_input.state`` and kept across its turns) and
+    ``environment`` (the trial's own environment, when the run sets one up).
     ``transport`` picks how calls are made (``auto``, ``litellm`` or ``direct``; default
     ``$AGENTFLOW_LLM_TRANSPORT``, else ``auto``: see :mod:`agentflow_eval.llm.client`).
     """

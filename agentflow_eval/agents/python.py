@@ -41,12 +41,22 @@ __all__ = [
     "record_reply",
 ]
 
-AGENT_PARAMS: tuple[str, ...] = ("message", "recorder", "session", "history", "state", "workdir")
+AGENT_PARAMS: tuple[str, ...] = (
+    "message",
+    "recorder",
+    "session",
+    "history",
+    "state",
+    "workdir",
+    "environment",
+)
 """What an agent function may ask for: the user turn's text, the turn's recorder, the
 :class:`SessionContext`, the prior messages of this session (a case's seeded history in
 the OpenAI chat format, then this session's ``{"role", "content"}`` turns), a mutable
 state dict kept across the session's turns (initialised from ``session_input.state``),
-and the trial's own directory."""
+the trial's own directory, and the trial's own
+:class:`~agentflow_eval.environments.environment.Environment` (``None`` when the run
+sets up none)."""
 
 
 class ReportedToolCall(BaseModel):
@@ -220,6 +230,7 @@ class _PythonSession:
             "session": self.context,
             "history": copy.deepcopy(self.history),
             "state": self.state,
+            "environment": self.context.environment,
         }
         if self.call.takes("workdir"):  # made on first use: most agents never write files
             values["workdir"] = self.context.workdir

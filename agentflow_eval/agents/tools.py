@@ -42,10 +42,14 @@ __all__ = [
     "tool_schema",
 ]
 
-INJECTED_PARAMS: frozenset[str] = frozenset({"workdir", "recorder", "session", "state"})
+INJECTED_PARAMS: frozenset[str] = frozenset(
+    {"workdir", "recorder", "session", "state", "environment"}
+)
 """Parameter names the agent fills in: the trial's directory (``Path``), the turn's
-:class:`TrajectoryRecorder`, the :class:`SessionContext`, and the session's mutable state
-dict (initialised from ``session_input.state``)."""
+:class:`TrajectoryRecorder`, the :class:`SessionContext`, the session's mutable state
+dict (initialised from ``session_input.state``), and the trial's own
+:class:`~agentflow_eval.environments.environment.Environment` (``None`` when the run
+sets up none)."""
 
 _JSON_SCALARS = (str, int, float, bool)
 _VALUE_KEYWORDS = frozenset({"default", "const", "enum", "examples"})
@@ -144,6 +148,7 @@ class Tool:
             "recorder": context.recorder,
             "session": context.session,
             "state": context.state,
+            "environment": context.session.environment if context.session else None,
         }
         if "workdir" in self.injected:  # made on first use: most trials never write files
             context.workdir.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -13,6 +13,7 @@ from typing import Any
 from agentflow_eval.criteria import (
     budget,
     efficiency,
+    end_state,
     expectations,
     intermediate,
     nodes,
@@ -40,6 +41,8 @@ BUILTIN_CRITERIA: tuple[CriterionSpec[Any], ...] = (
     trajectory.build_tool_trajectory,
     nodes.build_node_trajectory,
     session_state.build_final_session_state,
+    # the world it left: its environment's end state
+    end_state.build_end_state,
     # what it answered, compared without a judge
     response.build_response_match,
     intermediate.build_intermediate_response_match,

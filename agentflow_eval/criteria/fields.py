@@ -16,6 +16,7 @@ ExpectationField = Literal[
     "expected_final_response",
     "expected_intermediate_responses",
     "final_session_state",
+    "end_state",
     "rubrics",
 ]
 """A field of an eval case (or of its turns) that holds what a criterion compares with."""
@@ -48,4 +49,6 @@ def gives(case: EvalCase, field: ExpectationField, *, as_reference: bool = False
         return any(m.text for inv in turns for m in inv.expected_intermediate_responses)
     if field == "final_session_state":
         return bool(case.final_session_state)
+    if field == "end_state":
+        return bool(case.end_state)
     return bool(case.rubrics) or any(inv.rubrics for inv in turns)

@@ -255,7 +255,9 @@ def unknown_criterion_message(name: str) -> str:
 
 def build_criteria(config: EvalConfig, case: EvalCase) -> list[Criterion]:
     """The criteria that judge ``case``: the config's, then the case's own expectations
-    (each is the criterion its ``type`` names, with its fields as options).
+    (each is the criterion its ``type`` names, with its fields as options), then each
+    criterion declared to judge unasked (``judges_unasked``: ``end_state_match``) that
+    the config does not name, where the case gives what it judges.
 
     A criterion the config holds only as a default (:meth:`EvalConfig.default`, no config
     given) judges a case with no expectations of its own as Google ADK would; a case with
@@ -270,6 +272,10 @@ def build_criteria(config: EvalConfig, case: EvalCase) -> list[Criterion]:
     for expectation in case.expectations:
         options = CriterionConfig(**expectation.model_dump(exclude={"type"}))
         criteria.append(build_criterion(expectation.type, options, config))
+    for spec in specs():
+        unasked = spec.judges_unasked and spec.name not in config.criteria
+        if unasked and any(gives(case, field) for field in spec.judges):
+            criteria.append(spec.create(spec.name, CriterionConfig(), config))
     return criteria
 
 
@@ -280,7 +286,7 @@ def default_applies(name: str, case: EvalCase) -> bool:
     judges it: ADK's defaults are for agents)."""
     if case.component is not None:
         return False
-    if not case.expectations:
+    if not case.expectations and not case.end_state:
         return True
     spec = spec_of(name)
     if spec is None or not spec.judges:

@@ -29,10 +29,10 @@ __all__ = ["CriterionFactory", "CriterionSpec", "Subject", "criterion", "first_p
 CriterionFactory = Callable[[str, CriterionConfig, EvalConfig], Criterion]
 """``(name, criterion_config, eval_config) -> Criterion``."""
 
-Subject = Literal["answer", "tool_calls", "session_state"]
+Subject = Literal["answer", "tool_calls", "session_state", "end_state"]
 """What of a trial a criterion looks at, as a scorecard tells a reader: the agent's
-answer (its text, intermediate responses, or whether it finished), its tool calls, or its
-session state."""
+answer (its text, intermediate responses, or whether it finished), its tool calls, its
+session state, or the world it left (the end state of its environment)."""
 
 Opts = TypeVar("Opts", bound=CriterionConfig)
 
@@ -65,6 +65,9 @@ class CriterionSpec(Generic[Opts]):
     are told apart by their labels)."""
     description: str = ""
     """What it measures, in a line (the config schema shows it)."""
+    judges_unasked: bool = False
+    """A case that gives what it judges is judged by it even when the config does not
+    name it (a case's end-state checks are its own expectations)."""
 
     @property
     def calls_judge(self) -> bool:
@@ -100,6 +103,7 @@ def criterion(
     intermediate_in_final: bool = False,
     subject: Subject = "answer",
     repeatable: bool = False,
+    judges_unasked: bool = False,
 ) -> Callable[[Callable[[str, Opts, EvalConfig], Criterion]], CriterionSpec[Opts]]:
     """Declare a criterion on the function that builds it from its own options (its
     docstring's first paragraph says what it measures): the decorated name is the
@@ -116,6 +120,7 @@ def criterion(
             subject=subject,
             repeatable=repeatable,
             description=first_paragraph(build.__doc__),
+            judges_unasked=judges_unasked,
         )
 
     return declare

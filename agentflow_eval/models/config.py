@@ -24,6 +24,7 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from agentflow_eval.models.environment_spec import EnvironmentSpec
 from agentflow_eval.models.file_model import FileModel
 from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
 
@@ -213,6 +214,10 @@ class EvalConfig(FileModel):
     unmocked_tools: UnmockedPolicy = "run"
     """What a tool call no mock answers does: ``run`` the real tool, or ``fail`` the call
     with a message naming the tool and its arguments (a case may say otherwise)."""
+    environment: EnvironmentSpec | None = None
+    """The environment each trial gets, set up before it and torn down after it (a
+    function's ``module:attr`` or ``file.py:attr``, or ``{"function", "options"}``); it
+    replaces the eval set's."""
 
     _load_warnings: list[str] = PrivateAttr(default_factory=list)
 

@@ -21,6 +21,8 @@ from pydantic import (
     model_validator,
 )
 
+from agentflow_eval.models.end_state import EndStateCheck
+from agentflow_eval.models.environment_spec import EnvironmentSpec
 from agentflow_eval.models.file_model import FileModel
 from agentflow_eval.models.history import HistoryMessage, check_history
 from agentflow_eval.models.matching import OutputMatch
@@ -473,6 +475,10 @@ class EvalCase(FileModel):
     """ADK bookkeeping; accepted, not used."""
     final_session_state: dict[str, Any] | None = None
     """ADK's expected final state; accepted, not compared."""
+    end_state: list[EndStateCheck] = Field(default_factory=list)
+    """What the world must look like when the trial is over (``end_state_match``):
+    rows a query returns from the trial's database, a file's text or a JSON path's
+    value, what the environment captured, or a function's verdict."""
     tool_mocks: list[ToolMock] = Field(default_factory=list)
     """Tools mocked in every turn of this case (tried before the config's)."""
     unmocked_tools: UnmockedPolicy | None = None
@@ -618,6 +624,7 @@ def _given(case: EvalCase, key: str) -> bool:
 
 _NOT_FOR_COMPONENTS = (
     "conversation_scenario",
+    "end_state",
     "history",
     "next_step_only",
     "session_input",
@@ -645,6 +652,10 @@ class EvalSet(FileModel):
     """What the eval set covers."""
     eval_cases: list[EvalCase]
     """The cases."""
+    environment: EnvironmentSpec | None = None
+    """The environment each trial of an agent case gets, set up before it and torn
+    down after it (a function's ``module:attr`` or ``file.py:attr``, or ``{"function",
+    "options"}``); a config's environment replaces it."""
     creation_timestamp: float | None = None
     """ADK bookkeeping; accepted, not used."""
 

@@ -20,6 +20,8 @@ __all__ = [
     "CaseResult",
     "CriterionResult",
     "CriterionSummary",
+    "EndState",
+    "EndStateProbe",
     "ExpectedTurn",
     "HandoffEvent",
     "MessageEvent",
@@ -41,7 +43,7 @@ __all__ = [
     "ValueSpread",
 ]
 
-SCHEMA_VERSION = "1.5"
+SCHEMA_VERSION = "1.6"
 """1.1: each turn records its events in order (``events``); ``tool_calls``,
 ``intermediate_responses`` and ``usage`` are derived from them. 1.2: a component case's
 turn records the component's ``output``; a case judged on the next step only says so
@@ -59,7 +61,10 @@ another names it (``paired_with``); an LLM judge's criterion summary measures it
 from its samples (``judge_flip_rate``, ``judge_variance_share``). 1.5: a run whose judged
 content people labelled measures each judge against them (``judge_agreement``: agreement,
 sensitivity, specificity and κ with intervals, the pass rate corrected for the judge's
-error beside the raw one, reviewers against each other)."""
+error beside the raw one, reviewers against each other). 1.6: a trial keeps what the
+world looked like when it was over (``end_state``: what its environment captured, and
+what each of its case's end-state checks found), read before the environment was torn
+down."""
 
 
 class Record(BaseModel):
@@ -325,6 +330,33 @@ class AgentOutput(Record):
     """What it wrote to standard error."""
 
 
+class EndStateProbe(Record):
+    """What one end-state check read when the trial was over."""
+
+    key: str
+    """What was read (the check's query, file and path, or function, as JSON): a later
+    judging finds the value by it."""
+    found: Any = None
+    """What was found: a query's rows (a list of rows, each a list of values), a file's
+    text, the value at a JSON path, or what a check function returned."""
+    error: str | None = None
+    """Why nothing could be read (a missing file, a query that failed)."""
+
+
+class EndState(Record):
+    """What the world looked like when the trial was over, read before its environment
+    was torn down."""
+
+    captured: Any = None
+    """What the environment's ``capture()`` recorded (null without one)."""
+    probes: list[EndStateProbe] = Field(default_factory=list)
+    """What each of the case's end-state checks read."""
+
+    def probe(self, key: str) -> EndStateProbe | None:
+        """What was read under ``key``, if it was."""
+        return next((probe for probe in self.probes if probe.key == key), None)
+
+
 class Trial(Record):
     """One run of one case: the trajectory the agent took, turn by turn."""
 
@@ -348,6 +380,9 @@ class Trial(Record):
     state this package can see, such as an OpenAI-shaped HTTP agent)."""
     agent_output: AgentOutput | None = None
     """What the agent printed during the trial; null when it printed nothing."""
+    end_state: EndState | None = None
+    """What the world looked like when the trial was over; null when the run set up no
+    environment and the case has no end-state checks (or its setup failed)."""
 
     @property
     def completed(self) -> bool:

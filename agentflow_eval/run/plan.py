@@ -20,10 +20,12 @@ lock (:mod:`.folder_lock`), resume checks (:mod:`.resume`) and ``run.json``
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.agents.loader import SupportsWithModel, load_agent
@@ -37,8 +39,10 @@ from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.results import PairedWith
 from agentflow_eval.run.agent_code import RunSubject, canonical_spec, source_digest
 from agentflow_eval.run.allowed_agents import check_agent_allowed
+from agentflow_eval.run.check_functions import load_check_functions
 from agentflow_eval.run.components import ComponentTargets, load_components
 from agentflow_eval.run.descriptors import fit_descriptors
+from agentflow_eval.run.environment_factory import EnvironmentFactory, load_environment
 from agentflow_eval.run.folder_lock import RunFolderBusy, RunFolderLock
 from agentflow_eval.run.identity import RunIdentity
 from agentflow_eval.run.inputs import (
@@ -93,6 +97,11 @@ class RunPlan:
     resumed: bool = False
     components: ComponentTargets = field(default_factory=ComponentTargets)
     """The function each component case calls, loaded when the run was planned."""
+    environment: EnvironmentFactory | None = None
+    """The function that sets up each agent trial's own environment (the config's
+    ``environment``, else the eval set's), loaded when the run was planned."""
+    check_functions: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    """The functions the cases' end-state checks call, by spec, loaded then too."""
     against: RunPlan | None = None
     """For a paired run: the baseline side's plan (its run folder is ``against/`` in
     this run's), whose agent runs beside this run's trial by trial."""
@@ -107,6 +116,8 @@ class RunPlan:
             self.settings.trial,
             tool_mocks=tuple(self.config.tool_mocks),
             unmocked_tools=self.config.unmocked_tools,
+            environment=self.environment,
+            check_functions=self.check_functions,
         )
 
     @property
@@ -201,7 +212,8 @@ def plan_run(
     about the agent; the plan's ``meta.rejudged_from`` names the source.
 
     Before any folder exists, the run is checked against what runs it: the component
-    cases' functions are loaded (:func:`~.components.load_components`), and ``agent``
+    cases' functions are loaded (:func:`~.components.load_components`), so is the
+    environment function (:func:`~.environment_factory.load_environment`), and ``agent``
     (``None`` when every case is a component case) must be able to run the others: take
     their seeded histories and tool mocks.
 
@@ -227,12 +239,23 @@ def plan_run(
     selected, subset_note = _selected(inputs, options)
     check_trial_count(settings.runs, len(selected.eval_set.eval_cases))
     components = ComponentTargets()
+    environment: EnvironmentFactory | None = None
+    check_functions: dict[str, Callable[..., Any]] = {}
     if rejudge is None:
         check_agent_needed(agent, selected)
         if agent is not None:
             check_agent_reach(agent, selected)
             check_agent_history(agent, selected)
         components = load_components(
+            selected.eval_set, selected.evalset_path or selected.eval_set.eval_set_id
+        )
+        environment = load_environment(
+            selected.eval_set,
+            selected.config,
+            evalset_source=selected.evalset_path or selected.eval_set.eval_set_id,
+            config_source=selected.config_path or "the config",
+        )
+        check_functions = load_check_functions(
             selected.eval_set, selected.evalset_path or selected.eval_set.eval_set_id
         )
     agent_model: str | None = getattr(agent, "model", None)
@@ -313,6 +336,8 @@ def plan_run(
         warnings=(*inputs.warnings, *filter(None, [descriptors.warning])),
         resumed=record is not None,
         components=components,
+        environment=environment,
+        check_functions=check_functions,
     )
     return RunHandle(plan, lock)
 

@@ -1,5 +1,6 @@
-"""Running one trial: a fresh session in its own temporary directory, every user turn
-sent in order, the trajectory recorded, and any failure kept as data.
+"""Running one trial: a fresh session in its own temporary directory (and its own
+environment, when the run sets one up), every user turn sent in order, the trajectory
+recorded, and any failure kept as data.
 
 An agent that raises, exhausts its steps, hangs past the timeout or blocks the event loop
 (see :mod:`agentflow_eval.run.loop_watchdog`) fails this trial only: :func:`run_trial`
@@ -23,7 +24,7 @@ import tempfile
 import time
 import traceback
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,8 @@ from agentflow_eval.agents.base import (
     bind_session,
 )
 from agentflow_eval.agents.tool_gate import MockNotReached, TrialTools
+from agentflow_eval.environments.environment import TrialInfo
+from agentflow_eval.environments.probes import CheckFunctions
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.retry import (
     Fault,
@@ -51,11 +54,13 @@ from agentflow_eval.llm.retry import (
 from agentflow_eval.models import defaults
 from agentflow_eval.models.evalset import EvalCase, SessionInput
 from agentflow_eval.models.history import chat_messages
-from agentflow_eval.models.results import MessageEvent, Trial, TrialError, Turn
+from agentflow_eval.models.results import EndState, MessageEvent, Trial, TrialError, Turn
 from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
 from agentflow_eval.redaction import might_contain_secret, redact_data
+from agentflow_eval.run.environment_factory import EnvironmentFactory
 from agentflow_eval.run.loop_watchdog import EventLoopBlocked, LoopBlock, LoopWatchdog
 from agentflow_eval.run.sigint import SigintSeen
+from agentflow_eval.run.trial_environment import EnvironmentFailed, TrialEnvironment
 from agentflow_eval.run.user_turns import UserTurnSource
 
 __all__ = ["TrialSettings", "run_trial"]
@@ -72,6 +77,10 @@ class TrialSettings:
     """The config's tool mocks (every case)."""
     unmocked_tools: UnmockedPolicy = "run"
     """The config's policy for calls no mock answers (a case may say otherwise)."""
+    environment: EnvironmentFactory | None = None
+    """The run's environment function: each trial gets an environment of its own."""
+    check_functions: CheckFunctions = field(default_factory=dict)
+    """The functions the cases' end-state checks call, by spec."""
 
     def tools_of(self, case: EvalCase, trial_index: int) -> TrialTools:
         """The tool mocks of one trial of ``case``."""
@@ -101,6 +110,13 @@ async def run_trial(
     the trial's error; a ``KeyboardInterrupt`` from a Ctrl-C ``sigint`` saw stops the run
     (without ``sigint`` every one does).
 
+    With an environment function in ``settings``, the trial's own environment is set up
+    before the session starts and torn down after it ends, whatever ended it
+    (:mod:`agentflow_eval.run.trial_environment`); a setup or teardown that fails makes
+    the trial an infrastructure error. When the agent is done, and before the
+    environment is torn down, the world is read into the trial's ``end_state``: what
+    the environment captures of itself, and what the case's end-state checks find.
+
     Raises :class:`~agentflow_eval.llm.retry.ProviderAuthError` when a model call's
     credentials were refused (the run cannot go on); nothing else."""
     started_at = datetime.now(UTC)
@@ -108,16 +124,74 @@ async def run_trial(
     workroot = settings.workroot or Path(tempfile.gettempdir())
     # a unique name, reserved not created: the directory appears when a tool first asks
     workdir = (workroot / f"trial-{trial_index}-{uuid.uuid4().hex[:12]}").resolve()
-    context = SessionContext(
-        case_id=case.eval_id,
-        trial_index=trial_index,
-        session_id=f"{case.eval_id}#{trial_index}",
-        session_input=case.session_input or SessionInput(),
-        workdir_path=workdir,
-        models=models,
-        history=chat_messages(case.history),
+    environment = TrialEnvironment(
+        settings.environment, TrialInfo(case, trial_index, workdir), limit_s=settings.timeout_s
     )
     turns: list[Turn] = []
+    final_state: dict[str, Any] | None = None
+    end_state: EndState | None = None
+    try:
+        try:
+            env = await environment.set_up()
+        except EnvironmentFailed as failed:
+            error: TrialError | None = failed.trial_error()
+        else:
+            context = SessionContext(
+                case_id=case.eval_id,
+                trial_index=trial_index,
+                session_id=f"{case.eval_id}#{trial_index}",
+                session_input=case.session_input or SessionInput(),
+                workdir_path=workdir,
+                models=models,
+                history=chat_messages(case.history),
+                environment=env,
+            )
+            error, final_state = await _run_session(
+                agent, context, case, settings, turn_source, turns, watchdog, sigint
+            )
+            try:  # the world as the agent left it, before it is torn down
+                end_state = await environment.capture(case.end_state, settings.check_functions)
+            except EnvironmentFailed as failed:
+                error = _with_environment_failure(error, failed)
+        try:
+            await environment.tear_down()
+        except EnvironmentFailed as failed:
+            error = _with_environment_failure(error, failed)
+    except BaseException:
+        with contextlib.suppress(EnvironmentFailed):
+            await environment.tear_down()  # the run stops: what the trial set up goes too
+        raise
+    finally:
+        if not settings.keep_workdirs and workdir.exists():
+            shutil.rmtree(workdir, ignore_errors=True)
+    trial = Trial(
+        case_id=case.eval_id,
+        trial_index=trial_index,
+        turns=turns,
+        error=error,
+        started_at=started_at,
+        duration_ms=(time.perf_counter() - start) * 1000,
+        workdir=str(workdir) if settings.keep_workdirs and workdir.exists() else None,
+        final_session_state=final_state,
+        end_state=end_state,
+    )
+    return redacted(trial)
+
+
+async def _run_session(
+    agent: AgentUnderTest,
+    context: SessionContext,
+    case: EvalCase,
+    settings: TrialSettings,
+    turn_source: UserTurnSource,
+    turns: list[Turn],
+    watchdog: LoopWatchdog | None,
+    sigint: SigintSeen | None,
+) -> tuple[TrialError | None, dict[str, Any] | None]:
+    """The agent's part of the trial: a fresh session answering every user turn into
+    ``turns``, under the trial timeout; its error (``None`` when it finished) and its
+    final state."""
+    trial_index = context.trial_index
     error: TrialError | None = None
     session: AgentSession | None = None
     final_state: dict[str, Any] | None = None
@@ -171,19 +245,16 @@ async def run_trial(
         if session is not None:
             final_state = _session_state(session)
             await _close_quietly(session)
-        if not settings.keep_workdirs and workdir.exists():
-            shutil.rmtree(workdir, ignore_errors=True)
-    trial = Trial(
-        case_id=case.eval_id,
-        trial_index=trial_index,
-        turns=turns,
-        error=error,
-        started_at=started_at,
-        duration_ms=(time.perf_counter() - start) * 1000,
-        workdir=str(workdir) if settings.keep_workdirs and workdir.exists() else None,
-        final_session_state=final_state,
-    )
-    return redacted(trial)
+    return error, final_state
+
+
+def _with_environment_failure(error: TrialError | None, failed: EnvironmentFailed) -> TrialError:
+    """The trial's error once its environment failed after setup (reading its state,
+    tearing it down): that failure (the infrastructure's) when the trial had none; else
+    the trial's own, saying so too."""
+    if error is None:
+        return failed.trial_error()
+    return error.model_copy(update={"message": f"{error.message} (and then {failed})"})
 
 
 def redacted(trial: Trial) -> Trial:

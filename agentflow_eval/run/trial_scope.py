@@ -11,6 +11,10 @@ While the trial stage runs (:meth:`TrialIsolation.watching`):
   ``subprocess.Popen`` (or asyncio) without saying where its output goes writes into
   the trial's record too, through a pipe. Output written straight to file descriptors 1
   and 2 by native code or by a child started otherwise (``os.system``) is not routed.
+- a subprocess a trial starts gets its environment's variables
+  (:attr:`~agentflow_eval.environments.environment.Environment.variables`: the trial's
+  database, the URL of its service) over the process's own, unless the caller passes
+  an ``env`` of its own;
 - processes started meanwhile are marked (:mod:`agentflow_eval.run.trial_processes`):
   those a trial started are killed when it ends, however it ended, and any left when
   the stage ends are killed then;
@@ -40,6 +44,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from agentflow_eval.agents.base import current_session
 from agentflow_eval.models.results import AgentOutput, Trial, TrialError
 from agentflow_eval.run.agent_output import OutputSink, RoutedStream
 from agentflow_eval.run.trial_processes import STAGE_MARK_PREFIX, TRIAL_MARK, end_marked
@@ -219,7 +224,12 @@ def _marking_popen(init: Callable[..., None]) -> Any:
         bound = signature.bind(popen, *args, **kwargs)
         given = bound.arguments
         env = given.get("env")
-        given["env"] = {**(os.environ if env is None else env), TRIAL_MARK: scope.mark}
+        session = current_session()
+        variables = session.environment.variables if session and session.environment else {}
+        given["env"] = {
+            **(dict(os.environ, **variables) if env is None else env),
+            TRIAL_MARK: scope.mark,
+        }
         pipes: list[tuple[int, int, OutputSink]] = []  # (read end, write end, sink)
         for stream, sink in (("stdout", scope.stdout), ("stderr", scope.stderr)):
             if given.get(stream) is None:  # it would have written to ours: to the trial's

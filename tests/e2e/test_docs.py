@@ -20,7 +20,7 @@ from tests.support.prefect_server import PrefectServer
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ["agents.md", "criteria.md", "eval-sets.md", "review.md", "traces.md"]
+DOCS = ["agents.md", "criteria.md", "eval-sets.md", "environments.md", "review.md", "traces.md"]
 FRAMEWORK_PAGES = {
     "frameworks/adk.md": "google.adk",
     "frameworks/langgraph.md": "langgraph",

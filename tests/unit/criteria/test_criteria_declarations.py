@@ -99,6 +99,7 @@ def test_the_built_in_criteria_are_these():
     assert {
         "calls_tool",
         "completes",
+        "end_state_match",
         "final_contains",
         "final_response_match_v2",
         "final_session_state_match",

@@ -1,0 +1,87 @@
+"""The order-desk agent: it looks orders up and refunds them, in the trial's own order
+database (``environment.py``), with the two tools of ``tools.py``.
+
+``agent`` is scripted (:func:`respond`): plain Python rules that need no model and no
+key, and that are sloppy the way real agents are, in a seeded share of trials (the same
+ones every run): it sometimes says an order was refunded without calling the refund
+tool, and sometimes refunds an order the desk's policy does not allow (not yet
+delivered). Its answers read right either way; only the database shows which trials
+did the work::
+
+    agentflow-eval run examples.order_desk.agent:agent \\
+        examples/order_desk/order_desk.evalset.json --config examples/order_desk/eval_config.json
+
+``llm_agent`` offers the same tools to a real model (``AGENTFLOW_EXAMPLE_MODEL``, default
+``openai/gpt-4o-mini``), to measure how reliably a model keeps the policy::
+
+    agentflow-eval run examples.order_desk.agent:llm_agent \\
+        examples/order_desk/order_desk.evalset.json --config examples/order_desk/eval_config.json
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+
+from agentflow_eval import Environment, LiteLLMAgent, PythonAgent, SessionContext
+from agentflow_eval.agents.base import TrajectoryRecorder
+
+from .tools import lookup_order, refund_order
+
+__all__ = ["SYSTEM_PROMPT", "agent", "llm_agent", "respond"]
+
+_ORDER = re.compile(r"\b[A-Z]-\d{4}\b")
+_SKIPS_THE_REFUND = 0.3
+"""The share of trials in which the scripted agent says "refunded" without refunding."""
+_BREAKS_THE_POLICY = 0.2
+"""The share of trials in which it refunds an order that was not delivered."""
+
+
+def respond(
+    message: str, recorder: TrajectoryRecorder, session: SessionContext, environment: Environment
+) -> str:
+    """Answer one customer message by rule, calling (and reporting) the tools."""
+    found = _ORDER.search(message)
+    if found is None:
+        return "Which order is it about? Please give me its number, like A-1001."
+    order_id = found.group()
+    with recorder.tool("lookup_order", {"order_id": order_id}) as call:
+        call.result = order = lookup_order(order_id, environment)
+    if "error" in order:
+        return f"I cannot find order {order_id}."
+    if "refund" not in message.lower():
+        return f"Order {order_id} ({order['item']}) is {order['status']}."
+    luck = random.Random(f"{session.case_id}#{session.trial_index}").random()
+    if order["status"] == "refunded":
+        return f"Order {order_id} was already refunded; there is nothing more to refund."
+    if order["status"] != "delivered" and luck >= _BREAKS_THE_POLICY:
+        return (
+            f"Order {order_id} is {order['status']}, not delivered yet: I can refund it once "
+            "it has arrived."
+        )
+    if luck >= _SKIPS_THE_REFUND or order["status"] != "delivered":
+        args = {"order_id": order_id, "reason": "customer request"}
+        with recorder.tool("refund_order", args) as call:
+            call.result = refund_order(order_id, "customer request", environment)
+    return f"Done: order {order_id} has been refunded, ${order['amount']:.2f}."
+
+
+agent = PythonAgent(respond, name="order_desk_agent")
+
+
+# ------------------------------------------------------------------- the same on a model
+
+SYSTEM_PROMPT = (
+    "You run an online shop's order desk. Look an order up with lookup_order before you "
+    "answer about it. Refund an order with refund_order only when it has been delivered "
+    "and was not refunded before; otherwise explain why you cannot. Say an order was "
+    "refunded only after refund_order succeeded."
+)
+
+llm_agent = LiteLLMAgent(
+    model=os.environ.get("AGENTFLOW_EXAMPLE_MODEL", "openai/gpt-4o-mini"),
+    system_prompt=SYSTEM_PROMPT,
+    tools=[lookup_order, refund_order],
+    name="order_desk_llm_agent",
+)
