@@ -72,7 +72,7 @@ def test_efficiency_gates_only_beyond_the_tolerance(
     args = ["compare", str(baseline), str(slower), "--fail-on-regression"]
     assert main([*args, "--json"]) == 0  # slower, reported: no tolerance was given
     document = json.loads(capsys.readouterr().out)
-    assert document["comparison_version"] == "1.3" and document["pairing"] == "paired"
+    assert document["comparison_version"] == "1.4" and document["pairing"] == "paired"
     latency = next(
         m for m in document["cases"][3]["efficiency"]["measures"] if m["measure"] == "latency"
     )

@@ -191,7 +191,7 @@ def test_json_field_names() -> None:
     baseline = run_with_counts([Counts("a", 10, 10), Counts("b", 5, 10)])
     candidate = run_with_counts([Counts("a", 0, 10), Counts("c", 5, 10)], run_id="c")
     document = json.loads(compare_runs(baseline, candidate).model_dump_json())
-    assert document["comparison_version"] == "1.3"
+    assert document["comparison_version"] == "1.4"
     assert document["overall"]["verdict"] == "regression"
     assert [(c["case_id"], c["verdict"]) for c in document["cases"]] == [
         ("a", "regression"),
