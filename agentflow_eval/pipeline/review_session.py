@@ -5,14 +5,16 @@ the run's labels as it is given, and the judges' agreement with the labels at th
 
 The sample is drawn the same way each time (the same run, options and seed), so a review
 stopped midway and started again asks for the trials it had left: "N of M labelled,
-resuming". Other reviewers' labels of the same trials do not count as this reviewer's:
-several people may label one trial, and their agreement with each other is measured.
+resuming". Content labelled in another run (an earlier night's, found through the label
+bank) is never asked again. Other reviewers' labels of this run's trials do not count as
+this reviewer's: several people may label one trial, and their agreement with each other
+is measured.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +36,7 @@ __all__ = [
     "LabelValue",
     "ReviewSession",
     "label_of",
+    "labelled_before",
     "open_review",
     "scale_of",
     "verdict_choices",
@@ -184,9 +187,10 @@ def open_review(params: ReviewParams, *, run: RunResult | None = None) -> Review
     run's labels read; its labels go to the label bank of the output folder the run
     folder is in (set ``bank`` to another).
 
-    The sample is drawn without this run's own labels, so the same options draw the same
-    trials each time: a stopped review resumes with those it had left, and a second
-    reviewer is asked about the same trials as the first."""
+    The sample leaves out content labelled in other runs, but not this run's own labels,
+    so the same options draw the same trials each time: a stopped review resumes with
+    those it had left, and a second reviewer is asked about the same trials as the
+    first."""
     run_dir = Path(params.run).resolve()
     paths = RunPaths(run_dir)
     if not paths.results.is_file():
@@ -196,14 +200,28 @@ def open_review(params: ReviewParams, *, run: RunResult | None = None) -> Review
         )
     if run is None:
         run = read_results_json(paths.results)
+    labels = read_labels(run_dir)
     plan = plan_review(
         run,
         criteria=params.criteria or None,
         size=params.size,
         width=params.width,
         disagreeing_first=params.disagreeing_first,
+        already_labelled=labelled_before(labels, run.run_id),
         seed=params.seed,
     )
     root = output_root_of(run_dir, run.eval_set_id)
     bank = LabelBank.in_folder(root) if root is not None else None
-    return ReviewSession(run_dir, run, plan, params.reviewer, read_labels(run_dir), bank)
+    return ReviewSession(run_dir, run, plan, params.reviewer, labels, bank)
+
+
+def labelled_before(labels: Sequence[Label], run_id: str) -> set[str]:
+    """The judged content labelled in other runs (an earlier night's, the run a re-judge
+    re-judged: their labels reach this run's folder when it is measured): never asked
+    again. This run's own labels are not among them, so the sample stays the same while
+    they are given."""
+    return {
+        label.content_key
+        for label in labels
+        if label.run_id != run_id and label.content_key is not None
+    }

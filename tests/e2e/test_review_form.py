@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import warnings
 from pathlib import Path
 from uuid import UUID
 
@@ -90,7 +91,14 @@ async def _answer(page: DevToolsPage, position: int, shot: Path | None) -> tuple
         await page.screenshot(shot, height=SHOT_HEIGHT)
         width, height = png_size(shot)
         assert width >= 1000 and height >= 1200
-    await dialog.submit()
+    try:
+        await dialog.submit()
+    except AssertionError as first:
+        # under load the UI has once shown "Something went wrong" and kept the dialog
+        # open; a person presses Submit again (a second failure fails the test, with
+        # what the server answered each time)
+        warnings.warn(f"Submit pressed again: {first}", stacklevel=1)
+        await dialog.submit()
     return text, note
 
 

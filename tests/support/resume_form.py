@@ -17,6 +17,24 @@ from tests.support.cdp import DevToolsPage
 __all__ = ["ResumeDialog"]
 
 MODAL = ".p-modal"
+_RECORD_RESUME_CALLS = """(() => {
+  if (window.__resumeCalls) return;
+  window.__resumeCalls = [];
+  const send = XMLHttpRequest.prototype.send;
+  const open = XMLHttpRequest.prototype.open;
+  XMLHttpRequest.prototype.open = function (method, url) {
+    this.__url = String(url);
+    return open.apply(this, arguments);
+  };
+  XMLHttpRequest.prototype.send = function (body) {
+    if (this.__url.includes('/resume')) {
+      this.addEventListener('loadend', () => window.__resumeCalls.push(
+        {status: this.status, body: String(body), response: String(this.responseText)}));
+    }
+    return send.apply(this, arguments);
+  };
+})()"""
+"""Keeps what the dialog sent to the server's resume endpoint, and what it answered."""
 
 
 class ResumeDialog:
@@ -104,7 +122,8 @@ class ResumeDialog:
 
     async def submit(self, timeout_s: float = 30) -> None:
         """Press Submit; return once the dialog closed (the server took the answer), or
-        fail with what the dialog says (a field it refused)."""
+        fail with what the dialog says (a field it refused) and what the server answered."""
+        await self.page.evaluate(_RECORD_RESUME_CALLS)
         await self.page.evaluate(
             f"Array.from(document.querySelectorAll('{MODAL} button'))"
             ".find(b => b.innerText.trim() === 'Submit').click()"
@@ -116,5 +135,6 @@ class ResumeDialog:
             await asyncio.sleep(0.3)
         raise AssertionError(
             f"the dialog stayed open after Submit:\n{await self.text()}\n"
-            f"the page said:\n{(await self.page.text())[-1500:]}"
+            f"the page said:\n{(await self.page.text())[-1500:]}\n"
+            f"the resume calls: {await self.page.evaluate('window.__resumeCalls')}"
         )

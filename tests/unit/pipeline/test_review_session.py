@@ -6,6 +6,7 @@ not counting as this reviewer's, and the judges measured against the labels at t
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from agentflow_eval.pipeline.review_session import (
     open_review,
     verdict_choices,
 )
-from agentflow_eval.review.labels import read_labels
+from agentflow_eval.review.labels import Label, append_labels, read_labels
 from tests.support.judged_runs import planted_run
 
 
@@ -101,3 +102,22 @@ def test_finishing_measures_the_judges_against_the_labels(run_dir: Path) -> None
 def test_a_folder_that_is_not_a_finished_run_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not a finished run folder"):
         open_review(ReviewParams(run=str(tmp_path)))
+
+
+def test_content_labelled_in_another_run_is_not_asked_again(run_dir: Path) -> None:
+    first = _open(run_dir).plan.items[0]
+    earlier = Label(
+        run_id="an-earlier-night",
+        case_id=first.case_id,
+        trial=first.trial,
+        criterion=first.criterion,
+        content_key=first.content_key,
+        label="pass",
+        reviewer="bob",
+        labelled_at=datetime(2026, 11, 20, tzinfo=UTC),
+    )
+    append_labels(run_dir, [earlier])  # as the run's measuring copies it from the bank
+    session = _open(run_dir)
+    assert first.content_key not in {item.content_key for item in session.plan.items}
+    assert session.done == 0
+    assert any(stratum.labelled == 1 for stratum in session.plan.strata)
