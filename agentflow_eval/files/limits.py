@@ -291,18 +291,19 @@ class LimitedYamlLoader(yaml.SafeLoader):
     name instead of read (reading one raises deep inside the parser)."""
 
 
-def _yaml_number(loader: yaml.SafeLoader, node: yaml.Node, read: Any) -> Any:
+def _yaml_int(loader: LimitedYamlLoader, node: yaml.ScalarNode) -> int | _LongNumber:
     value = str(node.value)
     if len(value) > MAX_NUMBER_DIGITS:
         return _LongNumber(len(value))
-    return read(loader, node)
+    return loader.construct_yaml_int(node)
 
 
-LimitedYamlLoader.add_constructor(
-    "tag:yaml.org,2002:int",
-    lambda loader, node: _yaml_number(loader, node, yaml.SafeLoader.construct_yaml_int),
-)
-LimitedYamlLoader.add_constructor(
-    "tag:yaml.org,2002:float",
-    lambda loader, node: _yaml_number(loader, node, yaml.SafeLoader.construct_yaml_float),
-)
+def _yaml_float(loader: LimitedYamlLoader, node: yaml.ScalarNode) -> float | _LongNumber:
+    value = str(node.value)
+    if len(value) > MAX_NUMBER_DIGITS:
+        return _LongNumber(len(value))
+    return loader.construct_yaml_float(node)
+
+
+LimitedYamlLoader.add_constructor("tag:yaml.org,2002:int", _yaml_int)
+LimitedYamlLoader.add_constructor("tag:yaml.org,2002:float", _yaml_float)
