@@ -24,6 +24,7 @@ from agentflow_eval.flows.support.trigger import trigger_track
 from agentflow_eval.models import defaults
 from agentflow_eval.models.request import (
     S3,
+    Alpha,
     JudgeModel,
     Labels,
     OutputDir,
@@ -50,6 +51,8 @@ from agentflow_eval.models.traces_request import (
 )
 from agentflow_eval.pipeline.score_traces import TracesOutcome, score_traces
 from agentflow_eval.redaction import install_log_redaction
+from agentflow_eval.tasks.support.artifacts import ArtifactScope
+from agentflow_eval.tasks.support.events import emit_comparison
 
 __all__ = ["evaluate_traces"]
 
@@ -79,6 +82,7 @@ async def evaluate_traces(
     track: Track = None,
     timeout_minutes: RunTimeout = defaults.RUN_TIMEOUT_MINUTES,
     max_file_mb: TraceMaxFileMb = defaults.TRACE_MAX_MB,
+    alpha: Alpha = 0.05,
     resume: ResumeBatch = None,
 ) -> TracesOutcome:
     """Score the production traces of `source` no earlier run read.
@@ -86,14 +90,27 @@ async def evaluate_traces(
     Each agent version's traces are scored in a run of the `evaluate` flow (their
     results, report and events as any run's, with the version, the traces' window and
     the share scored in each result); traces that failed are added to the candidates
-    eval set. Unreadable, truncated or hostile traces are counted, named and skipped:
-    they never fail the run. Bad input (a config whose criteria need references, a
-    source that cannot be listed) fails it before anything is read.
+    eval set. A version whose pass rate dropped significantly from the version before it
+    emits `agentflow.eval.regressed`. Unreadable, truncated or hostile traces are
+    counted, named and skipped: they never fail the run. Bad input (a config whose
+    criteria need references, a source that cannot be listed) fails it before anything
+    is read.
     """
     request = TracesRequest.from_flow_parameters(locals())
     if request.track is None:
         request = request.updated(track=await trigger_track())
     outcome = await score_traces(request, PrefectTracesRuntime(), batch_id=_batch_id())
+    for scored in outcome.versions:
+        if scored.comparison is not None:  # a drop from the version before it
+            run = scored.outcome.run
+            emit_comparison(
+                run,
+                scored.comparison,
+                report_url=scored.outcome.report_url
+                or (scored.outcome.run_dir / "report.html").as_uri(),
+                run_dir=scored.outcome.run_dir,
+                scope=ArtifactScope.current(run.track),
+            )
     await acreate_markdown_artifact(
         markdown=traces_markdown(outcome),
         key="traces-scored",

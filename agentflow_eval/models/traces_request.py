@@ -26,6 +26,7 @@ from agentflow_eval.models import defaults
 from agentflow_eval.models.request import (
     _BLANK_TEXT,
     S3,
+    Alpha,
     Flag,
     JudgeModel,
     Labels,
@@ -262,6 +263,7 @@ class TracesRequest(BaseModel):
     track: Track = None
     timeout_minutes: RunTimeout = defaults.RUN_TIMEOUT_MINUTES
     max_file_mb: TraceMaxFileMb = defaults.TRACE_MAX_MB
+    alpha: Alpha = 0.05
     resume: ResumeBatch = None
 
     def run_request(self, **values: Any) -> RunRequest:

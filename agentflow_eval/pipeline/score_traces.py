@@ -21,14 +21,18 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from agentflow_eval.compare.brief import comparison_lines
+from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.criteria.config_files import load_config
 from agentflow_eval.criteria.registry import spec_of
 from agentflow_eval.errors import InputError
+from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.files.errors import first_reason
 from agentflow_eval.files.loading import max_file_bytes
 from agentflow_eval.files.naming import safe_id
@@ -49,6 +53,7 @@ from agentflow_eval.traces.cursor import Cursor
 from agentflow_eval.traces.intake import IntakeOptions, read_new_traces
 from agentflow_eval.traces.recording import EVALSET_FILE
 from agentflow_eval.traces.summary import IntakeSummary, VersionRecording
+from agentflow_eval.traces.versions import compare_versions
 
 __all__ = [
     "TracesOutcome",
@@ -87,6 +92,8 @@ class VersionScored:
     recording: VersionRecording
     outcome: RunOutcome
     candidates: Candidates | None
+    comparison: RunComparison | None = None
+    """Against the version before it (the one whose traces began earlier), if any."""
 
 
 class TracesOutcome:
@@ -119,6 +126,9 @@ class TracesOutcome:
                 f"{totals.ci_high:.1%}), window {scored.recording.window_start:%Y-%m-%d %H:%M} "
                 f"to {scored.recording.window_end:%Y-%m-%d %H:%M} UTC: {where}"
             )
+            if scored.comparison is not None:
+                lines.append(f"  against {scored.comparison.baseline}:")
+                lines.extend(f"  {line}" for line in comparison_lines(scored.comparison)[1:])
             if scored.candidates is not None and scored.candidates.added:
                 lines.append(
                     f"  {scored.candidates.added} failing trace(s) added as candidate cases "
@@ -196,7 +206,28 @@ async def score_traces(
             else None
         )
         outcome.versions.append(VersionScored(version, done, candidates))
+    outcome.versions = _compared(outcome.versions, plan)
     return outcome
+
+
+def _compared(versions: list[VersionScored], plan: TracesPlan) -> list[VersionScored]:
+    """Each version, in the order its traces began, compared with the one before it
+    (:func:`agentflow_eval.traces.versions.compare_versions`); each comparison kept in
+    the version's recording as ``comparison.json``."""
+    ordered = sorted(versions, key=lambda v: v.recording.window_start)
+    compared = ordered[:1]
+    for before, after in itertools.pairwise(ordered):
+        record = compare_versions(
+            (before.recording.agent_version, before.outcome.run, Path(before.recording.folder)),
+            (after.recording.agent_version, after.outcome.run, Path(after.recording.folder)),
+            alpha=plan.request.alpha,
+            by_case=plan.request.case_attribute is not None,
+        )
+        write_text_atomically(
+            Path(after.recording.folder) / "comparison.json", [record.model_dump_json(indent=2)]
+        )
+        compared.append(replace(after, comparison=record))
+    return compared
 
 
 def plan_traces(

@@ -18,6 +18,7 @@ class CaseIndex:
         self._db = sqlite3.connect(path, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=OFF")
         self._db.execute("PRAGMA synchronous=OFF")
+        self._db.execute("PRAGMA cache_size=-256")  # KiB: a version's index, not its traces
         self._db.execute("CREATE TABLE cases (id TEXT PRIMARY KEY, trials INTEGER NOT NULL)")
         self._db.execute("BEGIN")
 

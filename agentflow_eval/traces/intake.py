@@ -301,6 +301,7 @@ class _Intake:
             end_ns=trace.end_ns,
             cut=trace.cut,
             redacted=trace.redacted,
+            stratum=dict(zip(self.options.sampled_by[1:], stratum[1:], strict=True)),
         )
         recording.add(trial, case, entry)
         self.counts.scored += 1

@@ -57,6 +57,8 @@ class TraceEntry:
     end_ns: int
     cut: int = 0
     redacted: int = 0
+    stratum: dict[str, str] = field(default_factory=dict)
+    """The values of the strata it was sampled in (the agent's version aside)."""
 
     def data(self) -> dict[str, Any]:
         return dict(self.__dict__)

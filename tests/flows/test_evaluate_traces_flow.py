@@ -5,6 +5,7 @@ artifact, and a second run reads nothing again."""
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 from pathlib import Path
@@ -16,12 +17,13 @@ from prefect.client.schemas.filters import (
     FlowRunFilter,
     FlowRunFilterParentTaskRunId,
 )
+from prefect.testing.fixtures import asserting_events_worker  # noqa: F401 (a fixture)
 from prefect.utilities.callables import parameter_schema
 
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.flows.evaluate_traces import evaluate_traces
 from agentflow_eval.models.traces_request import TracesRequest
-from tests.support.otlp_traces import AgentTrace, export_request, write_s3_layout
+from tests.support.otlp_traces import BASE_NS, AgentTrace, export_request, write_s3_layout
 from tests.support.prefect_records import task_runs_of
 
 
@@ -94,3 +96,52 @@ async def test_a_flow_run_scores_each_version_in_an_evaluate_run_and_reads_once(
     ]
     assert "7 agent trace(s), 7 scored" in artifact.data
     assert "3 failing trace(s) added as candidate cases" in artifact.data
+
+
+async def test_a_drop_between_versions_is_emitted_as_a_regression_event(
+    tmp_path: Path,
+    asserting_events_worker,  # noqa: F811
+) -> None:
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"criteria": {"within_budget": {"max_tool_calls": 0}}}))
+    minute = 60_000_000_000
+    old = [
+        AgentTrace(f"v1-{n}", version="1.0", tool=None, start_ns=BASE_NS + n * minute)
+        for n in range(20)
+    ]
+    new = [
+        AgentTrace(
+            f"v2-{n}",
+            version="2.0",
+            tool=None if n < 6 else "get_weather",
+            start_ns=BASE_NS + (100 + n) * minute,
+        )
+        for n in range(20)
+    ]
+    write_s3_layout(tmp_path / "traces", [export_request(old), export_request(new)])
+    request = TracesRequest(
+        source=str(tmp_path / "traces"), config=str(config), output_dir=str(tmp_path / "out")
+    )
+
+    outcome = await evaluate_traces(**request.flow_parameters())
+
+    await asyncio.to_thread(asserting_events_worker.wait_until_empty)
+    regressed = [
+        e for e in asserting_events_worker._client.events if e.event == "agentflow.eval.regressed"
+    ]
+    assert len(regressed) == 1
+    (event,) = regressed
+    new_run = outcome.versions[1].outcome.run
+    assert event.resource.id == f"agentflow.eval-set.{new_run.eval_set_id}"
+    assert event.payload["agent_version"] == "2.0"
+    assert event.payload["run_id"] == new_run.run_id
+    assert event.payload["regressed_cases"] == [
+        {
+            "case_id": "all traces",
+            "baseline": "20/20",
+            "candidate": "6/20",
+            "change": -0.7,
+            "p_adjusted": event.payload["regressed_cases"][0]["p_adjusted"],
+        }
+    ]
+    assert event.payload["regressed_cases"][0]["p_adjusted"] < 0.001
