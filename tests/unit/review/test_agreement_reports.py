@@ -116,7 +116,7 @@ def test_the_comparison_of_two_labelled_runs_shows_both_sides(doubtful: RunResul
     )
     record = RunComparison(baseline="doubtful", comparison=comparison)
     [line] = [line for line in comparison_lines(record) if "against people" in line]
-    assert "agreement 78% (70%–84%) → 96%" in line and "untrustworthy in the baseline" in line
+    assert "agreement 78% (69%–84%) → 96%" in line and "untrustworthy in the baseline" in line
     assert "**Judges against people**" in comparison_markdown(record)
     assert "Judges against people" in render_html(later, record)
     # a run without labels compares as before: no judge line
