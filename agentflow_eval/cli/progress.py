@@ -15,13 +15,14 @@ and failed so far, rate, time left; honours ``NO_COLOR``) and :class:`PlainDispl
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
+
+from agentflow_eval.files.limits import parse_json
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
@@ -64,9 +65,9 @@ class StageFile:
         for line in lines:
             if line.strip():
                 try:
-                    records.append(json.loads(line))
+                    records.append(parse_json(line, self.path))
                 except ValueError:  # a torn line a crashed process left; resume cuts it
-                    continue
+                    continue  # (or one past the limits, which the run's stage refuses)
         return records
 
 

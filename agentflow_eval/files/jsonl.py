@@ -15,11 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from agentflow_eval.files.limits import (
     MAX_FILE_BYTES,
     UnreadableFile,
+    not_a,
     parse_json,
     size_text,
     validate_json,
@@ -27,6 +28,7 @@ from agentflow_eval.files.limits import (
 
 __all__ = [
     "JsonlWriter",
+    "check_records",
     "iter_lines_with_offsets",
     "iter_raw",
     "iter_records",
@@ -114,6 +116,26 @@ def iter_records(path: Path, model: type[M]) -> Iterator[M]:
                 return  # torn tail: written by a process that died mid-line
             if line.strip():
                 yield validate_record(line, model, path, f"line {number}")
+
+
+def check_records(path: Path, model: type[M]) -> Iterator[dict[str, Any]]:
+    """Each record of ``path`` as :func:`iter_raw` reads it, each also checked to be a
+    ``model``: a folder read back (a resume, a re-judge) is refused at once, naming the
+    line, rather than by the stage that would meet the line later."""
+    if not path.exists():
+        return
+    with path.open("rb") as handle:
+        for number, line in _lines(handle, path):
+            if not line.endswith(b"\n"):
+                return
+            if line.strip():
+                place = f"line {number}"
+                record = parse_record(line, path, place)
+                try:
+                    model.model_validate(record)
+                except ValidationError as exc:
+                    raise not_a(model, exc, _where(path, place)) from None
+                yield record
 
 
 def iter_raw(path: Path) -> Iterator[dict[str, Any]]:

@@ -45,6 +45,7 @@ __all__ = [
     "check_file",
     "check_tree",
     "max_file_bytes",
+    "not_a",
     "parse_json",
     "read_file_bytes",
     "read_json_file",
@@ -231,16 +232,22 @@ def validate_json(model: type[M], data: bytes | str, source: str | Path) -> M:
     try:
         return model.model_validate_json(data)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        if error["type"] == "json_invalid":
+        if exc.errors()[0]["type"] == "json_invalid":
             parse_json(data, source)  # says what is wrong in this module's words, if it can
-        field = ".".join(str(part) for part in error["loc"])
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise UnreadableFile(
-            source,
-            f"not a {model.__name__}: {printable(str(error['msg']), keep_newlines=False)}{more}",
-            field=printable(field, keep_newlines=False) or None,
-        ) from None
+        raise not_a(model, exc, source) from None
+
+
+def not_a(model: type[BaseModel], exc: ValidationError, source: str | Path) -> UnreadableFile:
+    """The refusal of data from ``source`` that is not a ``model`` (``exc`` says why):
+    its first problem, with its field."""
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error["loc"])
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return UnreadableFile(
+        source,
+        f"not a {model.__name__}: {printable(str(error['msg']), keep_newlines=False)}{more}",
+        field=printable(field, keep_newlines=False) or None,
+    )
 
 
 def check_tree(data: Any, source: str | Path) -> None:

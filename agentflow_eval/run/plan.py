@@ -56,7 +56,12 @@ from agentflow_eval.run.meta import RunMeta, is_simulated, judge_model_of
 from agentflow_eval.run.paths import RunPaths, new_run_id
 from agentflow_eval.run.rejudge_source import RejudgeSource, read_rejudge_source
 from agentflow_eval.run.resumable import completed_keys
-from agentflow_eval.run.resume import ResumeMismatch, check_resume, fingerprint
+from agentflow_eval.run.resume import (
+    ResumeMismatch,
+    check_resume,
+    check_stage_files,
+    fingerprint,
+)
 from agentflow_eval.run.run_json import RunRecord, record_elapsed, write_run_json
 from agentflow_eval.run.selection import describe_selection, select_cases, shard_of
 from agentflow_eval.run.settings import (
@@ -268,6 +273,7 @@ def plan_run(
         lock = _resumed_lock(paths.run_dir, held)
         try:
             check_resume(record, selected, options, subject)
+            check_stage_files(paths)
             runs_per_case = record.runs_per_case(settings.runs)
         except BaseException:
             lock.release()

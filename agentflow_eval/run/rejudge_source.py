@@ -22,11 +22,11 @@ from typing import Any
 
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.errors import EvalFileError
-from agentflow_eval.files.jsonl import iter_raw
+from agentflow_eval.files.jsonl import check_records
 from agentflow_eval.files.limits import MAX_RESULTS_BYTES, UnreadableFile, read_json_file
 from agentflow_eval.models.recorded import RECORDED_KEY, RecordedRun
 from agentflow_eval.models.request import RunRequest
-from agentflow_eval.models.results import RejudgedFrom
+from agentflow_eval.models.results import RejudgedFrom, Trial
 from agentflow_eval.run.inputs import RunInputs
 from agentflow_eval.run.paths import RunPaths
 from agentflow_eval.run.run_json import RunRecord
@@ -127,7 +127,7 @@ def read_rejudge_source(run_dir: str | Path) -> RejudgeSource:
         )
     record = RunRecord.read(folder)
     case_ids: dict[str, None] = {}
-    for raw in iter_raw(paths.trials):
+    for raw in check_records(paths.trials, Trial):  # read back whole before a stage does
         case_ids.setdefault(str(raw["case_id"]), None)
     if not case_ids:
         raise InputError(f"{run_dir}: the run has no trials (trials.jsonl) to judge again")

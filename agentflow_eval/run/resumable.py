@@ -10,7 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from agentflow_eval.files.jsonl import iter_raw
+from pydantic import BaseModel
+
+from agentflow_eval.files.jsonl import iter_records
+from agentflow_eval.files.limits import UnreadableFile
 
 __all__ = ["StageCounts", "TrialKey", "completed_keys", "run_pool"]
 
@@ -29,13 +32,31 @@ class StageCounts:
     elapsed_s: float = 0.0
 
 
+class _Key(BaseModel):
+    case_id: str
+    trial_index: int
+
+
+class _Line(BaseModel):
+    """A line of a trials file (the key at its top) or of a judged file (under
+    ``trial``): only the key is read, the rest of the line skipped."""
+
+    case_id: str | None = None
+    trial_index: int | None = None
+    trial: _Key | None = None
+
+    def key(self, path: Path) -> TrialKey:
+        if self.trial is not None:
+            return self.trial.case_id, self.trial.trial_index
+        if self.case_id is None or self.trial_index is None:
+            raise UnreadableFile(path, "a line without a trial's case_id and trial_index")
+        return self.case_id, self.trial_index
+
+
 def completed_keys(path: Path) -> set[TrialKey]:
-    """The (case, trial) keys already written to a trials or judged file."""
-    keys: set[TrialKey] = set()
-    for raw in iter_raw(path):
-        trial = raw.get("trial", raw)
-        keys.add((trial["case_id"], int(trial["trial_index"])))
-    return keys
+    """The (case, trial) keys already written to a trials or judged file (read as every
+    line is, within the limits: :func:`~agentflow_eval.files.jsonl.iter_records`)."""
+    return {line.key(path) for line in iter_records(path, _Line)}
 
 
 async def run_pool(

@@ -1,7 +1,8 @@
 """What a resume must find unchanged: the eval set it was started with (its id, each
 case's content), the judging config, the runs per case, and what it measures (the agent's
 spec and source file, the agent's model and the judges' model). Anything else is refused
-in one line, the folder left as it was."""
+in one line, the folder left as it was; so is a folder whose trials or judged trials
+cannot be read back, before any stage meets them."""
 
 from __future__ import annotations
 
@@ -11,13 +12,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentflow_eval.errors import InputError
+from agentflow_eval.files.jsonl import check_records
 from agentflow_eval.files.naming import printable
+from agentflow_eval.models.results import Trial, TrialResult
 from agentflow_eval.run.agent_code import RunSubject
 from agentflow_eval.run.inputs import RunInputs
+from agentflow_eval.run.paths import RunPaths
 from agentflow_eval.run.run_json import RunRecord
 from agentflow_eval.run.settings import RunOptions
 
-__all__ = ["ResumeMismatch", "check_resume", "fingerprint"]
+__all__ = ["ResumeMismatch", "check_resume", "check_stage_files", "fingerprint"]
 
 
 class ResumeMismatch(InputError):
@@ -153,3 +157,14 @@ def _subject_changes(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[
 
 def _shown(value: Any) -> str:
     return "none" if value is None else f"'{printable(str(value), keep_newlines=False)}'"
+
+
+def check_stage_files(paths: RunPaths) -> None:
+    """Refuse (:class:`~agentflow_eval.files.limits.UnreadableFile`, one line naming the
+    file and line) a resumed folder whose ``trials.jsonl`` or ``judged.jsonl`` holds a
+    line past the limits every file is held to, or one that is not a trial (a judged
+    trial): the stages would meet it mid-run."""
+    for _ in check_records(paths.trials, Trial):
+        pass
+    for _ in check_records(paths.judged, TrialResult):
+        pass

@@ -10,6 +10,7 @@ import pytest
 from support.sample_results import sample_run, write_run_dir
 from support.seaweed import SeaweedFS
 
+from agentflow_eval.files.gates_json import GateRecord, write_gates_json
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
 from agentflow_eval.publish.publisher import (
@@ -151,3 +152,24 @@ def test_store_down_keeps_the_run_and_publish_uploads_it_later(
         "run_id"
     ] == (run.run_id)
     assert not (run_dir / PENDING_MARKER).exists()
+
+
+def test_a_run_that_failed_its_gate_is_published_but_not_latest(
+    seaweed: SeaweedFS, tmp_path: Path
+) -> None:
+    """The folder's gates.json decides, on S3 as on a folder (tests/unit/publish/
+    test_publish_edges.py runs the gates themselves)."""
+    target = s3_target(seaweed, "gated", credentials=credentials(seaweed))
+    _, passed = make_run_dir(tmp_path, "gate0001")
+    assert publish_run(passed, target).published
+    _, failed = make_run_dir(tmp_path / "later", "gate0002")
+    reason = "pass rate 40% (8 of 20 trials) is below min_pass_rate 90%"
+    write_gates_json(failed, GateRecord(failed=True, reasons=[reason]))
+    outcome = publish_run(failed, target)
+    assert outcome.published and f"it failed its gate ({reason})" in outcome.message
+    base = "gated/travel_agent_nightly"
+    runs = json.loads(read_back(seaweed, f"{base}/runs.json")[1])["runs"]
+    assert {r["run_id"] for r in runs} == {"gate0001", "gate0002"}
+    assert json.loads(read_back(seaweed, f"{base}/latest.json")[1])["run_id"] == "gate0001"
+    folder = f"{base}/{failed.name}/gates.json"
+    assert json.loads(read_back(seaweed, folder)[1])["failed"] is True

@@ -27,7 +27,7 @@ from agentflow_eval.files.limits import (
 )
 from agentflow_eval.models.results import Trial
 from agentflow_eval.pipeline.evaluate import evaluate
-from tests.support.faults import ANSWER, answer_config, answer_evalset
+from tests.support.faults import ANSWER, answer_config, answer_evalset, unfinished_run_dir
 
 ROOT = Path(__file__).resolve().parents[3]
 LONG = "9" * 100_000
@@ -211,3 +211,29 @@ def test_a_line_longer_than_a_record_may_be_is_refused_unread(
     path.write_text('{"a": 1}\n' + '{"b": "' + "x" * 200 + '"}\n')
     with pytest.raises(UnreadableFile, match=r"trials\.jsonl \(line 2\): a line of more than"):
         list(jsonl.iter_raw(path))
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        (f'{{"case_id": "c00", "trial_index": 0, "turns": {DEEP}}}', DEEP_SAYS),
+        ('{"case_id": "c00", "trial_index": "first"}', "field trial_index: not a Trial: "),
+    ],
+    ids=["deep", "not a trial"],
+)
+def test_a_resume_refuses_a_damaged_trials_file_before_it_starts(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    line: str,
+    says: str,
+) -> None:
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
+    monkeypatch.chdir(ROOT)
+    run_dir = unfinished_run_dir(tmp_path, "tests.unit.files.test_limits:agent")
+    trials = run_dir / "trials.jsonl"
+    trials.write_text(line + "\n")
+    assert main(["run", "--resume", str(run_dir), "--no-prefect"]) == 2
+    said = _one_line_error(capsys)
+    assert said.startswith(f"{trials} (line 1): ") and says in said
+    assert trials.read_text() == line + "\n" and not (run_dir / "judged.jsonl").exists()
