@@ -100,11 +100,12 @@ class BatchFolder:
     def save(self, checkpoint: Checkpoint) -> None:
         write_text_atomically(self.root / "checkpoint.json", [checkpoint.model_dump_json()])
 
-    def claims_after(self, read: int) -> Iterator[str]:
-        """The keys claimed after the first ``read`` claims."""
+    def claims_after(self, read: int) -> Iterator[tuple[str, int]]:
+        """The keys claimed after the first ``read`` claims, with when each object was
+        written (nanoseconds)."""
         for number, raw in enumerate(iter_raw(self.root / "claims.jsonl")):
             if number >= read:
-                yield str(raw["key"])
+                yield str(raw["key"]), int(raw.get("modified_ns") or 0)
 
     def claims(self) -> IO[str]:
         """``claims.jsonl``, to append to."""

@@ -32,7 +32,8 @@ from agentflow_eval.storage.base import ListingStore
 from agentflow_eval.traces.batch import BatchFolder, Checkpoint
 from agentflow_eval.traces.bounds import Limits
 from agentflow_eval.traces.cursor import Cursor
-from agentflow_eval.traces.reading import RecordedTrace, TraceProblem, traces_in
+from agentflow_eval.traces.problem import TraceProblem
+from agentflow_eval.traces.reading import traces_in
 from agentflow_eval.traces.recording import Recording, TraceEntry
 from agentflow_eval.traces.sampling import Sampler, Share, Stratum
 from agentflow_eval.traces.summary import (
@@ -43,6 +44,7 @@ from agentflow_eval.traces.summary import (
 )
 from agentflow_eval.traces.trials import (
     NotAnAgentTrace,
+    Recorded,
     implicit_case,
     recorded_trial,
     recorded_turns,
@@ -108,7 +110,7 @@ class _Intake:
         point = batch.checkpoint() or Checkpoint()
         self.claims_read = point.claims_read
         self.counts = point.counts
-        self.sampler: Sampler[tuple[RecordedTrace, Stratum]] = Sampler(
+        self.sampler: Sampler[tuple[Recorded, Stratum]] = Sampler(
             options.sample_rate, options.sampled_by
         )
         self.sampler.restore(
@@ -132,9 +134,9 @@ class _Intake:
         ):
             self.problems_file = problems
             self.altered_file = altered
-            for key in list(self.batch.claims_after(self.claims_read)):  # a resumed batch's
-                if self.cursor.claimed_by(key) == self.batch.batch_id:
-                    self._read(key)
+            for key, modified_ns in list(self.batch.claims_after(self.claims_read)):
+                if self.cursor.claimed_by(key) == self.batch.batch_id:  # a resumed batch's
+                    self._read(key, modified_ns)
                 self.claims_read += 1
             self._checkpoint()
             read_before = self.cursor.read_before()
@@ -146,10 +148,11 @@ class _Intake:
                 if limit is not None and self.counts.objects_read >= limit:
                     self.counts.objects_left += 1
                     continue
-                claims.write(json.dumps({"key": stored.key}) + "\n")
+                modified_ns = int(stored.modified.timestamp() * 1e9)
+                claims.write(json.dumps({"key": stored.key, "modified_ns": modified_ns}) + "\n")
                 claims.flush()
                 if self.cursor.claim(stored.key, self.batch.batch_id):
-                    self._read(stored.key)
+                    self._read(stored.key, modified_ns)
                 else:
                     self.counts.objects_claimed_elsewhere += 1
                 self.claims_read += 1
@@ -188,7 +191,7 @@ class _Intake:
 
     # -- one object -----------------------------------------------------------------------
 
-    def _read(self, key: str) -> None:
+    def _read(self, key: str, modified_ns: int) -> None:
         self.counts.objects_read += 1
         try:
             stream = self.source.open_listed(key)
@@ -206,6 +209,7 @@ class _Intake:
                 key,
                 limits=self.options.limits,
                 max_bytes=self.options.max_line_bytes,
+                modified_ns=modified_ns,
             ):
                 if isinstance(item, TraceProblem):
                     self._problem(item)
@@ -214,7 +218,7 @@ class _Intake:
         finally:
             stream.close()
 
-    def _trace(self, trace: RecordedTrace) -> None:
+    def _trace(self, trace: Recorded) -> None:
         incomplete = trace.incomplete()
         try:
             turns = recorded_turns(trace)
@@ -252,12 +256,12 @@ class _Intake:
         if self.sampler.consider(stratum, trace.trace_id, (trace, stratum)):
             self._record(trace, stratum, turns)
 
-    def _window(self, version: str, trace: RecordedTrace) -> None:
+    def _window(self, version: str, trace: Recorded) -> None:
         about = self._version(version, trace)
         about["start_ns"] = min(about.get("start_ns") or trace.start_ns, trace.start_ns)
         about["end_ns"] = max(about.get("end_ns") or 0, trace.end_ns)
 
-    def _version(self, version: str, trace: RecordedTrace) -> dict[str, Any]:
+    def _version(self, version: str, trace: Recorded) -> dict[str, Any]:
         about = self.versions.get(version)
         if about is None:
             taken = {v["folder"] for v in self.versions.values()}
@@ -275,9 +279,7 @@ class _Intake:
             )
         return about
 
-    def _record(
-        self, trace: RecordedTrace, stratum: Stratum, turns: list[Turn] | None = None
-    ) -> None:
+    def _record(self, trace: Recorded, stratum: Stratum, turns: list[Turn] | None = None) -> None:
         recording = self.recordings[stratum[0]]
         attribute = self.options.case_attribute
         case_id = (trace.attribute(attribute) if attribute else None) or trace.trace_id

@@ -27,8 +27,10 @@ from agentflow_eval.redaction import redact, redact_named_data
 from agentflow_eval.storage.base import ReadableStream
 from agentflow_eval.traces.bounds import Limits, bounded
 from agentflow_eval.traces.documents import Document, documents_of
+from agentflow_eval.traces.problem import TraceProblem
+from agentflow_eval.traces.sessions import RecordedSession, session_of
 
-__all__ = ["RecordedTrace", "TraceProblem", "hex_id", "traces_in"]
+__all__ = ["RecordedTrace", "hex_id", "traces_in"]
 
 _HEX_ID = re.compile(r"^[0-9a-fA-F]{16,32}$")
 
@@ -119,26 +121,14 @@ class RecordedTrace:
         return f"{self.key}:{self.line} trace {self.trace_id}"
 
 
-@dataclass(frozen=True)
-class TraceProblem:
-    """What could not be read, named: the object, the line, the trace when known."""
-
-    key: str
-    line: int
-    reason: str
-    trace_id: str | None = None
-
-    @property
-    def named(self) -> str:
-        trace = f" trace {self.trace_id}" if self.trace_id else ""
-        return f"{self.key}:{self.line}{trace}"
-
-
 def traces_in(
-    stream: ReadableStream, key: str, *, limits: Limits, max_bytes: int
-) -> Iterator[RecordedTrace | TraceProblem]:
+    stream: ReadableStream, key: str, *, limits: Limits, max_bytes: int, modified_ns: int = 0
+) -> Iterator[RecordedTrace | RecordedSession | TraceProblem]:
     """The traces of the object ``key`` read from ``stream``, in the order each first
-    appears, then what could not be read of it."""
+    appears, then what could not be read of it. A document that is not an OTLP export but
+    a conversation an agent kept (an ADK session, an OpenAI-style transcript) is a trace
+    too (:mod:`.sessions`; ``modified_ns``, when the object was written, is its time
+    where it says none)."""
     found: dict[str, RecordedTrace] = {}
     broken: dict[str, TraceProblem] = {}
     problems: list[TraceProblem] = []
@@ -149,8 +139,17 @@ def traces_in(
             continue
         exports = resource_spans(item.value) if isinstance(item.value, dict) else None
         if not exports:
+            kept = session_of(item.value, key, item.line, limits, modified_ns)
+            if kept is not None:
+                yield kept
+                continue
             problems.append(
-                TraceProblem(key, item.line, 'not an OTLP trace export (no "resourceSpans")')
+                TraceProblem(
+                    key,
+                    item.line,
+                    'not an OTLP trace export (no "resourceSpans"), an ADK session or a '
+                    "chat transcript",
+                )
             )
             continue
         for resource in exports:

@@ -19,8 +19,12 @@ from agentflow_eval.models.evalset import EvalCase, Invocation, Message
 from agentflow_eval.models.results import Trial, TrialError, Turn
 from agentflow_eval.redaction import redact_named_data
 from agentflow_eval.traces.reading import RecordedTrace
+from agentflow_eval.traces.sessions import RecordedSession
 
-__all__ = ["NotAnAgentTrace", "implicit_case", "recorded_trial", "trace_time"]
+__all__ = ["NotAnAgentTrace", "Recorded", "implicit_case", "recorded_trial", "trace_time"]
+
+Recorded = RecordedTrace | RecordedSession
+"""A production trace: an OTLP trace's spans, or a conversation an agent kept."""
 
 
 class NotAnAgentTrace(ValueError):
@@ -28,15 +32,19 @@ class NotAnAgentTrace(ValueError):
     collector keeps), which is not scored."""
 
 
-def trace_time(trace: RecordedTrace) -> datetime:
+def trace_time(trace: Recorded) -> datetime:
     """When the trace began (UTC)."""
     return datetime.fromtimestamp(trace.start_ns / 1e9, UTC)
 
 
-def recorded_turns(trace: RecordedTrace) -> list[Turn]:
+def recorded_turns(trace: Recorded) -> list[Turn]:
     """The agent turns the trace tells; raises :class:`NotAnAgentTrace` when none has a
     user message."""
-    turns = turns_of(trace.spans)
+    turns = (
+        list(trace.conversation.turns)
+        if isinstance(trace, RecordedSession)
+        else turns_of(trace.spans)
+    )
     if not any(turn.user_text for turn in turns):
         raise NotAnAgentTrace(
             f"{trace.named}: no agent turn (no span with gen_ai.operation.name chat, "
@@ -46,16 +54,18 @@ def recorded_turns(trace: RecordedTrace) -> list[Turn]:
 
 
 def recorded_trial(
-    trace: RecordedTrace, case_id: str, trial_index: int, turns: list[Turn] | None = None
+    trace: Recorded, case_id: str, trial_index: int, turns: list[Turn] | None = None
 ) -> Trial:
     """Trial ``trial_index`` of ``case_id``: what the trace recorded (its ``turns``, when
     read already), redacted once more as a whole (arguments its tool calls were given
     are read from JSON texts)."""
     turns = turns if turns is not None else recorded_turns(trace)
-    root = trace.root
     error = None
-    if root is not None and root.error is not None:
-        error = TrialError(kind="exception", message=root.error, type="trace status ERROR")
+    state = None
+    if isinstance(trace, RecordedSession):
+        state = trace.conversation.final_state
+    elif trace.root is not None and trace.root.error is not None:
+        error = TrialError(kind="exception", message=trace.root.error, type="trace status ERROR")
     started = trace_time(trace)
     trial = Trial(
         case_id=case_id,
@@ -64,15 +74,19 @@ def recorded_trial(
         error=error,
         started_at=started,
         duration_ms=max(0.0, (trace.end_ns - trace.start_ns) / 1e6),
+        final_session_state=state,
     )
     clean: dict[str, Any] = redact_named_data(trial.model_dump(mode="json"))
     return Trial.model_validate(clean)
 
 
-def implicit_case(trace: RecordedTrace, case_id: str, turns: list[Turn]) -> EvalCase:
-    """The case a trace stands for: its user turns, no reference, and where it came
-    from (``metadata``: the trace id, its start, the object it was read from)."""
+def implicit_case(trace: Recorded, case_id: str, turns: list[Turn]) -> EvalCase:
+    """The case a trace stands for: its user turns (from where a kept session started),
+    no reference, and where it came from (``metadata``: the trace id, its start, the
+    object it was read from)."""
+    started_with = trace.conversation.session_input if isinstance(trace, RecordedSession) else None
     return EvalCase(
+        session_input=started_with,
         eval_id=case_id,
         conversation=[
             Invocation(

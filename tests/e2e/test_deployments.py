@@ -21,7 +21,9 @@ from uuid import UUID
 import pytest
 from prefect.client.orchestration import PrefectClient
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterDeploymentId
+from prefect.states import Scheduled
 
+from tests.support.otlp_traces import AgentTrace, export_request, write_s3_layout
 from tests.support.prefect_server import (
     PREFECT,
     PrefectServer,
@@ -384,3 +386,83 @@ def test_deploying_with_a_project_folder_that_does_not_exist_is_refused(deployed
     )
     assert result.returncode != 0
     assert f"project folder {missing} does not exist" in result.stdout + result.stderr
+
+
+async def _traces_runs(api_url: str, count: int, where, timeout_s: float = 300):
+    """The finished runs of evaluate-traces/production matching ``where``, once there are
+    ``count``."""
+    async with PrefectClient(api=api_url) as client:
+        target = await client.read_deployment_by_name("evaluate-traces/production")
+        of_deployment = FlowRunFilter(deployment_id=FlowRunFilterDeploymentId(any_=[target.id]))
+        for _ in range(int(timeout_s / 2)):
+            runs = await client.read_flow_runs(flow_run_filter=of_deployment)
+            finished = [r for r in runs if r.state and r.state.is_final() and where(r)]
+            if len(finished) >= count:
+                return sorted(finished, key=lambda r: r.created)
+            await asyncio.sleep(2)
+    raise AssertionError(f"no {count} finished runs of evaluate-traces/production")
+
+
+def _land_traces(source: Path, names: list[str]) -> None:
+    start = len(list(source.rglob("*.json"))) if source.exists() else 0
+    traces = [AgentTrace(name, tool=None) for name in names]
+    write_s3_layout(source, [export_request([trace]) for trace in traces], start=start)
+
+
+def _trials(out: Path) -> int:
+    return sum(
+        json.loads(path.read_text())["totals"]["trials"]
+        for path in out.glob("traces-*/*/results.json")
+    )
+
+
+def test_production_traces_are_scored_on_schedule_and_when_new_ones_land(deployed, tmp_path):
+    home, api_url, worker_log, project = deployed
+
+    async def start_the_next_scheduled_run() -> UUID:
+        async with PrefectClient(api=api_url) as client:
+            deployment = await client.read_deployment_by_name("evaluate-traces/production")
+            assert [s.schedule.interval.total_seconds() for s in deployment.schedules] == [900]
+            of_deployment = FlowRunFilter(
+                deployment_id=FlowRunFilterDeploymentId(any_=[deployment.id])
+            )
+            for _ in range(30):
+                scheduled = [
+                    r
+                    for r in await client.read_flow_runs(flow_run_filter=of_deployment)
+                    if r.state_name == "Scheduled" and r.auto_scheduled
+                ]
+                if scheduled:
+                    break
+                await asyncio.sleep(1)
+            first = min(scheduled, key=lambda r: r.expected_start_time)
+            await client.set_flow_run_state(first.id, Scheduled(), force=True)  # due now
+            return first.id
+
+    scheduled_id = asyncio.run(start_the_next_scheduled_run())
+    (run,) = asyncio.run(_traces_runs(api_url, 1, where=lambda r: r.id == scheduled_id))
+    assert run.state.is_completed(), worker_log.read_text()[-3000:]
+    shipped = project / "eval-results" / "production"
+    assert _trials(shipped) == 12  # the example's traces, both versions
+    assert (shipped / "failures.evalset.json").is_file()
+
+    # traces land elsewhere: each landed event scores what no run read before
+    source, out = tmp_path / "landed", tmp_path / "scores"
+    payload = {"source": str(source), "output_dir": str(out)}
+
+    def land(names: list[str], count: int) -> None:
+        _land_traces(source, names)
+        args = ["event", "emit", "agentflow.traces.landed", "--resource",
+                json.dumps({"prefect.resource.id": "agentflow.traces.landed-bucket"}),
+                "--payload", json.dumps(payload)]  # fmt: skip
+        prefect_cli(home, api_url, *args, cwd=project)
+        runs = asyncio.run(
+            _traces_runs(api_url, count, where=lambda r: r.parameters["source"] == str(source))
+        )
+        assert all(r.state.is_completed() for r in runs), worker_log.read_text()[-3000:]
+
+    land(["first-0", "first-1", "first-2"], 1)
+    assert _trials(out) == 3
+    land(["second-0", "second-1"], 2)
+    assert _trials(out) == 5  # the second run scored the two new ones alone
+    assert len(list(out.glob("traces-*/*/results.json"))) == 2

@@ -25,7 +25,9 @@ from agentflow_eval.redaction import (
     install_log_redaction,
     redact,
     redact_data,
+    redact_named_data,
     register_secret,
+    secret_field,
 )
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 from tests.support.faults import ANSWER, answer_evalset
@@ -264,3 +266,42 @@ def test_a_presigned_link_keeps_its_access_key_id_and_works_where_printed(
     assert link in cleaned and legacy in cleaned
     assert f"(key {REDACTED}, secret {REDACTED})" in cleaned
     assert redact_data({"urls": {"report": link}}) == {"urls": {"report": link}}
+
+
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [
+        ("db.password", True),
+        ("http.request.header.authorization", True),
+        ("api_key", True),
+        ("x-api-key", True),
+        ("access_token", True),
+        ("set-cookie", True),
+        ("gen_ai.usage.input_tokens", False),
+        ("max_tokens", False),
+        ("llm.token_count.prompt", False),
+        ("session.id", False),
+        ("gen_ai.tool.call.arguments", False),
+    ],
+)
+def test_a_field_is_a_secret_by_its_name_and_counts_of_tokens_are_not(
+    name: str, secret: bool
+) -> None:
+    assert secret_field(name) is secret
+
+
+def test_records_written_by_others_lose_values_named_as_secrets_whatever_their_shape() -> None:
+    clean = {"city": "Paris", "usage": {"input_tokens": 12}, "list": [{"note": "fine"}]}
+    assert redact_named_data(clean) is clean  # nothing to redact: the record as it was
+    leaky = {
+        "city": "Paris",
+        "nested": [{"password": "correct-horse-battery-staple", "count": 3}],
+        "header": "Bearer abcdefgh12345678",
+        "token": "",
+    }
+    assert redact_named_data(leaky) == {
+        "city": "Paris",
+        "nested": [{"password": REDACTED, "count": 3}],
+        "header": f"Bearer {REDACTED}",
+        "token": "",  # nothing there to hide
+    }

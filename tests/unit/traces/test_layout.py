@@ -149,3 +149,52 @@ def test_traces_of_other_services_are_counted_and_left_unscored(
     counts = outcome.intake.counts
     assert (counts.traces, counts.not_agent, counts.problems) == (1, 1, 0)
     assert scored_trace_ids(outcome) == [agent.trace_id]
+
+
+def test_kept_sessions_and_transcripts_are_traces_too(tmp_path: Path, score: Score) -> None:
+    folder = tmp_path / "kept"
+    folder.mkdir()
+    adk_session = ROOT / "tests/fixtures/adk213/sessions/weather_session.json"
+    (folder / "adk-session.json").write_bytes(adk_session.read_bytes())
+    transcript = {
+        "id": "chat-7",
+        "metadata": {"service.version": "3.2", "tenant": "acme"},
+        "messages": [
+            {"role": "user", "content": "Order A-1?"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"id": "c1", "type": "function",
+                     "function": {"name": "lookup", "arguments": '{"id": "A-1"}'}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": '{"status": "shipped"}'},
+            {"role": "assistant", "content": "It shipped."},
+        ],
+    }  # fmt: skip
+    (folder / "transcript.json").write_text(json.dumps(transcript))
+
+    outcome = score(folder, tmp_path / "out", strata=["tenant"])
+
+    assert outcome.intake.counts.problems == 0
+    by_version = {v.recording.agent_version: v for v in outcome.versions}
+    assert set(by_version) == {"unknown", "3.2"}  # ADK's session names no version
+    adk = json.loads(adk_session.read_text())
+    adk_run = by_version["unknown"].outcome.run
+    assert adk_run.agent == adk.get("appName", adk.get("app_name"))
+    (adk_trial,) = [
+        line["trial"] for line in trial_lines(outcome) if line["trial"]["case_id"] == adk["id"]
+    ]
+    assert len(adk_trial["turns"]) == 2 and adk_trial["final_session_state"] == adk["state"]
+    (chat_trial,) = [
+        line["trial"] for line in trial_lines(outcome) if line["trial"]["case_id"] == "chat-7"
+    ]
+    (call,) = [e["call"] for e in chat_trial["turns"][0]["events"] if e["kind"] == "tool_call"]
+    assert (call["name"], call["args"], call["result"]) == (
+        "lookup",
+        {"id": "A-1"},
+        {"status": "shipped"},
+    )
+    shares = {tuple(s.stratum.values()): s.seen for s in outcome.intake.shares}
+    assert shares == {("unknown", "-"): 1, ("3.2", "acme"): 1}
