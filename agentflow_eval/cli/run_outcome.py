@@ -19,6 +19,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from agentflow_eval.cli.common import (
     EXIT_BELOW_THRESHOLD,
@@ -82,8 +83,8 @@ def shown(path: Path) -> str:
         return str(path)
 
 
-def tell(outcome: RunOutcome, console: Console, *, report_file: Path | None) -> int:
-    """Print the finished run as the flags ask (and copy its JSON report to
+def tell(outcome: RunOutcome, console: Console, *, report_file: Path | None, out: TextIO) -> int:
+    """Print the finished run on ``out`` as the flags ask (and copy its JSON report to
     ``report_file``); the exit code its gates call for."""
     if report_file is not None:
         with (
@@ -95,7 +96,8 @@ def tell(outcome: RunOutcome, console: Console, *, report_file: Path | None) -> 
     if report_file is not None and not console.json:
         lines.append(f"JSON report in {shown(report_file)}")
     for line in lines:
-        print(line if console.json else terminal_text(line))
+        print(line if console.json else terminal_text(line), file=out)
+    out.flush()
     for problem in problems:
         print(terminal_text(problem), file=sys.stderr)
     if console.open:
