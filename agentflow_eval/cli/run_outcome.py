@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TextIO
 
 from agentflow_eval.cli.common import (
+    EXIT_BAD_INPUT,
     EXIT_BELOW_THRESHOLD,
     EXIT_INTERRUPTED,
     EXIT_NO_TRIAL_COMPLETED,
@@ -37,6 +38,7 @@ from agentflow_eval.compare.brief import comparison_lines
 from agentflow_eval.demo.names import SIMULATED_LABEL
 from agentflow_eval.files.atomic import atomic_text_file
 from agentflow_eval.files.disk_full import disk_full_in
+from agentflow_eval.files.no_follow import LinkInRunFolder
 from agentflow_eval.llm.retry import auth_error_in
 from agentflow_eval.pipeline.deadline import RunTimedOut
 from agentflow_eval.pipeline.outcome import RunOutcome
@@ -174,6 +176,8 @@ def stopped(exc: BaseException, run_dir: Path) -> int | None:
     """The exit code and one-line message for a run that could not go on (its deadline,
     a provider that refused the credentials, a full disk); ``None`` for anything else.
     Everything the user could fix was refused before the run started."""
+    if isinstance(exc, LinkInRunFolder):  # a link made in the folder while the run ran
+        return fail(str(exc), EXIT_BAD_INPUT)
     if isinstance(exc, RunTimedOut):
         return fail(
             f"the run did not finish within {exc.minutes:g} min (--timeout-minutes); the "

@@ -1,7 +1,9 @@
 """Append-only JSON-lines files: how finished trials stream to disk.
 
 Each record is written and flushed as soon as it exists, so a crash loses nothing that
-finished; a torn last line (the process died mid-write) is cut off on the next open.
+finished; a torn last line (the process died mid-write) is cut off on the next open. A
+file is never appended to (or cut) through a symbolic link in its place
+(:mod:`agentflow_eval.files.no_follow`).
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from typing import IO, Any, BinaryIO, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from agentflow_eval.files.no_follow import open_no_follow
+
 __all__ = [
     "JsonlWriter",
     "iter_lines_with_offsets",
     "iter_records",
+    "open_for_append",
     "read_line_at",
     "repair_tail",
 ]
@@ -33,7 +38,7 @@ class JsonlWriter(Generic[M]):
         self._fsync = fsync
         path.parent.mkdir(parents=True, exist_ok=True)
         repair_tail(path)
-        self._file: IO[str] = path.open("a", encoding="utf-8")
+        self._file: IO[str] = os.fdopen(open_for_append(path), "a", encoding="utf-8")
 
     def write(self, record: M) -> None:
         self._file.write(record.model_dump_json() + "\n")
@@ -101,11 +106,16 @@ def read_line_at(handle: BinaryIO, offset: int) -> bytes:
     return line
 
 
+def open_for_append(path: Path) -> int:
+    """A descriptor appending to ``path`` (made if missing), never through a link."""
+    return open_no_follow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+
+
 def repair_tail(path: Path) -> None:
     """Cut a torn last line off ``path`` so appends start on a fresh line."""
     if not path.exists() or path.stat().st_size == 0:
         return
-    with path.open("rb+") as handle:
+    with os.fdopen(open_no_follow(path, os.O_RDWR), "rb+") as handle:
         handle.seek(0, os.SEEK_END)
         size = handle.tell()
         handle.seek(max(0, size - 1))
