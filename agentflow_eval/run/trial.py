@@ -3,7 +3,12 @@ sent in order, the trajectory recorded, and any failure kept as data.
 
 An agent that raises, exhausts its steps, hangs past the timeout or blocks the event loop
 (see :mod:`agentflow_eval.run.loop_watchdog`) fails this trial only: :func:`run_trial`
-never raises for the agent's sake. A model call the provider failed after its retries
+never raises for the agent's sake. The agent's code (its session's start, every turn,
+its close) runs under a timeout it cannot refuse
+(:mod:`agentflow_eval.run.abandonable`): cancelled at the timeout, abandoned if it is
+still going :attr:`TrialSettings.cancel_grace_s` later, and timed out either way.
+
+A model call the provider failed after its retries
 (:class:`~agentflow_eval.llm.retry.ProviderUnavailable`, even wrapped in the agent's own
 exception) makes the trial an *infrastructure* error, which pass rates leave out by
 default. Refused credentials (:class:`~agentflow_eval.llm.retry.ProviderAuthError`) are
