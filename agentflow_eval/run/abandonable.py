@@ -167,6 +167,9 @@ class _Leash(Generic[T]):
             value, error = None, None
             try:
                 value = yield yielded
+            except GeneratorExit:  # the task itself is being freed: run no more of it
+                _keep_for_good(coroutine)
+                raise
             except BaseException as exc:  # the task's cancellation, put into the coroutine
                 error = exc
 
