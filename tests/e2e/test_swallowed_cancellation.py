@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -26,6 +27,8 @@ from tests.support.prefect_server import PrefectServer
 run_cli = test_faults_cli.run_cli  # the fixture: the CLI on the session's Prefect server
 
 pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
 
 TIMEOUT_S = 5
 SLACK_S = 60.0
@@ -169,3 +172,39 @@ def test_the_first_ctrl_c_stops_a_run_whose_agent_swallows_cancellation(
     assert "Traceback" not in err
     match = re.search(r"finish the run with: agentflow-eval run --resume (\S+)", err)
     assert match, err
+
+
+SCRIPT = """
+import asyncio, sys
+from agentflow_eval.agents.python import PythonAgent
+from agentflow_eval.pipeline.evaluate import evaluate
+from tests.support.faults import answer_config, answer_evalset
+
+
+async def swallows(message: str) -> str:
+    while True:
+        try:
+            await asyncio.sleep(0.1)
+        except BaseException:
+            pass
+
+
+run = asyncio.run(evaluate(PythonAgent(swallows), answer_evalset(2), answer_config(),
+                           runs=1, trial_timeout_s=0.5, output_dir=sys.argv[1]))
+print(run.totals.errored, flush=True)
+"""
+
+
+def test_a_python_program_that_abandoned_an_agent_exits(tmp_path: Path) -> None:
+    # the interpreter frees what is left at its exit; a swallowing agent's coroutine,
+    # freed, would run its loop again — with no event loop left, for ever
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=0.5 + CANCEL_GRACE_S + SLACK_S,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "2"
