@@ -1,7 +1,9 @@
 """What the command does before it imports anything heavy: for a run that goes through
 Prefect (``run``, ``rejudge``), launch Prefect's temporary API server, so that it boots
 on the other core while the command imports Prefect and the agent and checks the inputs
-(:mod:`agentflow_eval.flows.support.temporary_api`, standard library only).
+(:mod:`agentflow_eval.flows.support.temporary_api`, standard library only). First of
+all, descriptor 1 is pointed at stderr and the real stdout kept for the command's result
+(:mod:`.result_stdout`), so that neither the server nor the agent can write there.
 
 A ``--resume`` folder another process holds is refused before the server is launched:
 its lock is taken first, and the run's handle owns it from then on. Nothing here needs
@@ -13,10 +15,13 @@ with it).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
+from agentflow_eval.cli.result_stdout import ResultStdout, reserve_stdout
 from agentflow_eval.flows.support.temporary_api import TemporaryPrefectAPI
 from agentflow_eval.run.folder_lock import RunFolderLock
 
@@ -39,16 +44,26 @@ def wants_no_prefect(flag: bool, environ: Mapping[str, str]) -> bool:
 @dataclass
 class EarlyStart:
     """What was started before the command's imports: the temporary API server (``None``
-    when the run needs none) and the lock of the folder ``--resume`` names."""
+    when the run needs none), the lock of the folder ``--resume`` names, and the real
+    stdout kept for the command's result."""
 
     api: TemporaryPrefectAPI | None = None
     held: RunFolderLock | None = None
+    stdout: ResultStdout | None = None
+
+    @property
+    def result_stream(self) -> TextIO:
+        """Where the command prints its result: the real stdout."""
+        return self.stdout.stream if self.stdout is not None else sys.stdout
 
     def release(self) -> None:
         """Let go of the resumed folder, on every way out (the run's handle releases it
-        when the run ends; this is for the ways that never got that far)."""
+        when the run ends; this is for the ways that never got that far), and give
+        stdout back."""
         if self.held is not None:
             self.held.release()
+        if self.stdout is not None:
+            self.stdout.release()
 
 
 def start_early(argv: Sequence[str], environ: Mapping[str, str]) -> EarlyStart:
@@ -65,7 +80,14 @@ def start_early(argv: Sequence[str], environ: Mapping[str, str]) -> EarlyStart:
     if resume and (Path(resume) / "run.json").is_file():
         held = RunFolderLock.acquire(resume)
     no_prefect = wants_no_prefect("--no-prefect" in words, environ)
-    return EarlyStart(api=None if no_prefect else TemporaryPrefectAPI.launch(), held=held)
+    early = EarlyStart(held=held, stdout=reserve_stdout())
+    if not no_prefect:
+        try:
+            early.api = TemporaryPrefectAPI.launch()
+        except BaseException:
+            early.release()
+            raise
+    return early
 
 
 def _value_of(words: Sequence[str], flag: str) -> str | None:

@@ -6,7 +6,9 @@ own SIGINT handler: the first Ctrl-C cancels the run (so the flow and its tasks 
 and record the cancellation in Prefect) and silences the console from then on — the
 "Crash detected" lines Prefect logs while it winds down go to the flow run's record, not
 over the command's own message; a second Ctrl-C ends the process at once. The caller
-gets :class:`KeyboardInterrupt` once the run has stopped.
+gets :class:`KeyboardInterrupt` once the run has stopped. The cancellation reaches the
+trials running then, and an agent that ignores it is abandoned after its grace
+(:mod:`agentflow_eval.run.abandonable`), so the first Ctrl-C always stops the run.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import shutil
 import sys
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, nullcontext
+from typing import TextIO
 
 from agentflow_eval.cli.common import EXIT_RUN_FAILED, fail, one_line, terminal_text
 from agentflow_eval.cli.direct import local_judge_cache, show_logs
@@ -70,7 +71,9 @@ def launch(
             from agentflow_eval.cli.in_flow import flow_run  # Prefect, on this path alone
 
             start = flow_run(early.api, prepared)
-        return _followed(request, prepared, console, start, fresh=earlier is None)
+        return _followed(
+            request, prepared, console, start, fresh=earlier is None, out=early.result_stream
+        )
 
 
 def _followed(
@@ -80,8 +83,10 @@ def _followed(
     start: Callable[[], Awaitable[RunOutcome]],
     *,
     fresh: bool,
+    out: TextIO,
 ) -> int:
-    """Run the prepared run in this process, following its folder; then tell it."""
+    """Run the prepared run in this process, following its folder; then tell it on
+    ``out`` (the real stdout)."""
     plan = prepared.plan
     for warning in plan.warnings:
         print(f"warning: {terminal_text(warning)}", file=sys.stderr)
@@ -104,7 +109,7 @@ def _followed(
         if code is None:
             raise
         return code
-    return tell(outcome, console, report_file=console.report_file if fresh else None)
+    return tell(outcome, console, report_file=console.report_file if fresh else None, out=out)
 
 
 def _watch(request: RunRequest, plan: RunPlan) -> RunFolderWatch:

@@ -4,8 +4,9 @@ one call's (:class:`~agentflow_eval.pipeline.gates.GateVerdict`); this only word
 
 Exit codes: 0 the run finished (report-only, whatever its pass rate); 1 a gate the user
 set failed (``--fail-under``, ``--fail-on-regression``); 3 the run could not go on
-(its deadline, refused credentials, a full disk, the temporary server); 4 every trial
-errored; 130 Ctrl-C. Everything printed is redacted, control characters escaped.
+(its deadline, refused credentials, a full disk, no file descriptors left, the temporary
+server); 4 every trial errored; 130 Ctrl-C. Everything printed is redacted, control
+characters escaped.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from agentflow_eval.cli.common import (
+    EXIT_BAD_INPUT,
     EXIT_BELOW_THRESHOLD,
     EXIT_INTERRUPTED,
     EXIT_NO_TRIAL_COMPLETED,
@@ -36,6 +39,8 @@ from agentflow_eval.compare.brief import comparison_lines
 from agentflow_eval.demo.names import SIMULATED_LABEL
 from agentflow_eval.files.atomic import atomic_text_file
 from agentflow_eval.files.disk_full import disk_full_in
+from agentflow_eval.files.no_follow import LinkInRunFolder
+from agentflow_eval.files.out_of_descriptors import descriptor_limit, descriptors_exhausted_in
 from agentflow_eval.llm.retry import auth_error_in
 from agentflow_eval.pipeline.deadline import RunTimedOut
 from agentflow_eval.pipeline.outcome import RunOutcome
@@ -82,8 +87,8 @@ def shown(path: Path) -> str:
         return str(path)
 
 
-def tell(outcome: RunOutcome, console: Console, *, report_file: Path | None) -> int:
-    """Print the finished run as the flags ask (and copy its JSON report to
+def tell(outcome: RunOutcome, console: Console, *, report_file: Path | None, out: TextIO) -> int:
+    """Print the finished run on ``out`` as the flags ask (and copy its JSON report to
     ``report_file``); the exit code its gates call for."""
     if report_file is not None:
         with (
@@ -95,7 +100,8 @@ def tell(outcome: RunOutcome, console: Console, *, report_file: Path | None) -> 
     if report_file is not None and not console.json:
         lines.append(f"JSON report in {shown(report_file)}")
     for line in lines:
-        print(line if console.json else terminal_text(line))
+        print(line if console.json else terminal_text(line), file=out)
+    out.flush()
     for problem in problems:
         print(terminal_text(problem), file=sys.stderr)
     if console.open:
@@ -177,8 +183,11 @@ def interrupted(run_dir: Path | None) -> int:
 
 def stopped(exc: BaseException, run_dir: Path) -> int | None:
     """The exit code and one-line message for a run that could not go on (its deadline,
-    a provider that refused the credentials, a full disk); ``None`` for anything else.
+    a provider that refused the credentials, a full disk, no file descriptors left);
+    ``None`` for anything else.
     Everything the user could fix was refused before the run started."""
+    if isinstance(exc, LinkInRunFolder):  # a link made in the folder while the run ran
+        return fail(str(exc), EXIT_BAD_INPUT)
     if isinstance(exc, RunTimedOut):
         return fail(
             f"the run did not finish within {exc.minutes:g} min (--timeout-minutes); the "
@@ -192,6 +201,15 @@ def stopped(exc: BaseException, run_dir: Path) -> int | None:
             f"no space left writing {where} ({full.strerror}); the run stopped: free space "
             f"in {shown(run_dir)}, then finish it with --resume {shown(run_dir)} (the "
             "trials finished so far are kept)",
+            EXIT_RUN_FAILED,
+        )
+    if descriptors_exhausted_in(exc) is not None:
+        limit = descriptor_limit()
+        return fail(
+            "this process ran out of file descriptors (too many open files"
+            f"{f', limit {limit}' if limit else ''}); the run stopped: something in it — most "
+            "likely the agent — left files or connections open. Finish it with --resume "
+            f"{shown(run_dir)} (the trials finished so far are kept)",
             EXIT_RUN_FAILED,
         )
     refused = auth_error_in(exc)

@@ -1,7 +1,9 @@
 """Append-only JSON-lines files: how finished trials stream to disk.
 
 Each record is written and flushed as soon as it exists, so a crash loses nothing that
-finished; a torn last line (the process died mid-write) is cut off on the next open.
+finished; a torn last line (the process died mid-write) is cut off on the next open. A
+file is never appended to (or cut) through a symbolic link in its place
+(:mod:`agentflow_eval.files.no_follow`).
 
 Read back, each line is held to every file's limits (:mod:`.limits`: its size, nesting
 and numbers), and a line that breaks one, or is not a record, is refused naming the file
@@ -25,6 +27,7 @@ from agentflow_eval.files.limits import (
     size_text,
     validate_json,
 )
+from agentflow_eval.files.no_follow import open_no_follow
 
 __all__ = [
     "JsonlWriter",
@@ -32,6 +35,7 @@ __all__ = [
     "iter_lines_with_offsets",
     "iter_raw",
     "iter_records",
+    "open_for_append",
     "parse_record",
     "read_line_at",
     "repair_tail",
@@ -49,7 +53,7 @@ class JsonlWriter(Generic[M]):
         self._fsync = fsync
         path.parent.mkdir(parents=True, exist_ok=True)
         repair_tail(path)
-        self._file: IO[str] = path.open("a", encoding="utf-8")
+        self._file: IO[str] = os.fdopen(open_for_append(path), "a", encoding="utf-8")
 
     def write(self, record: M) -> None:
         self._file.write(record.model_dump_json() + "\n")
@@ -176,11 +180,16 @@ def read_line_at(handle: BinaryIO, offset: int) -> bytes:
     return line
 
 
+def open_for_append(path: Path) -> int:
+    """A descriptor appending to ``path`` (made if missing), never through a link."""
+    return open_no_follow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+
+
 def repair_tail(path: Path) -> None:
     """Cut a torn last line off ``path`` so appends start on a fresh line."""
     if not path.exists() or path.stat().st_size == 0:
         return
-    with path.open("rb+") as handle:
+    with os.fdopen(open_no_follow(path, os.O_RDWR), "rb+") as handle:
         handle.seek(0, os.SEEK_END)
         size = handle.tell()
         handle.seek(max(0, size - 1))

@@ -4,6 +4,7 @@ the flow's parameter form all read them from here."""
 from __future__ import annotations
 
 __all__ = [
+    "CANCEL_GRACE_S",
     "JUDGE_STAGE_CONCURRENCY",
     "MAX_CONCURRENCY",
     "MAX_TRIALS",
@@ -29,6 +30,11 @@ MAX_CONCURRENCY = 16
 
 TRIAL_TIMEOUT_S = 120.0
 """Seconds before a trial that has not finished is failed as hung."""
+
+CANCEL_GRACE_S = 5.0
+"""Seconds an agent's code, cancelled at its trial's timeout (or by the run's deadline or
+a Ctrl-C), may take to stop before it is abandoned: its trial is recorded as timed out
+however it ends, and nothing waits on it past the timeout and this grace."""
 
 RUN_TIMEOUT_MINUTES = 300.0
 """Minutes a run may take before it stops where it is, Failed, its finished trials kept for

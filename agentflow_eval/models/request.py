@@ -364,8 +364,9 @@ TrialTimeout = Annotated[
     _optional("number", exclusiveMinimum=0),
     _ui(
         "Trial timeout (seconds)",
-        "a trial still running after this is failed as hung; left out, the config's, else "
-        "the default",
+        "a trial still running after this is failed as hung (an agent that ignores its "
+        f"cancellation is abandoned {defaults.CANCEL_GRACE_S:g} s later); left out, the "
+        "config's, else the default",
         form_default=defaults.TRIAL_TIMEOUT_S,
     ),
     Flag(

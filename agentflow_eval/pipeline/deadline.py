@@ -2,7 +2,10 @@
 
 The trials it finished are in its run folder, so a resume finishes it; nothing it left
 undone is charged to the agent (the deadline is the run's, not a trial's: a trial that
-hangs is the trial watchdog's). Every front door bounds a run with this: the ``evaluate``
+hangs is its own timeout's, or the loop watchdog's). The deadline cancels the trials
+running then, and an agent that ignores the cancellation is abandoned after its grace
+(:mod:`agentflow_eval.run.abandonable`), so the run stops within that grace of its
+deadline. Every front door bounds a run with this: the ``evaluate``
 flow (its ``timeout_minutes``) and the CLI (``--timeout-minutes``), with one default
 (:data:`agentflow_eval.models.defaults.RUN_TIMEOUT_MINUTES`).
 """

@@ -50,6 +50,7 @@ from pydantic import BaseModel, Field
 
 from agentflow_eval.compare.models import RunComparison
 from agentflow_eval.errors import InputError, StoreError
+from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.files.gates_json import GATES_FILE, GateRecord
 from agentflow_eval.files.limits import UnreadableFile, read_file_bytes, validate_json
 from agentflow_eval.files.results_json import read_results_json
@@ -328,7 +329,8 @@ def _bank_labels(store: ObjectStore, body: bytes | None, retry: Retrier) -> str 
 
 
 def _write_marker(local_dir: Path, name: str, data: dict[str, Any]) -> None:
-    (local_dir / name).write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
+    # beside it, then renamed over it: a link in its place is replaced, not followed
+    write_text_atomically(local_dir / name, [json.dumps(data, indent=2, default=str)])
 
 
 def publish_run(
@@ -368,7 +370,7 @@ def publish_run(
                 attempts=retrier.attempts,
                 failed_at=datetime.now(UTC),
             )
-            (local_dir / PENDING_MARKER).write_text(record.model_dump_json(indent=2), "utf-8")
+            write_text_atomically(local_dir / PENDING_MARKER, [record.model_dump_json(indent=2)])
         why = "the store kept failing" if exc.transient else "the store refused"
         later = (
             f"publish it later with `agentflow-eval publish {local_dir}`"

@@ -15,12 +15,15 @@ import asyncio
 import contextlib
 import time
 import traceback
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from agentflow_eval.agents.base import jsonable
+from agentflow_eval.models import defaults
 from agentflow_eval.models.evalset import EvalCase, as_text
 from agentflow_eval.models.results import MessageEvent, Trial, TrialError, Turn
+from agentflow_eval.run.abandonable import Overran, run_abandonable
 from agentflow_eval.run.components import ComponentTarget
 from agentflow_eval.run.loop_watchdog import EventLoopBlocked, LoopBlock, LoopWatchdog
 from agentflow_eval.run.sigint import SigintSeen
@@ -39,32 +42,45 @@ async def run_component_trial(
     *,
     watchdog: LoopWatchdog | None = None,
     sigint: SigintSeen | None = None,
+    grace_s: float = defaults.CANCEL_GRACE_S,
 ) -> Trial:
     """Call ``target`` once with ``case``'s input and return the trial (see the module).
     ``watchdog`` (running for the whole trial stage) stops an async component that blocks
     the event loop. A ``KeyboardInterrupt`` from a Ctrl-C ``sigint`` saw stops the run
-    (without ``sigint`` every one does)."""
+    (without ``sigint`` every one does). A call that outlives its cancellation at the
+    timeout by ``grace_s`` is abandoned (:mod:`agentflow_eval.run.abandonable`)."""
     started_at = datetime.now(UTC)
     start = time.perf_counter()
     asked = case.conversation[0]
     turn = Turn(invocation_id=asked.invocation_id, user_text=asked.user_content.text)
     error: TrialError | None = None
     guard = watchdog.guard() if watchdog is not None else contextlib.nullcontext(None)
-    try:
+    called = _Call()
+
+    async def call() -> None:
         with guard as watched:
             try:
-                async with asyncio.timeout(timeout_s):
-                    output: Any = jsonable(await target.call(case))
+                called.output = jsonable(await target.call(case))
             except asyncio.CancelledError:
                 if watched is None or watched.block is None:
                     raise
                 _uncancel_own()  # the watchdog's cancellation, taken back
-            except (TimeoutError, EventLoopBlocked):
+            except EventLoopBlocked:
                 if watched is None or watched.block is None:
                     raise
-            if watched is not None and watched.block is not None:
-                # however the call ended, it stalled every trial beside it
-                raise _Blocked(watched.block)
+            finally:
+                called.block = watched.block if watched is not None else None
+
+    try:
+        try:
+            await run_abandonable(call(), timeout_s=timeout_s, grace_s=grace_s)
+        except Overran:
+            if called.block is None:
+                raise
+        if called.block is not None:
+            # however the call ended, it stalled every trial beside it
+            raise _Blocked(called.block)
+        output = called.output
     except _Blocked as blocked:
         error = TrialError(
             kind="timeout",
@@ -73,6 +89,13 @@ async def run_component_trial(
             f"{min(blocked.block.seconds, timeout_s):.1f} s and was stopped: an async "
             "component must not make blocking calls; await them, or make it a plain "
             "function (it then runs in a worker thread)",
+        )
+    except Overran as overran:
+        error = TrialError(
+            kind="timeout",
+            type="TimeoutError",
+            message=f"component {target.spec!r} did not return within {timeout_s:g} s"
+            f"{overran.abandonment}",
         )
     except TimeoutError:
         error = TrialError(
@@ -113,6 +136,15 @@ def _exception_error(exc: BaseException) -> TrialError:
 
 def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000
+
+
+@dataclass
+class _Call:
+    """What the component's call left for its trial: its output, and how it blocked the
+    event loop (if it did)."""
+
+    output: Any = None
+    block: LoopBlock | None = None
 
 
 class _Blocked(Exception):

@@ -9,7 +9,9 @@ The lock is an advisory ``flock`` on that file, held for as long as the owner ke
 file open: the kernel drops it when the process ends, however it ends, so the lock of a
 killed run is taken over by the next one without anyone deleting anything. The file's
 content (the holder's pid, host and start time) is there to name the holder in the
-message. Where ``flock`` is not available the lock is the file's existence, and a lock
+message. A folder holding a symbolic link is refused, and the lock file is never opened
+through one (:mod:`agentflow_eval.files.no_follow`): a run writes nothing through a
+link. Where ``flock`` is not available the lock is the file's existence, and a lock
 left by a process of this host that is no longer running is taken over.
 """
 
@@ -28,6 +30,7 @@ from types import TracebackType
 
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.limits import read_json_file
+from agentflow_eval.files.no_follow import open_no_follow, refuse_links
 
 try:
     import fcntl
@@ -105,14 +108,17 @@ class RunFolderLock:
     @classmethod
     def acquire(cls, run_dir: str | Path) -> RunFolderLock:
         """Take the lock of ``run_dir`` (which must exist), or raise
-        :class:`RunFolderBusy` naming the process that holds it."""
+        :class:`RunFolderBusy` naming the process that holds it
+        (:class:`~agentflow_eval.files.no_follow.LinkInRunFolder` for a folder holding a
+        symbolic link)."""
         folder = Path(run_dir)
         path = folder / LOCK_NAME
+        refuse_links(folder)
         me = LockHolder.me()
         if fcntl is None:  # pragma: no cover - not POSIX
             return cls(folder, None, _acquire_by_existence(path, me))  # type: ignore[unreachable]
         for _ in range(10):
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = open_no_follow(path, os.O_RDWR | os.O_CREAT)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -122,7 +128,7 @@ class RunFolderLock:
                 os.close(fd)
                 raise
             try:
-                current = os.stat(path)
+                current = os.lstat(path)
             except FileNotFoundError:
                 current = None
             if current is None or current.st_ino != os.fstat(fd).st_ino:

@@ -4,10 +4,11 @@ Trials already in the new file are skipped, so a stopped re-judge resumes like a
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
-from agentflow_eval.files.jsonl import iter_lines_with_offsets, parse_record
+from agentflow_eval.files.jsonl import iter_lines_with_offsets, open_for_append, parse_record
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.resumable import StageCounts, completed_keys
 
@@ -24,7 +25,7 @@ def copy_source_trials(plan: RunPlan) -> StageCounts:
     done = completed_keys(plan.paths.trials)
     counts = StageCounts(skipped=len(done))
     cases = {case.eval_id for case in plan.eval_set.eval_cases}
-    with plan.paths.trials.open("ab") as copy:
+    with os.fdopen(open_for_append(plan.paths.trials), "ab") as copy:
         trials = Path(source.run_dir) / "trials.jsonl"
         for offset, line in iter_lines_with_offsets(trials):
             trial = parse_record(line, trials, f"byte {offset}")

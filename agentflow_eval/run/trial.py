@@ -4,7 +4,12 @@ recorded, and any failure kept as data.
 
 An agent that raises, exhausts its steps, hangs past the timeout or blocks the event loop
 (see :mod:`agentflow_eval.run.loop_watchdog`) fails this trial only: :func:`run_trial`
-never raises for the agent's sake. A model call the provider failed after its retries
+never raises for the agent's sake. The agent's code (its session's start, every turn,
+its close) runs under a timeout it cannot refuse
+(:mod:`agentflow_eval.run.abandonable`): cancelled at the timeout, abandoned if it is
+still going :attr:`TrialSettings.cancel_grace_s` later, and timed out either way.
+
+A model call the provider failed after its retries
 (:class:`~agentflow_eval.llm.retry.ProviderUnavailable`, even wrapped in the agent's own
 exception) makes the trial an *infrastructure* error, which pass rates leave out by
 default. Refused credentials (:class:`~agentflow_eval.llm.retry.ProviderAuthError`) are
@@ -57,6 +62,7 @@ from agentflow_eval.models.history import chat_messages
 from agentflow_eval.models.results import EndState, MessageEvent, Trial, TrialError, Turn
 from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
 from agentflow_eval.redaction import might_contain_secret, redact_data
+from agentflow_eval.run.abandonable import Overran, run_abandonable
 from agentflow_eval.run.environment_factory import EnvironmentFactory
 from agentflow_eval.run.loop_watchdog import EventLoopBlocked, LoopBlock, LoopWatchdog
 from agentflow_eval.run.sigint import SigintSeen
@@ -65,12 +71,27 @@ from agentflow_eval.run.user_turns import UserTurnSource
 
 __all__ = ["TrialSettings", "run_trial"]
 
+_CLOSE_TIMEOUT_S = 10.0
+"""How long a session's ``aclose`` may take (then its grace, then it is abandoned)."""
+
+
+@dataclass
+class _AgentCode:
+    """What the agent's code left for its trial to record: its session, and how it
+    blocked the event loop (if it did)."""
+
+    session: AgentSession | None = None
+    block: LoopBlock | None = None
+
 
 @dataclass(frozen=True)
 class TrialSettings:
     """How each trial runs."""
 
     timeout_s: float = defaults.TRIAL_TIMEOUT_S
+    cancel_grace_s: float = defaults.CANCEL_GRACE_S
+    """How long an agent past its timeout may take to stop once cancelled before it is
+    abandoned (:mod:`agentflow_eval.run.abandonable`)."""
     workroot: Path | None = None
     keep_workdirs: bool = False
     tool_mocks: tuple[ToolMock, ...] = ()
@@ -193,31 +214,48 @@ async def _run_session(
     final state."""
     trial_index = context.trial_index
     error: TrialError | None = None
-    session: AgentSession | None = None
     final_state: dict[str, Any] | None = None
+    agent_code = _AgentCode()
     guard = (
         watchdog.guard((case.eval_id, trial_index))
         if watchdog is not None
         else contextlib.nullcontext(None)
     )
-    try:
+
+    async def attempt() -> None:
         with bind_session(context), guard as watched:
             try:
-                async with asyncio.timeout(settings.timeout_s):
-                    session = await agent.start_session(context)
-                    await _converse(
-                        session, turn_source, turns, settings.tools_of(case, trial_index), case
-                    )
+                agent_code.session = await agent.start_session(context)
+                await _converse(
+                    agent_code.session,
+                    turn_source,
+                    turns,
+                    settings.tools_of(case, trial_index),
+                    case,
+                )
             except asyncio.CancelledError:
                 if watched is None or watched.block is None:
                     raise
                 _uncancel_own()  # the watchdog's cancellation, taken back
-            except (TimeoutError, EventLoopBlocked):
+            except EventLoopBlocked:
                 if watched is None or watched.block is None:
                     raise
-            if watched is not None and watched.block is not None:
-                # however the agent's code ended, it stalled every trial beside it
-                error = _blocked_error(agent, watched.block, settings)
+            finally:
+                agent_code.block = watched.block if watched is not None else None
+
+    try:
+        try:
+            await run_abandonable(
+                attempt(), timeout_s=settings.timeout_s, grace_s=settings.cancel_grace_s
+            )
+        except Overran:
+            if agent_code.block is None:
+                raise
+        if agent_code.block is not None:
+            # however the agent's code ended, it stalled every trial beside it
+            error = _blocked_error(agent, agent_code.block, settings)
+    except Overran as overran:
+        error = TrialError(kind="timeout", type="TimeoutError", message=f"trial {overran}")
     except TimeoutError:
         error = TrialError(
             kind="timeout",
@@ -242,9 +280,10 @@ async def _run_session(
             raise ProviderAuthError(fault.reason, attempts=1) from None
         error = _exception_error(exc, fault)
     finally:
+        session = agent_code.session
         if session is not None:
             final_state = _session_state(session)
-            await _close_quietly(session)
+            await _close_quietly(session, settings.cancel_grace_s)
     return error, final_state
 
 
@@ -355,7 +394,7 @@ def _uncancel_own() -> None:
         raise asyncio.CancelledError
 
 
-async def _close_quietly(session: AgentSession) -> None:
+async def _close_quietly(session: AgentSession, grace_s: float) -> None:
     # closing is best effort: the trial's verdict is already recorded
     with contextlib.suppress(Exception):
-        await asyncio.wait_for(session.aclose(), timeout=10)
+        await run_abandonable(session.aclose(), timeout_s=_CLOSE_TIMEOUT_S, grace_s=grace_s)

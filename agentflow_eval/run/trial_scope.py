@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import concurrent.futures.thread  # noqa: F401 - see below
 import contextlib
 import contextvars
 import inspect
@@ -50,6 +51,10 @@ from agentflow_eval.run.agent_output import OutputSink, RoutedStream
 from agentflow_eval.run.trial_processes import STAGE_MARK_PREFIX, TRIAL_MARK, end_marked
 
 __all__ = ["AgentExited", "TrialIsolation", "TrialScope"]
+
+# ``asyncio.to_thread`` imports its thread pool on first use: imported here, before any
+# agent runs, so that an agent that uses up the process's file descriptors fails its own
+# trials, not the stage's first hand-off to a thread.
 
 _READER_JOIN_S = 2.0
 """How long a finished trial waits for its subprocesses' last output to be read."""

@@ -138,6 +138,7 @@ class _Trials:
                         settings.timeout_s,
                         watchdog=self.watchdog,
                         sigint=self.sigint,
+                        grace_s=settings.cancel_grace_s,
                     )
                 else:
                     if agent is None:
