@@ -132,8 +132,8 @@ def _turn(turn: InvocationView) -> dict[str, Any]:
     stats = None
     if turn.latency_ms is not None:
         stats = f"{format_duration_ms(turn.latency_ms)} · {format_count(turn.tokens)} tokens"
-        if turn.cost_usd:
-            stats += f" · {format_cost(turn.cost_usd)}"
+        if turn.cost != "–":
+            stats += f" · {turn.cost}"
     return _dropping_empty(
         {
             "number": turn.number,
@@ -201,7 +201,7 @@ def trial_data(trial: TrialView) -> dict[str, Any]:
         )
     meta = (
         f"{format_duration_ms(trial.duration_ms)} · {format_count(trial.tokens)} tok · "
-        f"{'cost unknown' if trial.cost_usd is None else format_cost(trial.cost_usd)}"
+        f"{'cost ' if trial.cost.startswith('unknown') else ''}{trial.cost}"
     )
     record = _dropping_empty(
         {
