@@ -17,7 +17,8 @@ The shape, documented here for the script (``report.js``) that reads it; keys wh
 value would be None, false or [] are left out::
 
     case     {facts: [str], trials: [trial]}
-    trial    {index, number, status, why?, meta, error?, turns, verdicts, judge_cost?, printed?}
+    trial    {index, number, status, why?, meta, error?, turns, verdicts, verdicts_note?,
+              judge_cost?, printed?}
              (index counts from 0 as results.json does; number, from 1, is the label)
     error    {kind, type?, message: text, traceback?: text}
     printed  [[stream, text]]   (what the agent printed: stream is "stdout" or "stderr")
@@ -61,10 +62,25 @@ from agentflow_eval.report.view import (
     TrialView,
 )
 
-__all__ = ["WHY_LIMIT", "case_data", "case_facts", "pack_case", "trial_data", "unpack_case"]
+__all__ = [
+    "UNFINISHED_VERDICTS",
+    "WHY_LIMIT",
+    "case_data",
+    "case_facts",
+    "pack_case",
+    "trial_data",
+    "unpack_case",
+]
 
 WHY_LIMIT = 140
 """Characters of an error message shown on a trial's one-line summary."""
+
+UNFINISHED_VERDICTS = (
+    "The trial did not finish: these verdicts judge only what the agent did before it "
+    "stopped, and the trial counts as errored whatever they say."
+)
+"""Shown over the verdicts of a trial that errored, so a criterion it passed does not
+read as the trial passing."""
 
 _LEVEL = 9
 
@@ -116,8 +132,8 @@ def _turn(turn: InvocationView) -> dict[str, Any]:
     stats = None
     if turn.latency_ms is not None:
         stats = f"{format_duration_ms(turn.latency_ms)} · {format_count(turn.tokens)} tokens"
-        if turn.cost_usd:
-            stats += f" · {format_cost(turn.cost_usd)}"
+        if turn.cost != "–":
+            stats += f" · {turn.cost}"
     return _dropping_empty(
         {
             "number": turn.number,
@@ -185,7 +201,7 @@ def trial_data(trial: TrialView) -> dict[str, Any]:
         )
     meta = (
         f"{format_duration_ms(trial.duration_ms)} · {format_count(trial.tokens)} tok · "
-        f"{'cost unknown' if trial.cost_usd is None else format_cost(trial.cost_usd)}"
+        f"{'cost ' if trial.cost.startswith('unknown') else ''}{trial.cost}"
     )
     record = _dropping_empty(
         {
@@ -195,6 +211,9 @@ def trial_data(trial: TrialView) -> dict[str, Any]:
             "error": error,
             "turns": [_turn(turn) for turn in trial.invocations],
             "verdicts": [_verdict(v) for v in trial.criteria],
+            "verdicts_note": UNFINISHED_VERDICTS
+            if trial.error is not None and trial.criteria
+            else None,
             "judge_cost": format_cost(trial.judge_cost_usd) if trial.judge_cost_usd else None,
             "printed": [[stream, _text(text)] for stream, text in trial.printed],
         }

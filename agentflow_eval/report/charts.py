@@ -29,6 +29,7 @@ __all__ = [
     "CHART_WIDTH",
     "COMPACT_CHART_WIDTH",
     "LABELLED_CASES",
+    "LABEL_CHAR_WIDTH",
     "Bar",
     "BinBar",
     "Histogram",
@@ -108,7 +109,9 @@ class Bar:
 
 @dataclass(frozen=True)
 class PassRateChart:
-    """Bars of pass rate per case; ``horizontal`` charts have a label column."""
+    """Bars of pass rate per case; ``horizontal`` charts have a label column, or, when
+    ``stacked`` (drawn narrow), each label on a line of its own above its bar with its
+    value at the line's end."""
 
     horizontal: bool
     width: float
@@ -119,6 +122,7 @@ class PassRateChart:
     plot_height: float
     bars: list[Bar]
     ticks: list[tuple[float, str]]
+    stacked: bool = False
 
 
 def _tooltip(case: CaseResult) -> str:
@@ -140,23 +144,29 @@ COMPACT_CHART_WIDTH = 340.0
 
 LABEL_CHAR_WIDTH = 7.2
 """A case label's glyph width (11.5-unit monospace) in SVG units, to clip labels to
-their column."""
+the room they have."""
+
+VALUE_CHARS = 16
+"""Room kept for a bar's value (``12/40 · 30%``) at the end of its label line, in
+characters of the label's width."""
 
 
 def pass_rate_chart(cases: Sequence[CaseResult], width: float = CHART_WIDTH) -> PassRateChart:
     """Horizontal labelled bars (in case order) for a few cases; a strip of columns
-    sorted by pass rate, worst first, for many; ``width`` units wide."""
+    sorted by pass rate, worst first, for many; ``width`` units wide. Narrower than
+    :data:`CHART_WIDTH`, each label goes on a line over its bar, so a case's id keeps
+    its length on a phone."""
     if len(cases) <= LABELLED_CASES:
-        return _horizontal(cases, width)
+        return _horizontal(cases) if width >= CHART_WIDTH else _stacked(cases, width)
     return _columns(cases, width)
 
 
-def _horizontal(cases: Sequence[CaseResult], width: float) -> PassRateChart:
-    # the label and value columns keep their full size on a wide chart and give way on a
-    # narrow one, where the bar keeps at least a third of the width
-    row = 22.0
-    label_w, value_w = min(210.0, width * 0.32), min(130.0, width * 0.26)
-    label_chars = int((label_w - 8) / LABEL_CHAR_WIDTH)
+def _value_text(case: CaseResult) -> str:
+    return f"{case.passed}/{case.rated_runs} · {format_pct(case.pass_rate)}"
+
+
+def _horizontal(cases: Sequence[CaseResult]) -> PassRateChart:
+    row, label_w, value_w, width = 22.0, 210.0, 130.0, CHART_WIDTH
     plot_x, plot_y = label_w, 8.0
     plot_w = width - label_w - value_w
     bars = []
@@ -171,8 +181,8 @@ def _horizontal(cases: Sequence[CaseResult], width: float) -> PassRateChart:
                 ci_from=round(plot_x + plot_w * case.ci_low, 1),
                 ci_to=round(plot_x + plot_w * case.ci_high, 1),
                 state=case_state(case),
-                label=_clip_label(case.case_id, label_chars),
-                value_text=f"{case.passed}/{case.rated_runs} · {format_pct(case.pass_rate)}",
+                label=_clip_label(case.case_id),
+                value_text=_value_text(case),
                 tooltip=_tooltip(case),
             )
         )
@@ -180,6 +190,37 @@ def _horizontal(cases: Sequence[CaseResult], width: float) -> PassRateChart:
     ticks = [(round(plot_x + plot_w * f, 1), format_pct(f)) for f in (0, 0.25, 0.5, 0.75, 1)]
     return PassRateChart(
         True, width, plot_y + plot_h + 22, plot_x, plot_y, plot_w, plot_h, bars, ticks
+    )
+
+
+def _stacked(cases: Sequence[CaseResult], width: float) -> PassRateChart:
+    """Each case on two lines: its id with its value at the line's end, then its bar
+    across the whole width."""
+    row, line, bar = 36.0, 17.0, 12.0
+    plot_x, plot_y = 16.0, 4.0  # room for half of the "0%" and "100%" ticks
+    plot_w = width - 2 * plot_x
+    label_chars = int(plot_w / LABEL_CHAR_WIDTH) - VALUE_CHARS
+    bars = []
+    for index, case in enumerate(cases):
+        y = plot_y + index * row + line
+        bars.append(
+            Bar(
+                x=plot_x,
+                y=y,
+                width=round(plot_w * case.pass_rate, 1),
+                height=bar,
+                ci_from=round(plot_x + plot_w * case.ci_low, 1),
+                ci_to=round(plot_x + plot_w * case.ci_high, 1),
+                state=case_state(case),
+                label=_clip_label(case.case_id, label_chars),
+                value_text=_value_text(case),
+                tooltip=_tooltip(case),
+            )
+        )
+    plot_h = row * max(len(cases), 1)
+    ticks = [(round(plot_x + plot_w * f, 1), format_pct(f)) for f in (0, 0.5, 1)]
+    return PassRateChart(
+        True, width, plot_y + plot_h + 16, plot_x, plot_y, plot_w, plot_h, bars, ticks, True
     )
 
 

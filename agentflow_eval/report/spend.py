@@ -13,10 +13,11 @@ from agentflow_eval.models.results import (
     Usage,
     ValueSpread,
 )
-from agentflow_eval.report.formats import format_duration_ms
+from agentflow_eval.report.formats import format_cost, format_duration_ms
 
 __all__ = [
     "LatencyStrip",
+    "call_cost_text",
     "case_spend_cells",
     "cost_text",
     "latency_strip",
@@ -34,6 +35,15 @@ def cost_text(usage: Usage) -> str:
     if not usage.calls:
         return "–"
     return f"${usage.cost_usd:.4f}"
+
+
+def call_cost_text(usage: Usage) -> str:
+    """A trial's or a turn's cost beside its tokens: read as :func:`cost_text` reads the
+    run's (``unknown``, ``–`` without calls, ``$0.0000`` for a known zero), with the
+    digits small sums need otherwise (``$0.00057``)."""
+    if usage.unpriced_calls or not usage.calls or not usage.cost_usd:
+        return cost_text(usage)
+    return format_cost(usage.cost_usd)
 
 
 def _latency(run: RunResult) -> str | None:

@@ -46,6 +46,7 @@ from agentflow_eval.report.charts import (
 )
 from agentflow_eval.report.digest import TrialDigest
 from agentflow_eval.report.digest import json_text as _json
+from agentflow_eval.report.spend import call_cost_text
 
 __all__ = [
     "ArgView",
@@ -146,7 +147,8 @@ class InvocationView:
     intermediate: list[Clipped]
     latency_ms: float | None
     tokens: int
-    cost_usd: float
+    cost: str
+    """What the turn's model calls cost, in words (:func:`call_cost_text`)."""
     trajectory_score: float | None = None
     note: str | None = None
     timeline: list[TimelineEntry] = field(default_factory=list)
@@ -183,8 +185,9 @@ class TrialView:
     status: str
     duration_ms: float
     tokens: int
-    cost_usd: float | None
-    """None when some model call's price is unknown."""
+    cost: str
+    """What the trial's model calls cost, in words (:func:`call_cost_text`): never a $0
+    for a cost nobody knows."""
     judge_cost_usd: float
     error: ErrorView | None
     invocations: list[InvocationView]
@@ -349,7 +352,7 @@ def _trial_view(
         status=result.status,
         duration_ms=trial.duration_ms,
         tokens=usage.total_tokens,
-        cost_usd=usage.known_cost_usd,
+        cost=call_cost_text(usage),
         judge_cost_usd=judge_cost,
         error=error,
         invocations=invocations,
@@ -438,7 +441,7 @@ def _invocation_view(
         ],
         latency_ms=turn.latency_ms if turn is not None else None,
         tokens=turn.usage.total_tokens if turn is not None else 0,
-        cost_usd=turn.usage.cost_usd if turn is not None else 0.0,
+        cost=call_cost_text(turn.usage) if turn is not None else "–",
         trajectory_score=float(score) if isinstance(score, int | float) else None,
         note=note if isinstance(note, str) else None,
         timeline=timeline_of(turn) if turn is not None else [],

@@ -27,7 +27,7 @@ from support.report_page import case_blocks
 from support.sample_results import XSS_ANSWER, sample_run, write_run_dir_streamed
 
 from agentflow_eval.models.results import RunResult
-from agentflow_eval.report.case_details import unpack_case
+from agentflow_eval.report.case_details import UNFINISHED_VERDICTS, unpack_case
 from agentflow_eval.report.html import render_html
 
 pytestmark = pytest.mark.e2e
@@ -262,6 +262,40 @@ def test_an_opened_case_shows_errors_and_turns_never_reached(
         "not called",
         "not called",
     ]
+
+
+_VERDICTS_OF_TRIALS = """((caseId) => Array.from(document.querySelectorAll(
+    '#cases > details.case[data-id="' + caseId + '"] .case-body > details.trial')).map((trial) => {
+  const table = trial.querySelector("table.verdicts");
+  const before = table && table.previousElementSibling;
+  return {
+    status: trial.className,
+    note: before && before.matches(".verdicts-note") ? before.textContent : null,
+    passed: table ? Array.from(table.querySelectorAll(".p-passed")).map((pill) => ({
+      color: getComputedStyle(pill).color,
+    })) : [],
+  };
+}))(%s)"""
+
+
+def test_a_trial_that_errored_says_its_passing_verdicts_do_not_make_it_pass(
+    devtools: DevTools, report_file: Path
+) -> None:
+    """A crashed trial's criteria judged what it did before it stopped; one of them
+    passing must not read as the trial passing beside its error."""
+    tab = devtools.open_tab()
+    tab.load(report_file)
+    open_case(tab, "hotel_booking_two_turns", "all")
+    trials = tab.evaluate(_VERDICTS_OF_TRIALS % json.dumps("hotel_booking_two_turns"))
+    errored = [t for t in trials if "t-errored" in t["status"]]
+    finished = [t for t in trials if "t-errored" not in t["status"]]
+    assert errored and finished
+    assert all(t["note"] == UNFINISHED_VERDICTS for t in errored), errored
+    assert any(t["passed"] for t in errored)  # the judge passed what it saw
+    assert all(t["note"] is None for t in finished)
+    muted = {p["color"] for t in errored for p in t["passed"]}
+    green = {p["color"] for t in finished for p in t["passed"]}
+    assert muted and green and muted.isdisjoint(green)
 
 
 def test_filtering_sorting_and_a_link_to_a_case_still_work(

@@ -16,7 +16,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from agentflow_eval.criteria.base import CriterionContext, scored
 from agentflow_eval.criteria.registry import build_criteria
@@ -24,6 +24,7 @@ from agentflow_eval.models.config import CriterionConfig, EvalConfig
 from agentflow_eval.models.evalset import EvalCase, EvalSet
 from agentflow_eval.models.results import (
     CriterionResult,
+    ModelCallEvent,
     RecordedToolCall,
     RunResult,
     Trial,
@@ -43,6 +44,7 @@ from agentflow_eval.run.plan import RunMeta, RunPaths
 __all__ = [
     "XSS_ANSWER",
     "ScriptedJudge",
+    "UsageKind",
     "sample_eval_set",
     "sample_run",
     "write_run_dir",
@@ -147,6 +149,32 @@ def _usage(rng: random.Random, calls: int) -> Usage:
         cost_usd=round(prompt * 0.15e-6 + completion * 0.6e-6, 6),
         calls=calls,
     )
+
+
+UsageKind = Literal["priced", "uncaptured", "unpriced", "free"]
+"""What a sample agent's model calls record: a price for each (``priced``), nothing at
+all (``uncaptured``: calls the agent did not report), calls no price list knows
+(``unpriced``), or calls known to cost nothing (``free``, a local model)."""
+
+
+def _usage_as(turn: Turn, kind: UsageKind) -> Turn:
+    """``turn`` with its model calls recording what ``kind`` says."""
+    if kind == "priced":
+        return turn
+    events: list[Any] = []
+    for event in turn.events:
+        if not isinstance(event, ModelCallEvent):
+            events.append(event)
+        elif kind == "unpriced":
+            used = event.usage
+            unpriced = Usage.of_call(
+                used.prompt_tokens, used.completion_tokens, None, calls=used.calls
+            )
+            events.append(event.model_copy(update={"usage": unpriced}))
+        elif kind == "free":
+            free = event.usage.model_copy(update={"cost_usd": 0.0})
+            events.append(event.model_copy(update={"usage": free}))
+    return turn.model_copy(update={"events": events})
 
 
 def _turn(
@@ -422,13 +450,15 @@ def sample_run(
     run_id: str = "3f9a2c1e",
     multiline: bool = False,
     behaviour_of: dict[str, str] | None = None,
+    usage: UsageKind = "priced",
 ) -> tuple[RunResult, EvalSet]:
     """A judged, aggregated run over :func:`sample_eval_set` and the eval set itself.
     ``with_expected`` copies each case's expectations into ``CaseResult.expected`` (as a
     runner that records them does). ``multiline`` makes every answer run over several
     lines, with what differs from trial to trial in a real run (times, request ids).
     ``behaviour_of`` gives some cases another behaviour (``{"weather_lookup_simple":
-    "wrong_tool"}``: an agent that got worse there)."""
+    "wrong_tool"}``: an agent that got worse there). ``usage`` says what the agent's
+    model calls recorded (:data:`UsageKind`)."""
     rng = random.Random(seed)
     eval_set, behaviours = sample_eval_set(cases)
     if behaviour_of:
@@ -457,6 +487,7 @@ def sample_run(
             criteria.append(judges[next(k for k in judges if case.eval_id.startswith(k))])
             for index in range(trials):
                 turns, error = _trial_turns(behaviour, case, index, rng, payload)
+                turns = [_usage_as(turn, usage) for turn in turns]
                 if multiline:
                     turns = [_with_sources(turn, rng) for turn in turns]
                 started = START + timedelta(seconds=rng.uniform(0, 60))

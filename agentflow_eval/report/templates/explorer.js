@@ -46,6 +46,19 @@
       && (!model.value || run.agent_model === model.value)
       && (!label.value || labelPairs(run).indexOf(label.value) >= 0);
   }
+  // each cell names its column, for a narrow page where a row reads as a block
+  // (table.stack in report.css)
+  function labelCells(table) {
+    var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
+      return th.textContent;
+    });
+    Array.prototype.forEach.call(table.querySelectorAll("tbody tr"), function (row) {
+      Array.prototype.forEach.call(row.children, function (cell, index) {
+        if (index > 0 && heads[index]) { cell.setAttribute("data-label", heads[index]); }
+      });
+    });
+  }
+
   function drawRuns() {
     var body = document.querySelector("#runs tbody");
     body.textContent = "";
@@ -79,6 +92,7 @@
       row.appendChild(pick);
       body.appendChild(row);
     });
+    labelCells(document.getElementById("runs"));
   }
 
   var comparable = data.runs.filter(function (run) { return run.comparable; });
@@ -125,6 +139,7 @@
       row.appendChild(el("td", c.p_adjusted === null ? "–" : c.p_adjusted.toPrecision(3), "num"));
       body.appendChild(row);
     });
+    labelCells(document.getElementById("side-by-side"));
   }
 
   [version, model, label].forEach(function (select) { select.addEventListener("change", drawRuns); });

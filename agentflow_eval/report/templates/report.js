@@ -223,7 +223,12 @@
       ]));
     }
     (tr.turns || []).forEach(function (t) { body.push(turn(t)); });
-    if (tr.verdicts) { body.push(verdicts(tr.verdicts)); }
+    if (tr.verdicts_note) { body.push(el("p", "verdicts-note", tr.verdicts_note)); }
+    if (tr.verdicts) {
+      var table = verdicts(tr.verdicts);
+      if (tr.verdicts_note) { table.classList.add("unfinished"); }
+      body.push(table);
+    }
     if (tr.judge_cost) {
       body.push(el("p", "muted small", "Judge cost for this trial: " + tr.judge_cost));
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import UTC, datetime
 
@@ -11,14 +12,18 @@ from agentflow_eval.models.results import CaseResult, CriterionResult, Trial, Tr
 from agentflow_eval.report.charts import (
     CAPTION_FONT,
     CHAR_WIDTH,
+    COMPACT_CHART_WIDTH,
     COUNT_CHARS,
     COUNT_FONT,
+    LABEL_CHAR_WIDTH,
     TITLE_FONT,
+    RunRate,
     bar_classes,
     case_state,
     pass_rate_chart,
     rate_bar_css,
     score_histograms,
+    trend_chart,
 )
 from agentflow_eval.report.templating import asset
 from agentflow_eval.run.stats import wilson_interval
@@ -77,6 +82,42 @@ def test_few_cases_get_labelled_bars_in_eval_set_order() -> None:
     assert chart.horizontal
     assert [b.label for b in chart.bars] == ["b", "a"]
     assert chart.bars[0].width == chart.plot_width and chart.bars[1].width < chart.plot_width
+
+
+def test_a_compact_chart_puts_each_label_over_its_bar_and_keeps_its_text_inside() -> None:
+    """Drawn 340 units wide for a phone: each case id and its value share a line above
+    its bar (an id keeps 26 characters, not the dozen a label column would leave it),
+    nothing runs past the edges, and a longer id is clipped to leave the value room."""
+    long_id = "a_case_with_a_rather_long_identifier_of_many_words"
+    cases = [case("weather_lookup_simple", 5), case(long_id, 40, runs=40), case("a", 0)]
+    chart = pass_rate_chart(cases, COMPACT_CHART_WIDTH)
+    assert chart.horizontal and chart.stacked and chart.width == COMPACT_CHART_WIDTH
+    assert not pass_rate_chart(cases).stacked
+    assert chart.bars[0].label == "weather_lookup_simple"
+    assert chart.bars[1].label == long_id[:25] + "…" and chart.bars[1].value_text == "40/40 · 100%"
+    for bar in chart.bars:
+        assert bar.x == chart.plot_x and bar.x + bar.width <= chart.plot_x + chart.plot_width
+        label = len(bar.label) * LABEL_CHAR_WIDTH
+        value = _text_width(bar.value_text, 12)
+        assert label + 8 + value <= chart.plot_width, bar
+    tick_room = _text_width("100%", 10.5) / 2
+    assert all(tick_room <= x <= chart.width - tick_room for x, _ in chart.ticks)
+    rows = [bar.y for bar in chart.bars]
+    assert all(later - earlier >= 30 for earlier, later in itertools.pairwise(rows))
+    assert chart.height >= rows[-1] + chart.bars[-1].height + 12  # room for the ticks
+
+
+def test_compact_columns_and_trend_keep_their_plot_inside_the_width() -> None:
+    cases = [case(f"c{i:02d}", i % 6) for i in range(40)]
+    chart = pass_rate_chart(cases, COMPACT_CHART_WIDTH)
+    assert not chart.horizontal and chart.width == COMPACT_CHART_WIDTH
+    assert chart.bars[-1].x + chart.bars[-1].width == pytest.approx(
+        chart.plot_x + chart.plot_width - 1, abs=0.05
+    )
+    rates = [RunRate(f"run {i}", i / 4, 0.0, 1.0) for i in range(5)]
+    trend = trend_chart(rates, COMPACT_CHART_WIDTH)
+    assert trend is not None and trend.width == COMPACT_CHART_WIDTH
+    assert max(p.x for p in trend.points) == trend.plot_x + trend.plot_width <= trend.width
 
 
 def test_many_cases_get_columns_sorted_worst_first() -> None:

@@ -6,6 +6,7 @@ blocks decoded (tests/e2e/test_browser_report.py checks what the browser draws).
 
 from __future__ import annotations
 
+import html
 import re
 from html.parser import HTMLParser
 
@@ -14,7 +15,7 @@ from support.report_page import BASE64, case_blocks, case_details, rows_of
 from support.sample_results import XSS_ANSWER, sample_run
 
 from agentflow_eval.models.results import RunResult, RunTotals
-from agentflow_eval.report.case_details import unpack_case
+from agentflow_eval.report.case_details import UNFINISHED_VERDICTS, unpack_case
 from agentflow_eval.report.csp import csp_hash
 from agentflow_eval.report.html import render_html, write_html
 from agentflow_eval.report.templating import asset
@@ -273,6 +274,9 @@ def test_trial_drill_down_shows_answers_verdicts_errors_and_costs(page: str) -> 
         "  votes:\n    - verdict: valid · reasoning: The answer gives the hotel name, as the"
         in text
     )
+    # what the judge passed is what the trial did before it stopped: the page says so
+    assert timeout["verdicts_note"] == crash["verdicts_note"] == UNFINISHED_VERDICTS
+    assert all("verdicts_note" not in t for t in details["trials"] if t["status"] != "errored")
     assert re.fullmatch(r"\d+(\.\d)? m?s · \d[\d,]* tok · \$0\.\d+", timeout["meta"])
     assert timeout["judge_cost"] == "$0.00042"
     failing = case_details(page, "html_in_answer")
@@ -400,6 +404,34 @@ def test_an_empty_run_and_a_case_without_trials_still_render() -> None:
 def _summary_of(page: str, case_id: str) -> str:
     start = page.index(f'data-id="{case_id}"')
     return page[start : page.index("</summary>", start)]
+
+
+_CHIP = re.compile(r'<span class="mean fail[^"]*" data-failed="(\d+)" title="[^"]*">([^<]*) ')
+
+
+def test_each_case_line_names_what_failed_it_first(
+    sample: tuple[RunResult, object], page: str
+) -> None:
+    """Every criterion that failed some trial, by its whole name (never cut to fit), with
+    how many trials, and the trials that did not finish, come first on the case's line;
+    the others follow with their mean scores."""
+    run, _ = sample
+    for case in run.cases:
+        summary = html.unescape(_summary_of(page, case.case_id))
+        failed = [(str(c.failed), c.label) for c in case.criteria if c.failed]
+        if case.errored:
+            failed.append((str(case.errored), "errored"))
+        assert _CHIP.findall(summary) == failed, case.case_id
+        means = summary.index('<span class="means">')
+        passing = [c for c in case.criteria if not c.failed]
+        for criterion in passing:  # after every failing one
+            assert summary.index(f'title="{criterion.label}: mean score', means) > max(
+                [summary.index(f">{label} ", means) for _, label in failed], default=0
+            )
+    hotel = _summary_of(page, "hotel_booking_two_turns")
+    assert 'errored <span class="nfail">✗ 3/5</span>' in hotel
+    markup = _summary_of(page, "html_in_answer")
+    assert 'judge: answer agrees with reference <span class="nfail">✗ 5/5</span>' in markup
 
 
 def test_each_case_shows_what_its_trials_took(sample: tuple[RunResult, object], page: str) -> None:

@@ -3,12 +3,17 @@ cost apart, tokens and trial latency."""
 
 from __future__ import annotations
 
-from support.sample_results import sample_run
+import re
+
+import pytest
+from support.report_page import case_details
+from support.sample_results import UsageKind, sample_run
 
 from agentflow_eval.models.results import TrialFigures, Usage
 from agentflow_eval.report.formats import format_duration_ms
+from agentflow_eval.report.html import render_html
 from agentflow_eval.report.scorecard import format_scorecard
-from agentflow_eval.report.spend import case_spend_cells, cost_text, spend_line
+from agentflow_eval.report.spend import call_cost_text, case_spend_cells, cost_text, spend_line
 from agentflow_eval.report.summary import run_summary
 from agentflow_eval.run.efficiency import case_efficiency
 
@@ -62,3 +67,40 @@ def test_a_case_reads_its_cost_as_the_run_does() -> None:
     assert case_spend_cells(uncaptured)["cost"] == cost_text(Usage()) == "–"
     assert case_spend_cells(unpriced)["cost"] == "unknown"
     assert case_spend_cells(free)["cost"] == "$0.0000 (p90 $0.0000)"
+
+
+def test_a_trial_or_turn_reads_its_cost_as_the_run_does() -> None:
+    assert call_cost_text(Usage()) == "–"  # no call recorded: nobody measured a cost
+    assert call_cost_text(Usage.of_call(50, 5, None)) == "unknown"
+    assert call_cost_text(Usage.of_call(50, 5, 0.0)) == "$0.0000"
+    assert call_cost_text(Usage.of_call(50, 5, 0.00057)) == "$0.00057"
+
+
+_HEADER_COST = re.compile(r"<dt>Agent tokens · cost</dt><dd>[\d,]+ · ([^<]+)</dd>")
+_CASE_COST = re.compile(r'<span class="fig" data-fig="cost"><i>cost</i> ([^<]+)</span>')
+
+
+@pytest.mark.parametrize(
+    ("usage", "reads"),
+    [("uncaptured", "–"), ("unpriced", "unknown"), ("free", "$0.0000"), ("priced", "$0.0")],
+)
+def test_the_report_reads_one_cost_the_same_way_in_the_header_and_on_every_case(
+    usage: UsageKind, reads: str
+) -> None:
+    """Calls the agent did not report, calls nobody could price, calls known to cost
+    nothing, priced calls: the run's header, each case's line and facts, and each trial
+    read the same, never $0.0000 for a cost nobody knows and never "–" for a known zero."""
+    run, _ = sample_run(cases=3, trials=2, usage=usage)
+    page = render_html(run)
+    header = _HEADER_COST.search(page)
+    assert header is not None and header.group(1).startswith(reads), header
+    assert [cost.startswith(reads) for cost in _CASE_COST.findall(page)] == [True] * 3
+    for case in run.cases:
+        details = case_details(page, case.case_id)
+        (fact,) = [fact for fact in details["facts"] if fact.startswith("cost ")]
+        assert fact.startswith(f"cost {reads}"), fact
+        for trial in details["trials"]:
+            cost = trial["meta"].rsplit(" · ", 1)[1].removeprefix("cost ")
+            assert cost.startswith(reads), (case.case_id, trial["meta"])
+    if usage in ("uncaptured", "unpriced"):
+        assert "$0.0000" not in page
