@@ -249,6 +249,8 @@ async def _run_deployed(
                 # default
                 parameters=params.model_dump(mode="json", exclude_none=True),
                 flow_run_name=run_name,
+                # a request the API client repeats (its answer lost) returns this run
+                idempotency_key=f"{flow_run.id}:{run_name}",
                 as_subflow=True,
                 timeout=limits.timeout_s,
                 poll_interval=EVALUATE_POLL_S,

@@ -145,6 +145,9 @@ async def _run_shards(request: RunRequest, plan: RunPlan) -> None:
             # nulls left out: the server refuses a null for a typed parameter with a default
             parameters=child.model_dump(mode="json", exclude_none=True),
             flow_run_name=f"{flow_run.name}-shard-{index + 1}-of-{count}",
+            # the API client repeats a request whose answer it lost (a timeout, a 503 of a
+            # busy server); the key makes a repeat return the shard run already created
+            idempotency_key=f"{flow_run.id}:shard-{index}-of-{count}",
             timeout=None,
             poll_interval=SHARD_POLL_S,
         )
