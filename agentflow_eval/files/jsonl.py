@@ -126,32 +126,31 @@ def check_records(path: Path, model: type[M]) -> Iterator[dict[str, Any]]:
     """Each record of ``path`` as :func:`iter_raw` reads it, each also checked to be a
     ``model``: a folder read back (a resume, a re-judge) is refused at once, naming the
     line, rather than by the stage that would meet the line later."""
-    if not path.exists():
-        return
-    with path.open("rb") as handle:
-        for number, line in _lines(handle, path):
-            if not line.endswith(b"\n"):
-                return
-            if line.strip():
-                place = f"line {number}"
-                record = parse_record(line, path, place)
-                try:
-                    model.model_validate(record)
-                except ValidationError as exc:
-                    raise not_a(model, exc, _where(path, place)) from None
-                yield record
+    for place, record in _placed_records(path):
+        try:
+            model.model_validate(record)
+        except ValidationError as exc:
+            raise not_a(model, exc, _where(path, place)) from None
+        yield record
 
 
 def iter_raw(path: Path) -> Iterator[dict[str, Any]]:
     """Like :func:`iter_records`, as plain dicts (:func:`parse_record`)."""
+    for _, record in _placed_records(path):
+        yield record
+
+
+def _placed_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each record of ``path`` as a plain dict, with the line it was read from."""
     if not path.exists():
         return
     with path.open("rb") as handle:
         for number, line in _lines(handle, path):
             if not line.endswith(b"\n"):
-                return
+                return  # torn tail: written by a process that died mid-line
             if line.strip():
-                yield parse_record(line, path, f"line {number}")
+                place = f"line {number}"
+                yield place, parse_record(line, path, place)
 
 
 def iter_lines_with_offsets(path: Path) -> Iterator[tuple[int, bytes]]:

@@ -18,9 +18,9 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, BeforeValidator
 
 from agentflow_eval.criteria.base import (
     CriterionContext,
@@ -53,12 +53,24 @@ __all__ = [
     "Scoring",
     "ScoringRule",
     "TurnView",
+    "YesNo",
     "content_key",
     "majority",
     "plurality",
     "tool_calls_text",
     "turn_views",
 ]
+
+
+def _yes_or_no(value: Any) -> Any:
+    # judges answer true/false or "Yes " as often as "yes"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+YesNo = Annotated[Literal["yes", "no"], BeforeValidator(_yes_or_no)]
+"""A judge's yes-or-no verdict, read leniently."""
 
 NO_JUDGE_RUNTIME = (
     "no judge runtime: this LLM-judge criterion needs CriterionContext(judge=JudgeRuntime(...)) "

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from agentflow_eval.criteria.base import CriterionContext, not_evaluated
 from agentflow_eval.criteria.judges.common import (
@@ -29,6 +29,7 @@ from agentflow_eval.criteria.judges.common import (
     JudgeCriterion,
     JudgeSetup,
     Scoring,
+    YesNo,
 )
 from agentflow_eval.criteria.judges.conversation import conversation_lines
 from agentflow_eval.criteria.judges.options import JudgeCriterionOptions
@@ -63,14 +64,7 @@ class JudgedProperty(BaseModel):
 
     property: str = Field(min_length=1)
     reasoning: str = ""
-    verdict: Literal["yes", "no"]
-
-    @field_validator("verdict", mode="before")
-    @classmethod
-    def _yes_no(cls, value: Any) -> Any:
-        if isinstance(value, bool):
-            return "yes" if value else "no"
-        return value.strip().lower() if isinstance(value, str) else value
+    verdict: YesNo
 
 
 class PropertyVerdicts(BaseModel):

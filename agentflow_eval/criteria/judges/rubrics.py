@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from agentflow_eval.criteria.base import CriterionContext, skipped
 from agentflow_eval.criteria.invocations import actual_text
@@ -35,6 +35,7 @@ from agentflow_eval.criteria.judges.common import (
     JudgeSetup,
     Scoring,
     TurnView,
+    YesNo,
     majority,
     tool_calls_text,
     turn_views,
@@ -65,14 +66,7 @@ class RubricVerdict(BaseModel):
 
     rubric_id: str
     reasoning: str = ""
-    verdict: Literal["yes", "no"]
-
-    @field_validator("verdict", mode="before")
-    @classmethod
-    def _yes_no(cls, value: Any) -> Any:
-        if isinstance(value, bool):
-            return "yes" if value else "no"
-        return value.strip().lower() if isinstance(value, str) else value
+    verdict: YesNo
 
 
 class RubricVerdicts(BaseModel):
