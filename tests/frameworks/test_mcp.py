@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.agents.litellm_agent import LiteLLMAgent
 from agentflow_eval.criteria.config_files import config_from_data
 from agentflow_eval.models.evalset import EvalSet
@@ -209,3 +210,96 @@ async def test_a_server_that_does_not_start_is_an_infrastructure_error(tmp_path:
     error = run.trials[0].trial.error
     assert error is not None and error.kind == "infrastructure"
     assert "MCP server 'broken'" in error.message and "no database" in error.message
+
+
+# ------------------------------------------------------------------ framework adapters
+
+
+def sdk_agent(server: ScriptedOpenAIServer) -> AgentUnderTest:
+    from agents import Agent, OpenAIChatCompletionsModel, set_tracing_disabled
+    from openai import AsyncOpenAI
+
+    from agentflow_eval.agents.frameworks import wrap
+
+    set_tracing_disabled(True)  # the SDK's traces would go to OpenAI's platform
+    client = AsyncOpenAI(base_url=server.url, api_key="test-key", max_retries=0)
+    agent = Agent(
+        name="desk",
+        instructions="Refund what the customer asks for.",
+        model=OpenAIChatCompletionsModel(model="scripted", openai_client=client),
+    )
+    return wrap(agent, name="desk")
+
+
+def adk_agent(server: ScriptedOpenAIServer) -> AgentUnderTest:
+    from google.adk.agents import LlmAgent
+    from google.adk.models.lite_llm import LiteLlm
+
+    from agentflow_eval.agents.frameworks import wrap
+
+    model = LiteLlm(model="openai/scripted", api_base=server.url, api_key="scripted-key")
+    agent = LlmAgent(name="desk", model=model, instruction="Refund what the customer asks for.")
+    return wrap(agent, name="desk")
+
+
+FRAMEWORKS = [
+    pytest.param(sdk_agent, "agents", id="openai-agents"),
+    pytest.param(adk_agent, "google.adk", id="adk"),
+]
+
+
+def value(result: Any) -> Any:
+    """A recorded result as data: the SDK records a tool's output as the text the model
+    got; ADK records its function response, a plain value wrapped as ``{"result": ...}``."""
+    if isinstance(result, str):
+        try:
+            return json.loads(result)
+        except ValueError:
+            return result
+    if isinstance(result, dict) and set(result) == {"result"}:
+        return result["result"]
+    return result
+
+
+@pytest.mark.parametrize(("make_agent", "package"), FRAMEWORKS)
+async def test_a_framework_agent_calls_the_trials_server(
+    tmp_path: Path, make_agent: Any, package: str
+) -> None:
+    pytest.importorskip(package)
+    with ScriptedOpenAIServer(handler=refund_model) as server:
+        run = await evaluate(
+            make_agent(server), evalset(), mcp_config(), runs=2, output_dir=tmp_path
+        )
+        offered = {tool["function"]["name"] for tool in server.requests[0]["tools"]}
+    assert offered == {"lookup_order", "refund_order"}
+    assert [t.status for t in run.trials] == ["passed", "passed"], run.trials[0].trial.error
+    pids = set()
+    for index in range(2):
+        lookup, refund = calls(run, index)
+        assert (lookup.name, lookup.args, lookup.served_by) == (
+            "lookup_order",
+            {"order_id": "A-1"},
+            "tool",
+        )
+        found = value(lookup.result)
+        assert (found["status"], found["calls"]) == ("delivered", 1)
+        pids.add(found["pid"])
+        assert (refund.name, value(refund.result)) == ("refund_order", "refunded A-1: 42.0")
+    assert len(pids) == 2
+    assert server_pids() == []
+
+
+@pytest.mark.parametrize(("make_agent", "package"), FRAMEWORKS)
+async def test_a_tool_mock_answers_for_a_framework_agents_mcp_tool(
+    tmp_path: Path, make_agent: Any, package: str
+) -> None:
+    pytest.importorskip(package)
+    config = mcp_config(tool_mocks=[{"tool": "lookup_order", "result": MOCKED_LOOKUP}])
+    with ScriptedOpenAIServer(handler=refund_model) as server:
+        run = await evaluate(make_agent(server), evalset(), config, runs=1, output_dir=tmp_path)
+        sent = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+    lookup, refund = calls(run)
+    assert (lookup.served_by, value(lookup.result)) == ("mock", MOCKED_LOOKUP)
+    assert (refund.served_by, value(refund.result)) == ("tool", "refunded A-1: 42.0")
+    assert "lost in transit" in sent[0]  # the model saw the mock's answer
+    assert server_pids() == []
