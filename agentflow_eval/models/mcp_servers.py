@@ -69,7 +69,7 @@ class McpServerSpec(FileModel):
             return value
         parts = urlsplit(value)
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ValueError(f"{value!r} is not an http:// or https:// URL")
+            raise ValueError("not an http:// or https:// URL")
         return value
 
     @model_validator(mode="after")

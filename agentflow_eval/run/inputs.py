@@ -8,6 +8,7 @@ and field; what is accepted but not used as written comes back as warnings.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -249,7 +250,15 @@ def check_agent_mcp(agent: object, inputs: RunInputs) -> None:
     """Refuse, in one line, the config's MCP servers for an agent that cannot be given
     their tools: an agent kind that can says so with ``mcp_supported = True`` (the
     built-in LiteLLM agent, the Agents SDK's and ADK's adapters)."""
-    if not inputs.config.mcp_servers or getattr(agent, "mcp_supported", False):
+    if not inputs.config.mcp_servers:
+        return
+    if importlib.util.find_spec("mcp") is None:
+        raise EvalFileError(
+            inputs.config_path or "the config",
+            "MCP servers need the official MCP SDK: pip install 'agentflow-eval[mcp]'",
+            field="mcp_servers",
+        )
+    if getattr(agent, "mcp_supported", False):
         return
     name = getattr(agent, "name", type(agent).__name__)
     raise EvalFileError(
