@@ -242,8 +242,8 @@ async def started_servers(
     serve a tool of the same name."""
     servers = [_Server(spec, variables or {}) for spec in specs]
     try:
-        for server in servers:
-            await server.start()
+        # at once: each start is mostly a process importing its SDK, waiting on no other
+        await asyncio.gather(*(server.start() for server in servers))
         yield _distinct(servers)
     finally:
         await _stop_all(servers)

@@ -20,7 +20,7 @@ from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import RecordedToolCall, RunResult
 from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
-from tests.support.mcp_processes import server_command, server_pids
+from tests.support.mcp_processes import http_server, server_command, server_pids
 
 pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="processes are read from /proc")
 
@@ -116,6 +116,18 @@ async def test_a_run_scoped_server_is_started_once_for_every_trial(tmp_path: Pat
     assert server_pids() == []
 
 
+async def test_a_server_at_a_streamable_http_url_serves_the_run(tmp_path: Path) -> None:
+    with http_server() as url, ScriptedOpenAIServer(handler=refund_model) as server:
+        config = config_from_data(
+            {"criteria": {"completes": 1.0}, "mcp_servers": [{"name": "orders", "url": url}]}
+        )
+        run = await evaluate(litellm_agent(server), evalset(), config, runs=1, output_dir=tmp_path)
+    lookup, refund = calls(run)
+    assert (lookup.name, lookup.result["status"]) == ("lookup_order", "delivered")
+    assert (refund.name, refund.result) == ("refund_order", "refunded A-1: 42.0")
+    assert run.trials[0].status == "passed"
+
+
 async def test_a_tool_mock_answers_for_one_mcp_tool(tmp_path: Path) -> None:
     config = mcp_config(tool_mocks=[{"tool": "lookup_order", "result": MOCKED_LOOKUP}])
     with ScriptedOpenAIServer(handler=refund_model) as server:
@@ -141,6 +153,23 @@ async def test_a_server_error_is_the_calls_error(tmp_path: Path) -> None:
     [lookup] = calls(run)
     assert lookup.error is not None and "lookup_order" in lookup.error
     assert run.trials[0].trial.error is None  # news for the model, not a crash
+
+
+async def test_a_trial_the_model_failed_stops_its_server(tmp_path: Path) -> None:
+    def failing_after_a_lookup(body: dict[str, Any]) -> Reply:
+        if body["messages"][-1]["role"] == "tool":
+            return Reply.error(400, "the model refused")
+        return Reply.tools(("lookup_order", {"order_id": "A-1"}))
+
+    with ScriptedOpenAIServer(handler=failing_after_a_lookup) as server:
+        run = await evaluate(
+            litellm_agent(server), evalset(), mcp_config(), runs=1, output_dir=tmp_path
+        )
+    [lookup] = calls(run)
+    assert lookup.result["pid"] > 0  # the server was up and answered
+    error = run.trials[0].trial.error
+    assert error is not None and "the model refused" in error.message
+    assert server_pids() == []
 
 
 async def test_a_trial_timed_out_inside_an_mcp_call_stops_its_server(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 1.x called FastMCP): an order desk with two tools and a counter of its own, so a test can
 tell one server process (one trial's) from another.
 
-Run as ``python tests/support/mcp_orders.py``; each process starts with the same orders,
+Run as ``python tests/support/mcp_orders.py`` (``--http PORT``: at
+``http://127.0.0.1:PORT/mcp``, streamable HTTP); each process starts with the same orders,
 so a refund made in one trial is never seen by the next. ``MCP_ORDERS_HANG=1`` makes
 ``lookup_order`` never answer (a trial that times out inside an MCP call).
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 
 from mcp.server.mcpserver import MCPServer
 
@@ -56,4 +58,7 @@ def refund_order(order_id: str, reason: str) -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":  # a streamable-HTTP server instead
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run()
