@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -331,4 +336,58 @@ async def test_a_tool_mock_answers_for_a_framework_agents_mcp_tool(
     assert (lookup.served_by, value(lookup.result)) == ("mock", MOCKED_LOOKUP)
     assert (refund.served_by, value(refund.result)) == ("tool", "refunded A-1: 42.0")
     assert "lost in transit" in sent[0]  # the model saw the mock's answer
+    assert server_pids() == []
+
+
+AGENT_FILE = """\
+import os
+
+from agentflow_eval import LiteLLMAgent
+
+agent = LiteLLMAgent(
+    "openai/scripted", api_base=os.environ["SCRIPTED_URL"], api_key="test", name="desk"
+)
+"""
+
+
+def test_ctrl_c_stops_the_servers_of_the_running_trials(tmp_path: Path) -> None:
+    """The user presses Ctrl-C while two trials wait on their servers' calls: the command
+    stops, and takes the servers with it."""
+    (tmp_path / "desk_agent.py").write_text(AGENT_FILE)
+    (tmp_path / "desk.evalset.json").write_text(evalset().model_dump_json())
+    config = {
+        "criteria": {"completes": 1.0},
+        "mcp_servers": [
+            {"name": "orders", "command": server_command(), "env": {"MCP_ORDERS_HANG": "1"}}
+        ],
+    }
+    (tmp_path / "mcp.config.json").write_text(json.dumps(config))
+    with ScriptedOpenAIServer(handler=refund_model) as server:
+        env = {**os.environ, "SCRIPTED_URL": server.url, "PREFECT_HOME": str(tmp_path / "p")}
+        command = [
+            str(Path(sys.executable).parent / "agentflow-eval"),
+            "run",
+            "desk_agent.py:agent",
+            "desk.evalset.json",
+            "--config",
+            "mcp.config.json",
+            "--runs",
+            "2",
+            "--no-prefect",
+        ]
+        process = subprocess.Popen(
+            command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        try:
+            deadline = time.monotonic() + 120
+            while not (len(server_pids()) == 2 and server.request_count >= 2):
+                assert process.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+            time.sleep(0.5)  # the calls are made, and hang
+            process.send_signal(signal.SIGINT)
+            _, err = process.communicate(timeout=120)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 130, err.decode()[-2000:]
     assert server_pids() == []
