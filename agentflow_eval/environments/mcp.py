@@ -31,7 +31,7 @@ from typing import Any, TextIO, cast
 
 from agentflow_eval.models.mcp_servers import McpServerSpec
 
-__all__ = ["McpServerFailed", "McpTool", "McpToolError", "started_servers"]
+__all__ = ["McpServerFailed", "McpTool", "McpToolError", "call_error_text", "started_servers"]
 
 _STDERR_TAIL = 800
 """How much of a server's own error output a failure to start quotes."""
@@ -84,6 +84,14 @@ class McpTool:
         if isinstance(structured, dict) and set(structured) == {"result"}:
             return structured["result"]
         return structured
+
+
+def call_error_text(exc: Exception) -> str:
+    """What the model is told of a failed MCP call: the server's own message, else the
+    exception (a protocol error, a server that went away) with its type."""
+    if isinstance(exc, McpToolError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def _block_text(block: Any) -> str:

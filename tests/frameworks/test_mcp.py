@@ -339,6 +339,27 @@ async def test_a_tool_mock_answers_for_a_framework_agents_mcp_tool(
     assert server_pids() == []
 
 
+@pytest.mark.parametrize(("make_agent", "package"), FRAMEWORKS)
+async def test_a_server_error_is_a_framework_calls_error(
+    tmp_path: Path, make_agent: Any, package: str
+) -> None:
+    pytest.importorskip(package)
+
+    def unknown_order(body: dict[str, Any]) -> Reply:
+        if body["messages"][-1]["role"] == "tool":
+            return Reply.text("no such order")
+        return Reply.tools(("lookup_order", {"order_id": "Z-9"}))
+
+    with ScriptedOpenAIServer(handler=unknown_order) as server:
+        run = await evaluate(
+            make_agent(server), evalset(), mcp_config(), runs=1, output_dir=tmp_path
+        )
+    [lookup] = calls(run)
+    assert lookup.error is not None and "Error executing tool lookup_order" in lookup.error
+    assert run.trials[0].trial.error is None  # the model was told; the run went on
+    assert run.trials[0].trial.turns[0].final_response == "no such order"
+
+
 AGENT_FILE = """\
 import os
 

@@ -166,11 +166,12 @@ class AdkAgent:
         given = context.session_input
         app_name = given.app_name or self._app_name
         sessions = InMemorySessionService()
+        mocks = _ToolMocks()
         target, root = self._target, self._root
         if context.mcp_tools:
             if not isinstance(root, LlmAgent):  # refused when the run was planned
                 raise TypeError(f"the ADK root {root.name!r} is no LLM agent to give MCP tools")
-            root = with_mcp_tools(root, context.mcp_tools)
+            root = with_mcp_tools(root, context.mcp_tools, mocks.failed_calls)
             if isinstance(target, App):
                 target = target.model_copy(update={"root_agent": root})
             else:
@@ -181,7 +182,6 @@ class AdkAgent:
             runner = Runner(agent=root, app_name=app_name, session_service=sessions)
         else:
             runner = Runner(node=root, app_name=app_name, session_service=sessions)
-        mocks = _ToolMocks()
         runner.plugin_manager.plugins.insert(0, mocks)  # before the app's own plugins
         session = await sessions.create_session(
             app_name=app_name,
@@ -343,6 +343,9 @@ class _TurnEvents:
             return
         recorded, called_at = self._pending.pop(key)
         recorded.result = _jsonable(response.response)
+        failed = self._mocks.failed_calls.pop(key, None)
+        if failed is not None:
+            recorded.result, recorded.error = None, failed
         stand_in = self._mocks.served.pop(key, None)
         if stand_in is not None:
             recorded.served_by = stand_in.served_by
@@ -387,6 +390,9 @@ class _ToolMocks(BasePlugin):
         self.gate: ToolGate = NO_MOCKS
         self.served: dict[str, StandIn] = {}
         """What answered each call, by its function call id."""
+        self.failed_calls: dict[str, str] = {}
+        """The errors of the MCP calls their server failed, by function call id (ADK's
+        own tools raise; an MCP tool answers ``{"error": ...}``, see ``adk_mcp``)."""
 
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext

@@ -5,7 +5,8 @@ Each is a ``BaseTool`` whose declaration is the server's JSON schema as it wrote
 ADK's own ``McpTool`` declares one) and whose call goes to the trial's server. ADK runs
 it as any tool: its before-tool hook (where the tool mocks answer) sees it first, and
 its function response is the trajectory's result. A failed call answers
-``{"error": message}``, what the model sees of any failed ADK tool; a result that is
+``{"error": message}``, what the model sees of any failed ADK tool, and is recorded as
+the call's error; a result that is
 not an object is wrapped as ``{"result": value}``, as ADK wraps a function's return.
 """
 
@@ -19,7 +20,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
-from agentflow_eval.environments.mcp import McpTool, McpToolError
+from agentflow_eval.environments.mcp import McpTool, call_error_text
 
 __all__ = ["AdkMcpTool", "with_mcp_tools"]
 
@@ -27,9 +28,12 @@ __all__ = ["AdkMcpTool", "with_mcp_tools"]
 class AdkMcpTool(BaseTool):
     """One MCP tool of the trial, as ADK calls a tool."""
 
-    def __init__(self, tool: McpTool) -> None:
+    def __init__(self, tool: McpTool, failed: dict[str, str]) -> None:
         super().__init__(name=tool.name, description=tool.description)
         self.mcp_tool = tool
+        self.failed = failed
+        """Where a failed call's error is kept, by its function call id: ADK records only
+        the function response, and the trajectory must tell an error from a result."""
 
     def _get_declaration(self) -> types.FunctionDeclaration:
         return types.FunctionDeclaration(
@@ -41,13 +45,16 @@ class AdkMcpTool(BaseTool):
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         try:
             result = await self.mcp_tool.call(args)
-        except McpToolError as exc:
-            return {"error": str(exc)}
+        except Exception as exc:  # the model is told, as ADK tells it of a failed tool
+            error = call_error_text(exc)
+            self.failed[tool_context.function_call_id or self.name] = error
+            return {"error": error}
         return result if isinstance(result, dict) else {"result": result}
 
 
-def with_mcp_tools(root: LlmAgent, tools: Sequence[McpTool]) -> LlmAgent:
-    """``root`` with ``tools`` beside its own (``root`` itself when there are none)."""
+def with_mcp_tools(root: LlmAgent, tools: Sequence[McpTool], failed: dict[str, str]) -> LlmAgent:
+    """``root`` with ``tools`` beside its own (``root`` itself when there are none); the
+    errors of their failed calls go to ``failed``, by function call id."""
     if not tools:
         return root
     own = {_tool_name(tool) for tool in root.tools}
@@ -57,7 +64,8 @@ def with_mcp_tools(root: LlmAgent, tools: Sequence[McpTool]) -> LlmAgent:
             f"MCP tool(s) {', '.join(map(repr, clashes))} have the name of one of agent "
             f"{root.name!r}'s own tools; tool names must be unique"
         )
-    return root.clone(update={"tools": [*root.tools, *(AdkMcpTool(tool) for tool in tools)]})
+    added = [AdkMcpTool(tool, failed) for tool in tools]
+    return root.clone(update={"tools": [*root.tools, *added]})
 
 
 def _tool_name(tool: Any) -> str:

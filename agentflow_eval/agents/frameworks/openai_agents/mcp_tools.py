@@ -18,7 +18,7 @@ from agents import Agent, FunctionTool
 from agents.tool_context import ToolContext
 
 from agentflow_eval.agents.frameworks.openai_agents.trajectory import RUN_ERROR
-from agentflow_eval.environments.mcp import McpTool
+from agentflow_eval.environments.mcp import McpTool, call_error_text
 
 __all__ = ["with_mcp_tools"]
 
@@ -45,7 +45,7 @@ def _function_tool(tool: McpTool) -> FunctionTool:
                 raise ValueError(f"arguments must be a JSON object, got {type(args).__name__}")
             result = await tool.call(args)
         except Exception as exc:  # the model is told, as the SDK tells it of any tool's
-            return RUN_ERROR + str(exc)
+            return RUN_ERROR + call_error_text(exc)
         return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
     return FunctionTool(
