@@ -246,6 +246,22 @@ async def test_a_server_that_does_not_start_is_an_infrastructure_error(tmp_path:
     assert "MCP server 'broken'" in error.message and "no database" in error.message
 
 
+async def test_a_server_that_never_answers_is_cut_off_and_stopped(tmp_path: Path) -> None:
+    silent = [server_command()[0], "-c", "import time; time.sleep(300)  # mcp-never-ready"]
+    config = config_from_data(
+        {
+            "criteria": {"completes": 1.0},
+            "mcp_servers": [{"name": "silent", "command": silent, "startup_timeout_s": 2}],
+        }
+    )
+    with ScriptedOpenAIServer(handler=refund_model) as server:
+        run = await evaluate(litellm_agent(server), evalset(), config, runs=1, output_dir=tmp_path)
+    error = run.trials[0].trial.error
+    assert error is not None and error.kind == "infrastructure"
+    assert "did not start and list its tools within 2 s" in error.message
+    assert server_pids("mcp-never-ready") == []
+
+
 # ------------------------------------------------------------------ framework adapters
 
 

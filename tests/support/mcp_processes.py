@@ -19,8 +19,9 @@ def server_command() -> list[str]:
     return [sys.executable, str(SERVER)]
 
 
-def server_pids() -> list[int]:
-    """The live processes (not zombies) running the test server."""
+def server_pids(marker: str = str(SERVER)) -> list[int]:
+    """The live processes (not zombies) with ``marker`` in their command line (default:
+    the ones running the test server)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -30,7 +31,7 @@ def server_pids() -> list[int]:
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue  # it ended while we looked
-        if str(SERVER).encode() in cmdline and state != "Z":
+        if any(marker.encode() in part for part in cmdline) and state != "Z":
             found.append(int(entry.name))
     return found
 
