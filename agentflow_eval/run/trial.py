@@ -1,6 +1,6 @@
 """Running one trial: a fresh session in its own temporary directory (and its own
-environment, when the run sets one up), every user turn sent in order, the trajectory
-recorded, and any failure kept as data.
+environment and MCP servers, when the run sets them up), every user turn sent in order,
+the trajectory recorded, and any failure kept as data.
 
 An agent that raises, exhausts its steps, hangs past the timeout or blocks the event loop
 (see :mod:`agentflow_eval.run.loop_watchdog`) fails this trial only: :func:`run_trial`
@@ -143,6 +143,12 @@ async def run_trial(
     the trial an infrastructure error. When the agent is done, and before the
     environment is torn down, the world is read into the trial's ``end_state``: what
     the environment captures of itself, and what the case's end-state checks find.
+
+    The config's ``trial``-scoped MCP servers (``settings.mcp_servers``) are started
+    after the environment, their tools (with the run's shared ones) handed to the session
+    as ``SessionContext.mcp_tools``, and stopped when the session ends, however it
+    ended (:mod:`agentflow_eval.environments.mcp`); one that does not start makes the
+    trial an infrastructure error.
 
     Raises :class:`~agentflow_eval.llm.retry.ProviderAuthError` when a model call's
     credentials were refused (the run cannot go on); nothing else."""
