@@ -4,6 +4,7 @@ once a run is over."""
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import sys
@@ -15,13 +16,18 @@ SERVER = Path(__file__).with_name("mcp_orders.py")
 """The stdio MCP server the tests start (``tests/support/mcp_orders.py``)."""
 
 
+OWNER = f"--owner={os.getpid()}"
+"""Marks the servers this test process starts: tests running at once in other processes
+(pytest-xdist) start servers of their own, which are not this test's to count."""
+
+
 def server_command() -> list[str]:
-    return [sys.executable, str(SERVER)]
+    return [sys.executable, str(SERVER), OWNER]
 
 
-def server_pids(marker: str = str(SERVER)) -> list[int]:
+def server_pids(marker: str = OWNER) -> list[int]:
     """The live processes (not zombies) with ``marker`` in their command line (default:
-    the ones running the test server)."""
+    the test servers this process started, directly or through a run it started)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
