@@ -11,6 +11,7 @@ from pathlib import Path
 
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.results_json import read_results_json
+from agentflow_eval.run.efficiency import run_efficiency
 from agentflow_eval.storage.history import RunsManifest, run_entry
 
 __all__ = ["LocalRuns", "local_runs", "newest_report"]
@@ -59,7 +60,7 @@ def local_runs(output_dir: Path) -> LocalRuns:
             continue
         set_name = run_dir.parent.name
         files = [name for name in RUN_FILES if (run_dir / name).is_file()]
-        entry = run_entry(run, run_dir.name, files, run.finished_at)
+        entry = run_entry(run, run_dir.name, files, run.finished_at, efficiency=run_efficiency(run))
         manifest = found.manifests.get(set_name) or RunsManifest(eval_set_id=run.eval_set_id)
         found.manifests[set_name] = manifest.with_run(entry, run.eval_set_name or "")
     return found
