@@ -12,6 +12,7 @@ Layout under the target (``s3://bucket/prefix`` or a directory)::
     <prefix>/<eval_set_id>/runs.json     every published run, newest first
     <prefix>/<eval_set_id>/index.html    those runs as a page, with pass rates and trends
     <prefix>/<eval_set_id>/explorer.html the runs filtered, any two side by side
+    <prefix>/<eval_set_id>/trend.html    pass rate and efficiency by version and window
     <prefix>/<eval_set_id>/latest.json   the newest completed run (written last)
 
 The order of writes is what keeps ``latest`` honest: a run's own files first, then the
