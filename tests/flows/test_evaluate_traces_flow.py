@@ -145,3 +145,40 @@ async def test_a_drop_between_versions_is_emitted_as_a_regression_event(
         }
     ]
     assert event.payload["regressed_cases"][0]["p_adjusted"] < 0.001
+
+
+async def test_a_published_drop_reaches_the_trend_page_through_a_publish_task(
+    tmp_path: Path,
+) -> None:
+    """The comparison with the version before is made after each version's evaluate run
+    published it: the run is published again in a task run of the traces flow (nothing
+    runs outside a task run Prefect shows), and the trend page names the test."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"criteria": {"within_budget": {"max_tool_calls": 0}}}))
+    minute = 60_000_000_000
+    old = [
+        AgentTrace(f"v1-{n}", version="1.0", tool=None, start_ns=BASE_NS + n * minute)
+        for n in range(12)
+    ]
+    new = [
+        AgentTrace(f"v2-{n}", version="2.0", start_ns=BASE_NS + (100 + n) * minute)
+        for n in range(12)
+    ]
+    write_s3_layout(tmp_path / "traces", [export_request(old), export_request(new)])
+    request = TracesRequest(
+        source=str(tmp_path / "traces"),
+        config=str(config),
+        output_dir=str(tmp_path / "out"),
+        publish_to=str(tmp_path / "published"),
+    )
+
+    outcome = await evaluate_traces(**request.flow_parameters())
+
+    async with get_client() as client:
+        flow_run = await client.read_flow_run(outcome.batch_dir.name.removeprefix("flow-run-"))
+    runs = await task_runs_of(flow_run, until=lambda runs: len(runs) >= 4)
+    names = [run.name.rsplit("-", 1)[0] for run in runs]
+    assert names.count("publish") == 1  # the second version's run, with its comparison
+    page = (tmp_path / "published" / "traces-traces" / "trend.html").read_text()
+    assert page.count('class="dropped"') == 1
+    assert "Boschloo&#39;s exact test" in page or "Fisher&#39;s exact test" in page
