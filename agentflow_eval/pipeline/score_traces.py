@@ -33,10 +33,10 @@ from pathlib import Path
 
 from agentflow_eval.compare.baseline import write_run_comparison
 from agentflow_eval.compare.brief import comparison_lines
-from agentflow_eval.compare.models import RunComparison
+from agentflow_eval.compare.models import BaselineProblem, RunComparison
 from agentflow_eval.criteria.config_files import load_config
 from agentflow_eval.criteria.registry import spec_of
-from agentflow_eval.errors import InputError
+from agentflow_eval.errors import InputError, StoreError
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.files.errors import first_reason
 from agentflow_eval.files.loading import max_file_bytes
@@ -45,6 +45,7 @@ from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models import defaults
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.traces_request import TracesRequest
+from agentflow_eval.pipeline.earlier_window import earlier_window
 from agentflow_eval.pipeline.execute import Runtime, execute
 from agentflow_eval.pipeline.outcome import RunOutcome
 from agentflow_eval.pipeline.stages import publish_stage
@@ -239,23 +240,59 @@ async def score_traces(
 
 def _compared(versions: list[VersionScored], plan: TracesPlan) -> list[VersionScored]:
     """Each version, in the order its traces began, compared with the one before it
-    (:func:`agentflow_eval.traces.versions.compare_versions`); each comparison kept in
-    the version's recording and in its run's folder as ``comparison.json``."""
+    (:func:`agentflow_eval.traces.versions.compare_versions`): the first with the window
+    an earlier batch scored before it (:mod:`.earlier_window`), if any, the others with
+    the version before them in this batch. Each comparison is kept in the version's
+    recording and in its run's folder as ``comparison.json``."""
     ordered = sorted(versions, key=lambda v: v.recording.window_start)
-    compared = ordered[:1]
+    if not ordered:
+        return ordered
+    by_case = plan.request.case_attribute is not None
+    compared = [replace(ordered[0], comparison=_against_earlier_window(ordered[0], plan))]
     for before, after in itertools.pairwise(ordered):
         record = compare_versions(
             (before.recording.agent_version, before.outcome.run, Path(before.recording.folder)),
             (after.recording.agent_version, after.outcome.run, Path(after.recording.folder)),
             alpha=plan.request.alpha,
-            by_case=plan.request.case_attribute is not None,
+            by_case=by_case,
         )
-        write_text_atomically(
-            Path(after.recording.folder) / "comparison.json", [record.model_dump_json(indent=2)]
-        )
-        write_run_comparison(after.outcome.run_dir, record)
         compared.append(replace(after, comparison=record))
+    for version in compared:
+        if version.comparison is not None:
+            write_text_atomically(
+                Path(version.recording.folder) / "comparison.json",
+                [version.comparison.model_dump_json(indent=2)],
+            )
+            write_run_comparison(version.outcome.run_dir, version.comparison)
     return compared
+
+
+def _against_earlier_window(first: VersionScored, plan: TracesPlan) -> RunComparison | None:
+    """``first`` against the window an earlier batch scored before it; None when no
+    earlier batch scored one. A history that cannot be read is said in the record."""
+    try:
+        earlier = earlier_window(
+            eval_set_id=first.outcome.run.eval_set_id,
+            agent=first.outcome.run.agent,
+            batch_id=plan.batch.batch_id,
+            before=first.recording.window_start,
+            published=open_store(plan.publish_to) if plan.publish_to is not None else None,
+            output_dir=Path(plan.request.output_dir),
+        )
+    except (InputError, StoreError, OSError, ValueError) as exc:
+        return RunComparison(
+            baseline="the window before",
+            problem=BaselineProblem(kind="unavailable", message=first_reason(exc)),
+        )
+    if earlier is None:
+        return None
+    return compare_versions(
+        (earlier.entry.agent_version or "unversioned", earlier.run, None),
+        (first.recording.agent_version, first.outcome.run, Path(first.recording.folder)),
+        alpha=plan.request.alpha,
+        by_case=plan.request.case_attribute is not None,
+        baseline_name=earlier.name,
+    )
 
 
 def plan_traces(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from agentflow_eval.compare.render import format_p
 from agentflow_eval.models.results import ValueSpread
@@ -110,17 +110,7 @@ class TrendData:
 def window_of(entry: RunEntry) -> tuple[datetime, datetime]:
     """The window a run covers: its traces' (labels ``window_start``, ``window_end``),
     else the time it ran."""
-    try:
-        start = datetime.fromisoformat(entry.labels["window_start"])
-        end = datetime.fromisoformat(entry.labels["window_end"])
-    except (KeyError, ValueError):
-        return entry.started_at, entry.finished_at
-    return _utc(start), _utc(end)
-
-
-def _utc(moment: datetime) -> datetime:
-    # a label written without an offset is read as UTC, so windows sort with run times
-    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return entry.window
 
 
 def _figure(spread: ValueSpread | None, show: Callable[[float], str]) -> Figure:

@@ -185,6 +185,17 @@ class RunEntry(BaseModel):
     def path(self, name: str) -> str:
         return f"{self.folder}/{name}"
 
+    @property
+    def window(self) -> tuple[datetime, datetime]:
+        """The time the run covers: for production traces, its traces' window (labels
+        ``window_start`` and ``window_end``), else the time it ran."""
+        try:
+            start = datetime.fromisoformat(self.labels["window_start"])
+            end = datetime.fromisoformat(self.labels["window_end"])
+        except (KeyError, ValueError):
+            return self.started_at, self.finished_at
+        return _utc(start), _utc(end)  # a label without an offset is read as UTC
+
     def evaluated(self, agent: AgentIdentity) -> bool:
         """Whether this run evaluated ``agent`` in its history: the same spec (its name,
         where either run did not record one), the same model where ``agent`` names one,

@@ -13,6 +13,7 @@ from agentflow_eval.report.trend_data import TrendData, trend_data, window_of
 from agentflow_eval.report.trend_page import render_trend
 from agentflow_eval.run.stats import wilson_interval
 from agentflow_eval.storage.history import RunsManifest
+from tests.support.otlp_traces import export_request, write_s3_layout
 from tests.unit.traces.conftest import Score
 from tests.unit.traces.test_versions import _version, _write
 
@@ -146,3 +147,45 @@ def test_a_history_written_before_the_trend_reads_and_shows_what_it_has() -> Non
     assert second.test is not None and second.test.regressed and second.test.findings == []
     page = render_trend(data)
     assert "regression against latest" in _row_text(page, "2.0")
+
+
+def _two_batches(tmp_path: Path, score: Score, **settings: str) -> list[str]:
+    """Version 1.0 scored in one batch (28 of 30 pass), then, in a later batch over new
+    objects, the same version's later window (12 of 30 pass); the later batch's lines."""
+    source = tmp_path / "src"
+    first = _version("early", "1.0", passing=28, failing=2, start=0)
+    write_s3_layout(source, [export_request(first[:15]), export_request(first[15:])])
+    score(source, tmp_path / "out", **settings)
+    later = _version("late", "1.0", passing=12, failing=18, start=100)
+    write_s3_layout(source, [export_request(later[:15]), export_request(later[15:])], start=2)
+    outcome = score(source, tmp_path / "out", **settings)
+    (scored,) = outcome.versions
+    assert scored.comparison is not None and scored.comparison.regressed
+    assert scored.comparison.baseline.startswith("agent version 1.0, traces 2026-01-01 00:00")
+    return outcome.lines()
+
+
+def test_a_window_is_compared_with_the_window_an_earlier_batch_scored(
+    tmp_path: Path, score: Score
+) -> None:
+    """Most scheduled batches hold one version: the drop between two of them is tested
+    too (kept as local run folders, no publishing)."""
+    lines = _two_batches(tmp_path, score)
+    assert any(line.startswith("  against agent version 1.0, traces 2026-01-01") for line in lines)
+    assert any("regressed: all traces 28/30 -> 12/30" in line for line in lines)
+
+
+def test_the_trend_page_marks_a_drop_between_windows_of_one_version(
+    tmp_path: Path, score: Score
+) -> None:
+    _two_batches(tmp_path, score, publish_to=str(tmp_path / "published"))
+    folder = tmp_path / "published" / "traces-src"
+    manifest = RunsManifest.model_validate_json((folder / "runs.json").read_text())
+    data = trend_data(manifest, _link)
+    earlier, later = data.rows
+    assert (earlier.version, later.version) == ("1.0", "1.0")
+    assert earlier.window_end < later.window_start
+    assert later.test is not None and later.test.regressed and data.drops == 1
+    assert "28/30 → 12/30" in later.test.findings[0]
+    page = (folder / "trend.html").read_text()
+    assert page.count('class="dropped"') == 1
