@@ -282,7 +282,12 @@ def _against_earlier_window(first: VersionScored, plan: TracesPlan) -> RunCompar
     except (InputError, StoreError, OSError, ValueError) as exc:
         return RunComparison(
             baseline="the window before",
-            problem=BaselineProblem(kind="unavailable", message=first_reason(exc)),
+            problem=BaselineProblem(
+                kind="unavailable",
+                message=first_reason(exc)
+                if isinstance(exc, ValueError)
+                else " ".join(str(exc).split()),
+            ),
         )
     if earlier is None:
         return None
