@@ -23,12 +23,13 @@ def render_trend(
     data: TrendData,
     *,
     index_link: str = "index.html",
-    explorer_link: str = "explorer.html",
+    explorer_link: str | None = "explorer.html",
     links_until: datetime | None = None,
 ) -> str:
     """The trend page for ``data``; ``index_link`` and ``explorer_link`` are where its
-    links to the other pages go (presigned on a private bucket), ``links_until`` when
-    presigned links stop working (the page says so)."""
+    links to the other pages go (presigned on a private bucket; None: no explorer, as
+    ``view --serve`` serves none), ``links_until`` when presigned links stop working (the
+    page says so)."""
     style = page_style()
     rates = [
         RunRate(

@@ -9,6 +9,7 @@ import html
 import re
 from pathlib import Path
 
+from agentflow_eval.publish.local_runs import local_runs
 from agentflow_eval.report.trend_data import TrendData, trend_data, window_of
 from agentflow_eval.report.trend_page import render_trend
 from agentflow_eval.run.stats import wilson_interval
@@ -173,6 +174,10 @@ def test_a_window_is_compared_with_the_window_an_earlier_batch_scored(
     lines = _two_batches(tmp_path, score)
     assert any(line.startswith("  against agent version 1.0, traces 2026-01-01") for line in lines)
     assert any("regressed: all traces 28/30 -> 12/30" in line for line in lines)
+    # the run folders keep it: the trend ``view --serve`` draws from them shows the drop
+    (history,) = local_runs(tmp_path / "out").manifests.values()
+    later = trend_data(history, _link).rows[-1]
+    assert later.test is not None and later.test.regressed
 
 
 def test_the_trend_page_marks_a_drop_between_windows_of_one_version(
