@@ -90,5 +90,7 @@ def run(args: argparse.Namespace, early: EarlyStart) -> int:
     except (RunStopped, StoreError) as exc:
         return fail(one_line(exc), EXIT_RUN_FAILED)
     for line in outcome.lines(shown, batch=args.verbose):
+        # the result goes to the real stdout: descriptor 1 points at stderr while the
+        # command runs (agentflow_eval.cli.result_stdout)
         print(terminal_text(line), file=early.result_stream)
     return EXIT_OK

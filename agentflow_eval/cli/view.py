@@ -25,6 +25,8 @@ from agentflow_eval.errors import InputError
 from agentflow_eval.publish.local_runs import local_runs, newest_report
 from agentflow_eval.report.index_page import render_index
 from agentflow_eval.report.local_index import render_local_index
+from agentflow_eval.report.trend_data import trend_data
+from agentflow_eval.report.trend_page import render_trend
 
 __all__ = ["RunsHandler", "add_parser", "open_report", "run", "runs_server", "serve_runs"]
 
@@ -87,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
 class RunsHandler(SimpleHTTPRequestHandler):
     """Files under the output folder as they are, and two pages made on each request (so
     a run that finishes meanwhile shows up): ``/`` lists every run, ``/<eval set>/index.html``
-    is that eval set's history page."""
+    is that eval set's history page, ``/<eval set>/trend.html`` its trend by version and
+    window."""
 
     def do_GET(self) -> None:
         page = self._page(unquote(urlsplit(self.path).path))
@@ -110,10 +113,14 @@ class RunsHandler(SimpleHTTPRequestHandler):
             title = root.resolve().name
             return render_local_index(title, runs.manifests, unreadable=len(runs.unreadable))
         parts = path.strip("/").split("/")
-        if len(parts) == 2 and parts[1] == "index.html":
+        if len(parts) == 2 and parts[1] in ("index.html", "trend.html"):
             manifest = local_runs(root).manifests.get(parts[0])
-            if manifest is not None:
-                return render_index(manifest)
+            if manifest is None:
+                return None
+            if parts[1] == "trend.html":
+                data = trend_data(manifest, lambda folder, name: f"{folder}/{name}")
+                return render_trend(data, explorer_link=None)
+            return render_index(manifest, trend_link="trend.html")
         return None
 
     def log_message(self, format: str, *args: Any) -> None:

@@ -9,7 +9,11 @@ redaction), then scores each recording as a run of its own — an ordinary run r
 ``rejudge_from`` naming the recording, through :func:`.execute.execute` (the same stage
 list, judge cache, retries, results, report and publishing as any run; no agent runs) —
 and adds the traces that failed to the candidates eval set
-(:mod:`agentflow_eval.traces.candidates`). A batch that stopped is resumed from its
+(:mod:`agentflow_eval.traces.candidates`). Each version is then compared with the one
+whose traces began before it (:mod:`agentflow_eval.traces.versions`); the comparison is
+the version's run's ``comparison.json`` (its baseline is the version before it), and a
+published run is published again with it, so the eval set's history and its trend page
+name the test that called a drop. A batch that stopped is resumed from its
 folder (``resume``): what it read is kept, the versions it scored are not scored again.
 
 Bad input is refused here, in one line, before anything is claimed: a source or results
@@ -27,11 +31,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from agentflow_eval.compare.baseline import write_run_comparison
 from agentflow_eval.compare.brief import comparison_lines
-from agentflow_eval.compare.models import RunComparison
+from agentflow_eval.compare.models import BaselineProblem, RunComparison
 from agentflow_eval.criteria.config_files import load_config
 from agentflow_eval.criteria.registry import spec_of
-from agentflow_eval.errors import InputError
+from agentflow_eval.errors import InputError, StoreError
 from agentflow_eval.files.atomic import write_text_atomically
 from agentflow_eval.files.errors import first_reason
 from agentflow_eval.files.loading import max_file_bytes
@@ -40,8 +45,11 @@ from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models import defaults
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.traces_request import TracesRequest
+from agentflow_eval.pipeline.earlier_window import earlier_window
 from agentflow_eval.pipeline.execute import Runtime, execute
 from agentflow_eval.pipeline.outcome import RunOutcome
+from agentflow_eval.pipeline.stages import publish_stage
+from agentflow_eval.publish.publisher import PublishOutcome
 from agentflow_eval.storage.base import ListingStore
 from agentflow_eval.storage.keys import key_part
 from agentflow_eval.storage.stores import open_store
@@ -83,6 +91,8 @@ class TracesPlan:
     batch: BatchFolder
     options: IntakeOptions
     candidates_to: Path
+    publish_to: Target | None = None
+    """Where the versions' runs are published (None: they are not)."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +144,16 @@ class TracesOutcome:
                     f"  {scored.candidates.added} failing trace(s) added as candidate cases "
                     f"to {shown(scored.candidates.path)}"
                 )
+        trend = next(
+            (
+                scored.outcome.publish.urls["trend"]
+                for scored in reversed(self.versions)
+                if scored.outcome.publish is not None and "trend" in scored.outcome.publish.urls
+            ),
+            None,
+        )
+        if trend is not None:
+            lines.append(f"pass rate and efficiency by version and window: {trend}")
         if batch and self.batch_dir.is_dir():
             lines.append(f"batch {shown(self.batch_dir)}")
         return lines
@@ -160,6 +180,10 @@ class TracesRuntime:
     async def score(self, request: RunRequest) -> RunOutcome:
         """Score one version's recording."""
         return await execute(request, self.runtime)
+
+    async def publish(self, run_dir: Path, target: Target) -> PublishOutcome:
+        """Publish a scored version's run again, with its comparison."""
+        return await publish_stage(run_dir, target)
 
 
 async def score_traces(
@@ -207,27 +231,73 @@ async def score_traces(
         )
         outcome.versions.append(VersionScored(version, done, candidates))
     outcome.versions = _compared(outcome.versions, plan)
+    if plan.publish_to is not None:
+        for compared in outcome.versions:
+            if compared.comparison is not None and compared.outcome.publish is not None:
+                await how.publish(compared.outcome.run_dir, plan.publish_to)
     return outcome
 
 
 def _compared(versions: list[VersionScored], plan: TracesPlan) -> list[VersionScored]:
     """Each version, in the order its traces began, compared with the one before it
-    (:func:`agentflow_eval.traces.versions.compare_versions`); each comparison kept in
-    the version's recording as ``comparison.json``."""
+    (:func:`agentflow_eval.traces.versions.compare_versions`): the first with the window
+    an earlier batch scored before it (:mod:`.earlier_window`), if any, the others with
+    the version before them in this batch. Each comparison is kept in the version's
+    recording and in its run's folder as ``comparison.json``."""
     ordered = sorted(versions, key=lambda v: v.recording.window_start)
-    compared = ordered[:1]
+    if not ordered:
+        return ordered
+    by_case = plan.request.case_attribute is not None
+    compared = [replace(ordered[0], comparison=_against_earlier_window(ordered[0], plan))]
     for before, after in itertools.pairwise(ordered):
         record = compare_versions(
             (before.recording.agent_version, before.outcome.run, Path(before.recording.folder)),
             (after.recording.agent_version, after.outcome.run, Path(after.recording.folder)),
             alpha=plan.request.alpha,
-            by_case=plan.request.case_attribute is not None,
-        )
-        write_text_atomically(
-            Path(after.recording.folder) / "comparison.json", [record.model_dump_json(indent=2)]
+            by_case=by_case,
         )
         compared.append(replace(after, comparison=record))
+    for version in compared:
+        if version.comparison is not None:
+            write_text_atomically(
+                Path(version.recording.folder) / "comparison.json",
+                [version.comparison.model_dump_json(indent=2)],
+            )
+            write_run_comparison(version.outcome.run_dir, version.comparison)
     return compared
+
+
+def _against_earlier_window(first: VersionScored, plan: TracesPlan) -> RunComparison | None:
+    """``first`` against the window an earlier batch scored before it; None when no
+    earlier batch scored one. A history that cannot be read is said in the record."""
+    try:
+        earlier = earlier_window(
+            eval_set_id=first.outcome.run.eval_set_id,
+            agent=first.outcome.run.agent,
+            batch_id=plan.batch.batch_id,
+            before=first.recording.window_start,
+            published=open_store(plan.publish_to) if plan.publish_to is not None else None,
+            output_dir=Path(plan.request.output_dir),
+        )
+    except (InputError, StoreError, OSError, ValueError) as exc:
+        return RunComparison(
+            baseline="the window before",
+            problem=BaselineProblem(
+                kind="unavailable",
+                message=first_reason(exc)
+                if isinstance(exc, ValueError)
+                else " ".join(str(exc).split()),
+            ),
+        )
+    if earlier is None:
+        return None
+    return compare_versions(
+        (earlier.entry.agent_version or "unversioned", earlier.run, None),
+        (first.recording.agent_version, first.outcome.run, Path(first.recording.folder)),
+        alpha=plan.request.alpha,
+        by_case=plan.request.case_attribute is not None,
+        baseline_name=earlier.name,
+    )
 
 
 def plan_traces(
@@ -282,6 +352,7 @@ def plan_traces(
         batch=batch,
         options=options,
         candidates_to=candidates_to,
+        publish_to=results_target if request.publish_to else None,
     )
 
 

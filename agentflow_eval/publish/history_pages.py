@@ -1,10 +1,12 @@
 """The pages beside a published eval set's runs, written at every publish: ``index.html``
-(the runs and trends) and ``explorer.html`` (filters, and two runs side by side).
+(the runs and trends), ``explorer.html`` (filters, and two runs side by side) and
+``trend.html`` (pass rate and efficiency by agent version and window, with each one's
+test against the one before it).
 
 Both link to the runs' files. With plain links (a folder, a public or public-read
 bucket) the links are relative, so the pages work wherever the folder is served. On a
 private bucket with presigned links a relative link is refused (it carries no
-signature), so every link in the pages is presigned, each page links to the other with a
+signature), so every link in the pages is presigned, each page links to the others with a
 presigned link, and the pages are rewritten at every publish: their links then work for
 the store's link lifetime from the last publish.
 """
@@ -24,6 +26,8 @@ from agentflow_eval.models.results import RunResult
 from agentflow_eval.report.explorer_data import EXPLORER_COMPARED_RUNS, explorer_data
 from agentflow_eval.report.explorer_page import render_explorer
 from agentflow_eval.report.index_page import render_index
+from agentflow_eval.report.trend_data import trend_data
+from agentflow_eval.report.trend_page import render_trend
 from agentflow_eval.storage import LocalStore, S3Store, presigned_lifetime_s
 from agentflow_eval.storage.base import ObjectStore, ReadableStream
 from agentflow_eval.storage.history import RunsManifest
@@ -51,10 +55,13 @@ class HistoryPages:
     index: str
     explorer: str
     links_until: datetime | None
+    trend: str = ""
 
     def describe(self) -> str:
         """One line for the published message: the pages, and how long links last."""
         line = f"Runs index: {self.index} · explorer: {self.explorer}"
+        if self.trend:
+            line += f" · trend: {self.trend}"
         if self.links_until is None:
             return line
         return (
@@ -117,13 +124,14 @@ def publish_history_pages(
     *,
     now: datetime | None = None,
 ) -> HistoryPages:
-    """Write ``explorer.html`` and ``index.html`` of the eval set under ``base`` for
+    """Write ``explorer.html``, ``trend.html`` and ``index.html`` of the eval set under ``base`` for
     ``manifest`` (which holds ``current``: the folder and results of the run being
     published). Raises :class:`~agentflow_eval.errors.StoreError`."""
     lifetime = presigned_lifetime_s(store)
     index_key, explorer_key = join_key(base, "index.html"), join_key(base, "explorer.html")
+    trend_key = join_key(base, "trend.html")
     if lifetime is None:
-        index_link, explorer_link = "index.html", "explorer.html"
+        index_link, explorer_link, trend_link = "index.html", "explorer.html", "trend.html"
         links_until = None
 
         def link(folder: str, name: str) -> str:
@@ -131,6 +139,7 @@ def publish_history_pages(
 
     else:
         index_link, explorer_link = store.url(index_key), store.url(explorer_key)
+        trend_link = store.url(trend_key)
         links_until = (now or datetime.now(UTC)) + timedelta(seconds=lifetime)
 
         def link(folder: str, name: str) -> str:
@@ -138,12 +147,25 @@ def publish_history_pages(
 
     summaries, notes = _summaries(store, base, manifest, current, retry)
     data = explorer_data(manifest, summaries, link, notes=notes)
-    explorer_body = render_explorer(data, index_link=index_link, links_until=links_until).encode(
-        "utf-8"
-    )
+    explorer_body = render_explorer(
+        data, index_link=index_link, trend_link=trend_link, links_until=links_until
+    ).encode("utf-8")
     retry(partial(store.put, explorer_key, explorer_body, HTML, NO_CACHE))
+    trend_body = render_trend(
+        trend_data(manifest, link),
+        index_link=index_link,
+        explorer_link=explorer_link,
+        links_until=links_until,
+    ).encode("utf-8")
+    retry(partial(store.put, trend_key, trend_body, HTML, NO_CACHE))
     index_body = render_index(
-        manifest, link=link, explorer_link=explorer_link, links_until=links_until
+        manifest,
+        link=link,
+        explorer_link=explorer_link,
+        trend_link=trend_link,
+        links_until=links_until,
     ).encode("utf-8")
     retry(partial(store.put, index_key, index_body, HTML, NO_CACHE))
-    return HistoryPages(store.url(index_key), store.url(explorer_key), links_until)
+    return HistoryPages(
+        store.url(index_key), store.url(explorer_key), links_until, store.url(trend_key)
+    )

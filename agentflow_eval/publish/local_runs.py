@@ -9,9 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentflow_eval.compare.baseline import read_run_comparison
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.results_json import read_results_json
-from agentflow_eval.storage.history import RunsManifest, run_entry
+from agentflow_eval.publish.comparison_digest import comparison_digest
+from agentflow_eval.run.efficiency import run_efficiency
+from agentflow_eval.storage.history import ComparisonDigest, RunsManifest, run_entry
 
 __all__ = ["LocalRuns", "local_runs", "newest_report"]
 
@@ -59,10 +62,27 @@ def local_runs(output_dir: Path) -> LocalRuns:
             continue
         set_name = run_dir.parent.name
         files = [name for name in RUN_FILES if (run_dir / name).is_file()]
-        entry = run_entry(run, run_dir.name, files, run.finished_at)
+        entry = run_entry(
+            run,
+            run_dir.name,
+            files,
+            run.finished_at,
+            comparison=_comparison(run_dir),
+            efficiency=run_efficiency(run),
+        )
         manifest = found.manifests.get(set_name) or RunsManifest(eval_set_id=run.eval_set_id)
         found.manifests[set_name] = manifest.with_run(entry, run.eval_set_name or "")
     return found
+
+
+def _comparison(run_dir: Path) -> ComparisonDigest | None:
+    """The digest of the run's comparison.json; None without one, or when it cannot be
+    read (the run is still listed: its comparison is not what makes it a run)."""
+    try:
+        record = read_run_comparison(run_dir)
+    except (InputError, OSError):
+        return None
+    return comparison_digest(record) if record is not None else None
 
 
 def newest_report(output_dir: Path) -> Path | None:

@@ -12,6 +12,7 @@ Layout under the target (``s3://bucket/prefix`` or a directory)::
     <prefix>/<eval_set_id>/runs.json     every published run, newest first
     <prefix>/<eval_set_id>/index.html    those runs as a page, with pass rates and trends
     <prefix>/<eval_set_id>/explorer.html the runs filtered, any two side by side
+    <prefix>/<eval_set_id>/trend.html    pass rate and efficiency by version and window
     <prefix>/<eval_set_id>/latest.json   the newest completed run (written last)
 
 The order of writes is what keeps ``latest`` honest: a run's own files first, then the
@@ -55,9 +56,11 @@ from agentflow_eval.files.gates_json import GATES_FILE, GateRecord
 from agentflow_eval.files.limits import UnreadableFile, read_file_bytes, validate_json
 from agentflow_eval.files.results_json import read_results_json
 from agentflow_eval.models.results import RunResult
+from agentflow_eval.publish.comparison_digest import comparison_digest
 from agentflow_eval.publish.history_pages import HistoryPages, publish_history_pages
 from agentflow_eval.review.bank import LabelBank
 from agentflow_eval.review.labels import LABELS_FILE, LabelsFileError, labels_from_bytes
+from agentflow_eval.run.efficiency import run_efficiency
 from agentflow_eval.storage import open_store
 from agentflow_eval.storage.base import ObjectStore
 from agentflow_eval.storage.history import ComparisonDigest, LatestPointer, RunsManifest, run_entry
@@ -220,17 +223,7 @@ def _comparison_of(
     if raw is None:
         return None, failed
     record = validate_json(RunComparison, raw, local_dir / "comparison.json")
-    compared = record.comparison
-    digest = ComparisonDigest(
-        baseline=record.baseline,
-        problem=record.problem.message if record.problem else None,
-    )
-    if compared is not None:
-        digest.baseline_run_id = compared.baseline.run_id
-        digest.verdict = "regression" if compared.regressed else compared.overall.verdict
-        digest.change = compared.overall.change
-        digest.regressed_cases = [c.case_id for c in compared.cases if c.verdict == "regression"]
-        digest.improved_cases = [c.case_id for c in compared.cases if c.verdict == "improvement"]
+    digest = comparison_digest(record)
     if record.gate_failed and gates is None:  # a folder from before runs recorded gates
         failed.append("its regression gate")
     return digest, failed
@@ -277,13 +270,20 @@ def _upload(
     manifest_key = join_key(base, "runs.json")
     manifest, note = _read_manifest(store, manifest_key, run.eval_set_id, retry)
     digest, failed_gates = compared
-    entry = run_entry(run, folder, list(files), comparison=digest, gate_failed=bool(failed_gates))
+    entry = run_entry(
+        run,
+        folder,
+        list(files),
+        comparison=digest,
+        gate_failed=bool(failed_gates),
+        efficiency=run_efficiency(run),
+    )
     manifest = manifest.with_run(entry, run.eval_set_name)
     manifest_body = manifest.model_dump_json(indent=2).encode("utf-8")
     retry(lambda: store.put(manifest_key, manifest_body, "application/json", NO_CACHE))
 
     pages = publish_history_pages(store, base, manifest, (folder, run), retry)
-    urls["index"], urls["explorer"] = pages.index, pages.explorer
+    urls["index"], urls["explorer"], urls["trend"] = pages.index, pages.explorer, pages.trend
 
     # latest.json last, and always the newest completed run: publishing an older pending
     # run later adds it to the history without moving "latest" back in time, and a run

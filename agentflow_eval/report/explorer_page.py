@@ -33,11 +33,15 @@ def _data_block(data: ExplorerData) -> Markup:
 
 
 def render_explorer(
-    data: ExplorerData, *, index_link: str = "index.html", links_until: datetime | None = None
+    data: ExplorerData,
+    *,
+    index_link: str = "index.html",
+    trend_link: str | None = None,
+    links_until: datetime | None = None,
 ) -> str:
     """The explorer page for ``data``; ``index_link`` is where its link to the index
-    goes (a presigned link on a private bucket), ``links_until`` when presigned links
-    stop working (the page says so)."""
+    goes (a presigned link on a private bucket), ``trend_link`` where the trend page is,
+    if published, ``links_until`` when presigned links stop working (the page says so)."""
     script, style = asset(EXPLORER_SCRIPT), page_style()
     page = (
         environment()
@@ -46,6 +50,7 @@ def render_explorer(
             data=data,
             data_json=_data_block(data),
             index_link=index_link,
+            trend_link=trend_link,
             links_until=links_until,
             csp=content_security_policy(scripts=[str(script)], styles=[str(style)]),
             script=script,

@@ -31,11 +31,13 @@ def render_index(
     *,
     link: Callable[[str, str], str] = _relative,
     explorer_link: str | None = None,
+    trend_link: str | None = None,
     links_until: datetime | None = None,
 ) -> str:
     """The index page of ``manifest``'s eval set. ``link(folder, name)`` is the link to
     file ``name`` of the run in ``folder`` (relative unless given: a presigning store
     gives presigned ones); ``explorer_link``, where the run explorer is, if published;
+    ``trend_link``, where the trend by version and window is, if published;
     ``links_until``, when presigned links stop working (the page says so)."""
     style = page_style()
     rates = [
@@ -51,6 +53,7 @@ def render_index(
             manifest=manifest,
             link=link,
             explorer_link=explorer_link,
+            trend_link=trend_link,
             links_until=links_until,
             title=manifest.eval_set_name or manifest.eval_set_id,
             trend=trend_chart(rates),

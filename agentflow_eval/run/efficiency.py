@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agentflow_eval.models.results import CaseEfficiency, TrialFigures, ValueSpread
+from agentflow_eval.models.results import CaseEfficiency, RunResult, TrialFigures, ValueSpread
 from agentflow_eval.run.quantiles import quantile_interval
 
-__all__ = ["case_efficiency", "value_spread"]
+__all__ = ["case_efficiency", "run_efficiency", "value_spread"]
 
 
 def value_spread(values: Sequence[float]) -> ValueSpread:
@@ -48,3 +48,9 @@ def case_efficiency(figures: Sequence[TrialFigures]) -> CaseEfficiency | None:
         tool_calls=value_spread([float(f.tool_calls) for f in figures]),
         latency_ms=value_spread([f.latency_ms for f in figures]),
     )
+
+
+def run_efficiency(run: RunResult) -> CaseEfficiency | None:
+    """What the run's trials took, every case's pooled: for production traces, where
+    each trace is a case, this is the efficiency per trace of the version's window."""
+    return case_efficiency([figure for case in run.cases for figure in case.trial_figures])

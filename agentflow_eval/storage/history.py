@@ -14,7 +14,12 @@ baseline its own retry is compared with, nor a run that measured nothing the bas
 the next night.
 
 Each entry keeps its cases' pass counts (``case_counts``), so the index can show each
-case's recent trend, and a digest of its comparison with its baseline, if it had one.
+case's recent trend, what its trials took (``efficiency``: per trial, the median latency,
+tokens and cost with their intervals), so the trend page can show efficiency by version
+and window, and a digest of its comparison with its baseline, if it had one: the tests
+that called a drop, named with their p-values, so the page shows the test and not a
+line on a chart. Every field added since the first manifests has a default, so older
+``runs.json`` files read as before.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentflow_eval.errors import StoreError
 from agentflow_eval.files.limits import UnreadableFile, validate_json
-from agentflow_eval.models.results import RunResult
+from agentflow_eval.models.results import CaseEfficiency, RunResult
 from agentflow_eval.storage.base import ObjectStore
 from agentflow_eval.storage.keys import join_key, key_part
 
@@ -35,6 +40,8 @@ __all__ = [
     "MANIFEST_VERSION",
     "AgentIdentity",
     "ComparisonDigest",
+    "DropTest",
+    "EfficiencyDrop",
     "LatestPointer",
     "RunEntry",
     "RunsManifest",
@@ -50,6 +57,37 @@ CASE_HISTORY_RUNS = 20
 older entries keep their totals only, so runs.json stays small for large eval sets."""
 
 
+class DropTest(BaseModel):
+    """A case whose pass rate a test called a drop: its counts on each side, the test
+    and its Holm-adjusted p-value (or, for a case decided pair by pair, its e-value)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    case_id: str
+    test: str
+    baseline: tuple[int, int] | None = None
+    """Trials passed, trials counted."""
+    candidate: tuple[int, int] | None = None
+    change: float | None = None
+    p_adjusted: float | None = None
+    e_value: float | None = None
+
+
+class EfficiencyDrop(BaseModel):
+    """A measure a test called significantly worse: a case's (``case_id``) or the run's
+    overall (None), its medians' ratio and the test's Holm-adjusted p-value."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    case_id: str | None = None
+    measure: str
+    test: str
+    ratio: float | None = None
+    p_adjusted: float | None = None
+    regression: bool = False
+    """Beyond the tolerance the team gave: the gate's regression, not only a change."""
+
+
 class ComparisonDigest(BaseModel):
     """What a run's comparison with its baseline found, in brief (``comparison.json``
     in its folder has it all); ``problem`` says why there was no comparison."""
@@ -63,6 +101,14 @@ class ComparisonDigest(BaseModel):
     regressed_cases: list[str] = Field(default_factory=list)
     improved_cases: list[str] = Field(default_factory=list)
     problem: str | None = None
+    alpha: float | None = None
+    """The level the tests were held to."""
+    overall_p: float | None = None
+    """The overall change's p-value (paired by case)."""
+    drops: list[DropTest] = Field(default_factory=list)
+    """The regressed cases' tests."""
+    efficiency_drops: list[EfficiencyDrop] = Field(default_factory=list)
+    """The measures significantly worse."""
 
 
 @dataclass(frozen=True)
@@ -132,9 +178,23 @@ class RunEntry(BaseModel):
     case_counts: dict[str, tuple[int, int]] = Field(default_factory=dict)
     """Per case: trials passed, and trials counted (infrastructure errors left out)."""
     comparison: ComparisonDigest | None = None
+    efficiency: CaseEfficiency | None = None
+    """What the run's trials took, over all its cases (None: no trials, or a run
+    published before entries kept it)."""
 
     def path(self, name: str) -> str:
         return f"{self.folder}/{name}"
+
+    @property
+    def window(self) -> tuple[datetime, datetime]:
+        """The time the run covers: for production traces, its traces' window (labels
+        ``window_start`` and ``window_end``), else the time it ran."""
+        try:
+            start = datetime.fromisoformat(self.labels["window_start"])
+            end = datetime.fromisoformat(self.labels["window_end"])
+        except (KeyError, ValueError):
+            return self.started_at, self.finished_at
+        return _utc(start), _utc(end)  # a label without an offset is read as UTC
 
     def evaluated(self, agent: AgentIdentity) -> bool:
         """Whether this run evaluated ``agent`` in its history: the same spec (its name,
@@ -231,8 +291,10 @@ def run_entry(
     *,
     comparison: ComparisonDigest | None = None,
     gate_failed: bool = False,
+    efficiency: CaseEfficiency | None = None,
 ) -> RunEntry:
-    """The index entry of ``run``, published in ``folder``."""
+    """The index entry of ``run``, published in ``folder`` (``efficiency``: what its
+    trials took, summarised by the caller, which may import the run's statistics)."""
     totals = run.totals
     return RunEntry(
         run_id=run.run_id,
@@ -266,6 +328,7 @@ def run_entry(
             for case in run.cases
         },
         comparison=comparison,
+        efficiency=efficiency,
     )
 
 

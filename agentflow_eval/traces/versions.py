@@ -13,6 +13,10 @@ figures (cost, tokens, latency, tool calls) of the traces compared by the same t
 drop is called only when a test says so, and is what ``agentflow.eval.regressed`` is
 emitted for. Traces whose cases a case attribute named are compared case by case, as
 any two runs.
+
+A side given without its recording (a window scored by an earlier batch, whose recording
+may be kept on another machine) has no strata to pool by: then both sides' traces are
+pooled whole, as ``all traces``, so the two sides' cases still match.
 """
 
 from __future__ import annotations
@@ -38,11 +42,12 @@ def _stratum_label(stratum: Mapping[str, str]) -> str:
     return ", ".join(f"{name}={value}" for name, value in stratum.items()) or ALL_TRACES
 
 
-def pooled_by_stratum(run: RunResult, recording: Path) -> RunResult:
+def pooled_by_stratum(run: RunResult, recording: Path | None) -> RunResult:
     """``run`` (a version's traces, each its own case) with its cases pooled by the
-    stratum each trace was sampled in (see the module)."""
+    stratum each trace was sampled in (see the module); without its ``recording``, all
+    of them in one."""
     group_of: dict[str, str] = {}
-    for raw in iter_raw(recording / TRACES_FILE):
+    for raw in iter_raw(recording / TRACES_FILE) if recording is not None else ():
         stratum = raw.get("stratum")
         group_of[str(raw["case_id"])] = _stratum_label(stratum if isinstance(stratum, dict) else {})
     pools: dict[str, list[CaseResult]] = {}
@@ -83,18 +88,21 @@ def _pooled(label: str, cases: list[CaseResult]) -> CaseResult:
 
 
 def compare_versions(
-    baseline: tuple[str, RunResult, Path],
-    candidate: tuple[str, RunResult, Path],
+    baseline: tuple[str, RunResult, Path | None],
+    candidate: tuple[str, RunResult, Path | None],
     *,
     alpha: float,
     by_case: bool,
+    baseline_name: str | None = None,
 ) -> RunComparison:
     """The candidate version's traces against the baseline version's (each given as its
-    version, its run's results and its recording's folder)."""
+    version, its run's results and its recording's folder, None when it is not at hand:
+    see the module); ``baseline_name`` names the baseline (default ``agent version X``)."""
     (old, old_run, old_recording), (new, new_run, new_recording) = baseline, candidate
     if not by_case:
-        old_run = pooled_by_stratum(old_run, old_recording)
-        new_run = pooled_by_stratum(new_run, new_recording)
+        both = old_recording is not None and new_recording is not None
+        old_run = pooled_by_stratum(old_run, old_recording if both else None)
+        new_run = pooled_by_stratum(new_run, new_recording if both else None)
     comparison = compare_runs(
         old_run,
         new_run,
@@ -103,4 +111,4 @@ def compare_versions(
         baseline_source=f"agent version {old}'s production traces",
         candidate_source=f"agent version {new}'s production traces",
     )
-    return RunComparison(baseline=f"agent version {old}", comparison=comparison)
+    return RunComparison(baseline=baseline_name or f"agent version {old}", comparison=comparison)

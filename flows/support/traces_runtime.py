@@ -5,13 +5,16 @@ credentials from a Secret block."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agentflow_eval.flows.evaluate import evaluate
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.traces_request import TracesRequest
 from agentflow_eval.pipeline.outcome import RunOutcome
 from agentflow_eval.pipeline.score_traces import TracesPlan, TracesRuntime
-from agentflow_eval.storage.targets import S3Credentials
-from agentflow_eval.tasks.publish import credentials_from_secret
+from agentflow_eval.publish.publisher import PublishOutcome
+from agentflow_eval.storage.targets import S3Credentials, Target
+from agentflow_eval.tasks.publish import credentials_from_secret, publish_task
 from agentflow_eval.tasks.read_traces import read_traces_task
 from agentflow_eval.traces.summary import IntakeSummary
 
@@ -32,3 +35,7 @@ class PrefectTracesRuntime(TracesRuntime):
     async def score(self, request: RunRequest) -> RunOutcome:
         outcome: RunOutcome = await evaluate(**request.flow_parameters())
         return outcome
+
+    async def publish(self, run_dir: Path, target: Target) -> PublishOutcome:
+        published: PublishOutcome = await publish_task(run_dir, target)
+        return published

@@ -9,7 +9,8 @@ a click) which criteria failed it (each by its whole name, with how many trials;
 that did not finish as ``errored``) and its pass rate, as text drawn inside the window
 and clipped by nothing; a case opened with all its trials fits too. The pages are a
 run's report, what ``agentflow-eval view --serve`` serves (the list of runs, an eval
-set's history, a run's report), and a published eval set's index and explorer. A
+set's history, a run's report), a published eval set's index and explorer, and the
+trend page a real ``agentflow-eval traces score`` publishes for production traces. A
 screenshot of every page at every width is the tests' artifact: each is saved in the
 test's temporary folder, its path printed and recorded as a property of the test.
 """
@@ -105,6 +106,29 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
         outcome = publish_run(folder, target)
         assert outcome.published, outcome.message
     return target / "travel_agent_nightly"
+
+
+@pytest.fixture(scope="module")
+def traces_published(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The eval set ``agentflow-eval traces score`` (a real subprocess) published the
+    example production traces to: two agent versions, the second a drop."""
+    root = tmp_path_factory.mktemp("traces")
+    examples = Path(__file__).resolve().parents[2] / "examples" / "traces"
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "agentflow-eval"),
+            *("traces", "score", str(examples / "otel")),
+            *("--config", str(examples / "traces_config.json"), "--no-prefect"),
+            *("--output", str(root / "out"), "--publish-to", str(root / "published")),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return root / "published" / "traces-otel"
 
 
 # --- measuring in the page ---------------------------------------------------------------
@@ -407,3 +431,28 @@ def test_a_published_index_and_explorer_fit(
     assert rows >= 3  # the explorer's script drew two runs side by side
     screenshot(tab, tmp_path, "published-explorer", width, record_property)
     assert_fits(tab, "the explorer")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_trend_of_production_traces_fits(
+    devtools: DevTools,
+    tmp_path: Path,
+    traces_published: Path,
+    width: int,
+    record_property: ScreenshotRecorder,
+) -> None:
+    tab = devtools.open_tab(width=width, height=HEIGHT)
+    tab.load(traces_published / "trend.html")
+    rows = tab.evaluate(
+        "[...document.querySelectorAll('#trend tbody tr')].map(r => ["
+        "r.dataset.version, r.classList.contains('dropped'), r.innerText])"
+    )
+    assert [(version, dropped) for version, dropped, _ in rows] == [
+        ("1.4.0", False),
+        ("1.5.0", True),
+    ]
+    assert "95% CI" in rows[0][2] and "95% CI" in rows[1][2]
+    assert "Boschloo's exact test" in rows[1][2]  # the drop names the test that called it
+    screenshot(tab, tmp_path, "traces-trend", width, record_property)
+    assert_fits(tab, "the trend page")
+    assert_chart_text_readable(tab, f"the trend page at {width} px", 3)

@@ -6,10 +6,12 @@ artifact, and a second run reads nothing again."""
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 import inspect
 import json
 from pathlib import Path
 
+import yaml
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import (
     ArtifactFilter,
@@ -17,6 +19,7 @@ from prefect.client.schemas.filters import (
     FlowRunFilter,
     FlowRunFilterParentTaskRunId,
 )
+from prefect.server.utilities.user_templates import render_user_template_sync
 from prefect.testing.fixtures import asserting_events_worker  # noqa: F401 (a fixture)
 from prefect.utilities.callables import parameter_schema
 
@@ -25,6 +28,8 @@ from agentflow_eval.flows.evaluate_traces import evaluate_traces
 from agentflow_eval.models.traces_request import TracesRequest
 from tests.support.otlp_traces import BASE_NS, AgentTrace, export_request, write_s3_layout
 from tests.support.prefect_records import task_runs_of
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_flow_takes_exactly_the_requests_fields_with_the_same_defaults() -> None:
@@ -145,3 +150,54 @@ async def test_a_drop_between_versions_is_emitted_as_a_regression_event(
         }
     ]
     assert event.payload["regressed_cases"][0]["p_adjusted"] < 0.001
+
+    # the shipped automation routes it: its trigger matches the event, and its message
+    # (rendered as Prefect renders it) names the version, the one before and the drop
+    automation = yaml.safe_load(
+        (ROOT / "deployments/automations/regressed-webhook.yaml").read_text()
+    )
+    trigger = automation["trigger"]
+    assert event.event in trigger["expect"]
+    assert fnmatch.fnmatchcase(event.resource.id, trigger["match"]["prefect.resource.id"])
+    text = json.loads(
+        render_user_template_sync(automation["actions"][0]["payload"], {"event": event})
+    )["text"]
+    assert f"({new_run.agent} 2.0 against agent version 1.0)" in text
+    assert "all traces 20/20 -> 6/20" in text
+
+
+async def test_a_published_drop_reaches_the_trend_page_through_a_publish_task(
+    tmp_path: Path,
+) -> None:
+    """The comparison with the version before is made after each version's evaluate run
+    published it: the run is published again in a task run of the traces flow (nothing
+    runs outside a task run Prefect shows), and the trend page names the test."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"criteria": {"within_budget": {"max_tool_calls": 0}}}))
+    minute = 60_000_000_000
+    old = [
+        AgentTrace(f"v1-{n}", version="1.0", tool=None, start_ns=BASE_NS + n * minute)
+        for n in range(12)
+    ]
+    new = [
+        AgentTrace(f"v2-{n}", version="2.0", start_ns=BASE_NS + (100 + n) * minute)
+        for n in range(12)
+    ]
+    write_s3_layout(tmp_path / "traces", [export_request(old), export_request(new)])
+    request = TracesRequest(
+        source=str(tmp_path / "traces"),
+        config=str(config),
+        output_dir=str(tmp_path / "out"),
+        publish_to=str(tmp_path / "published"),
+    )
+
+    outcome = await evaluate_traces(**request.flow_parameters())
+
+    async with get_client() as client:
+        flow_run = await client.read_flow_run(outcome.batch_dir.name.removeprefix("flow-run-"))
+    runs = await task_runs_of(flow_run, until=lambda runs: len(runs) >= 4)
+    names = [run.name.rsplit("-", 1)[0] for run in runs]
+    assert names.count("publish") == 1  # the second version's run, with its comparison
+    page = (tmp_path / "published" / "traces-traces" / "trend.html").read_text()
+    assert page.count('class="dropped"') == 1
+    assert "Boschloo&#39;s exact test" in page or "Fisher&#39;s exact test" in page

@@ -82,6 +82,13 @@ def test_the_served_page_lists_every_run_newest_first_with_links(served: str) ->
         assert "weather_multi_city" in _get(served + link)  # each link leads to its report
     history = _get(served + "travel/index.html")  # the eval set's history page
     assert "bbbb2222" in history and "aaaa1111" in history and "cccc3333" not in history
+    assert 'id="trend-link" href="trend.html"' in history
+    trend = _get(served + "travel/trend.html")  # its trend, oldest first
+    assert re.findall(r'href="([^"]+)/report.html"', trend) == [
+        "20261120T090000Z-aaaa1111",
+        "20261122T090000Z-bbbb2222",
+    ]
+    assert "explorer-link" not in trend  # nothing serves an explorer here
 
 
 def test_a_run_finished_while_serving_shows_up_and_nothing_outside_is_served(

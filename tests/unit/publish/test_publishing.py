@@ -56,11 +56,12 @@ def test_layout_in_a_local_directory(tmp_path: Path) -> None:
         "index.html",
         "latest.json",
         "runs.json",
+        "trend.html",
     ]
     assert read_results_json(folder / "results.json") == run
     assert outcome.report_url == (folder / "report.html").as_uri()
     assert set(outcome.urls) == {
-        *("report", "results", "junit", "index", "explorer", "latest", "manifest")
+        *("report", "results", "junit", "index", "explorer", "trend", "latest", "manifest")
     }
     latest = json.loads((base / "latest.json").read_text())
     assert latest["run_id"] == "r1" and latest["report"] == "20261120T023000Z-r1/report.html"
@@ -93,7 +94,7 @@ def test_hostile_ids_stay_inside_the_target(tmp_path: Path) -> None:
     outcome = publish_run(_run_dir(tmp_path, run), tmp_path / "site", sleep=no_sleep)
     assert outcome.published, outcome.message
     written = [p for p in (tmp_path / "site").rglob("*") if p.is_file()]
-    assert len(written) == 7
+    assert len(written) == 8
     for path in written:
         relative = path.relative_to(tmp_path / "site").as_posix()
         assert ".." not in relative and "<" not in relative and "\x00" not in relative
@@ -142,6 +143,7 @@ def test_every_object_gets_its_content_type_and_latest_comes_last(tmp_path: Path
         (f"{folder}/junit.xml", "application/xml", None),
         ("travel_agent_nightly/runs.json", "application/json", "no-cache"),
         ("travel_agent_nightly/explorer.html", "text/html; charset=utf-8", "no-cache"),
+        ("travel_agent_nightly/trend.html", "text/html; charset=utf-8", "no-cache"),
         ("travel_agent_nightly/index.html", "text/html; charset=utf-8", "no-cache"),
         ("travel_agent_nightly/latest.json", "application/json", "no-cache"),
     ]
@@ -173,10 +175,10 @@ def test_transient_failures_are_retried_with_jittered_backoff(tmp_path: Path) ->
     waits: list[float] = []
     policy = RetryPolicy(attempts=5, base_delay_s=0.5, max_delay_s=8.0)
     outcome = publish_run(_run_dir(tmp_path, _run("r1")), store, retry=policy, sleep=waits.append)
-    assert outcome.published and len(store.puts) == 7
+    assert outcome.published and len(store.puts) == 8
     assert len(waits) == 3
     assert all(0 <= wait <= cap for wait, cap in zip(waits, (0.5, 1.0, 2.0), strict=True))
-    assert outcome.attempts == 7 + 1 + 3  # seven puts, one manifest read, three retries
+    assert outcome.attempts == 8 + 1 + 3  # eight puts, one manifest read, three retries
 
 
 def test_backoff_caps_and_stays_within_bounds() -> None:

@@ -166,3 +166,13 @@ def test_presigned_pages_link_with_signatures_and_say_until_when(tmp_path: Path)
     assert "work until" in index
     data = _embedded((published / "explorer.html").read_text())
     assert all("X-Amz-Signature=" in run.report for run in data.runs)
+    # the trend page, like the others: every link signed (each run's report, the index,
+    # the explorer), and each page's link to it too
+    assert "X-Amz-Signature=" in marker["urls"]["trend"]
+    trend = html.unescape((published / "trend.html").read_text())
+    trend_links = [h for h in re.findall(r'href="([^"]+)"', trend) if h != "data:,"]
+    assert len(trend_links) == 3 + 2 and "work until" in trend
+    assert all("X-Amz-Signature=" in h for h in trend_links)
+    for page in (index, html.unescape((published / "explorer.html").read_text())):
+        (to_trend,) = re.findall(r'id="trend-link" href="([^"]+)"', page)
+        assert "trend.html?" in to_trend and "X-Amz-Signature=" in to_trend
