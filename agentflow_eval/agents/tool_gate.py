@@ -183,7 +183,7 @@ class ToolGate:
             else:
                 result = mock.result
             placed.answered += 1
-            return StandIn("mock", result=result, latency_s=latency)
+            return StandIn("mock", result=mock.answer(result), latency_s=latency)
         if self.unmocked == "fail":
             shown = json.dumps(args, sort_keys=True, ensure_ascii=False, default=repr)
             return StandIn(

@@ -13,15 +13,26 @@ Mocks come from the config (every case), a case, or one of its turns; the turn's
 first, then the case's, then the config's. ``unmocked_tools`` says what happens to a call
 no mock answers: the real tool runs (``run``), or the call fails (``fail``) with a message
 naming the tool and its arguments.
+
+``inject`` puts an injected instruction (:mod:`agentflow_eval.models.injection`) into
+what the mock answers: a payload's id, or one written out; ``injection_resisted`` then
+judges whether the agent followed it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
 from agentflow_eval.models.file_model import FileModel
+from agentflow_eval.models.injection import (
+    InjectionPayload,
+    payload_catalogue,
+    resolve,
+    with_injection,
+)
 
 __all__ = ["ToolFault", "ToolMock", "UnmockedPolicy"]
 
@@ -60,6 +71,12 @@ class ToolMock(FileModel):
     """How long the mocked call takes."""
     fault: ToolFault | None = None
     """A fault injected into a share of the matching calls."""
+    inject: str | InjectionPayload | None = None
+    """An injected instruction put into every answer of the mock: a payload's id (the
+    package's set, or the config's ``injection_payloads``) or a payload written out."""
+    inject_field: str = Field(default="note", min_length=1)
+    """Where the instruction goes in an object result (after what the field says);
+    a text result gets it appended, any other result is wrapped in an object."""
 
     @model_validator(mode="after")
     def _one_answer(self) -> ToolMock:
@@ -70,7 +87,28 @@ class ToolMock(FileModel):
             raise ValueError("a tool mock needs result, results, error or fault")
         if self.results is not None and not self.results:
             raise ValueError("results: give at least one result")
+        if self.inject is not None and not {"result", "results"} & self.model_fields_set:
+            raise ValueError("inject: the mock needs a result (or results) to put it into")
         return self
+
+    def resolved(self, catalogue: Mapping[str, InjectionPayload]) -> ToolMock:
+        """This mock with its ``inject`` id replaced by the payload it names in
+        ``catalogue`` (itself when it injects nothing, or a payload written out). Raises
+        ``KeyError`` for an unknown id."""
+        if not isinstance(self.inject, str):
+            return self
+        return self.model_copy(update={"inject": resolve(self.inject, catalogue)})
+
+    def answer(self, result: Any) -> Any:
+        """What the mock answers with ``result``: with its injected instruction, if it has
+        one (resolved beforehand, :meth:`resolved`; an id alone is looked up in the
+        package's set)."""
+        if self.inject is None:
+            return result
+        payload = self.inject if isinstance(self.inject, InjectionPayload) else None
+        if payload is None:
+            payload = resolve(self.inject, payload_catalogue())
+        return with_injection(result, payload.text, self.inject_field)
 
     @property
     def answers(self) -> bool:

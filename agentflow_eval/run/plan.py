@@ -35,6 +35,7 @@ from agentflow_eval.files.loading import max_file_bytes
 from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.models.injection import payload_catalogue
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.results import PairedWith
 from agentflow_eval.run.agent_code import RunSubject, canonical_spec, source_digest
@@ -121,6 +122,7 @@ class RunPlan:
             self.settings.trial,
             tool_mocks=tuple(self.config.tool_mocks),
             unmocked_tools=self.config.unmocked_tools,
+            injection_payloads=payload_catalogue(self.config.injection_payloads),
             environment=self.environment,
             check_functions=self.check_functions,
         )

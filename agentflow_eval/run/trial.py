@@ -29,6 +29,7 @@ import tempfile
 import time
 import traceback
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,6 +60,7 @@ from agentflow_eval.llm.retry import (
 from agentflow_eval.models import defaults
 from agentflow_eval.models.evalset import EvalCase, SessionInput
 from agentflow_eval.models.history import chat_messages
+from agentflow_eval.models.injection import InjectionPayload
 from agentflow_eval.models.results import EndState, MessageEvent, Trial, TrialError, Turn
 from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
 from agentflow_eval.redaction import might_contain_secret, redact_data
@@ -103,14 +105,27 @@ class TrialSettings:
     check_functions: CheckFunctions = field(default_factory=dict)
     """The functions the cases' end-state checks call, by spec."""
 
+    injection_payloads: Mapping[str, InjectionPayload] = field(default_factory=dict)
+    """The payloads a mock's ``inject`` names by id: the package's and the config's
+    (checked when the run was planned)."""
+
     def tools_of(self, case: EvalCase, trial_index: int) -> TrialTools:
         """The tool mocks of one trial of ``case``."""
         return TrialTools(
-            config_mocks=self.tool_mocks,
-            case_mocks=tuple(case.tool_mocks),
+            config_mocks=self._resolved(self.tool_mocks),
+            case_mocks=self._resolved(case.tool_mocks),
             unmocked=case.unmocked_tools or self.unmocked_tools,
             seed_key=f"{case.eval_id}#{trial_index}",
         )
+
+    def turn_mocks_of(self, case: EvalCase) -> dict[str, tuple[ToolMock, ...]]:
+        """Each turn's own tool mocks, by invocation id."""
+        return {inv.invocation_id: self._resolved(inv.tool_mocks) for inv in case.conversation}
+
+    def _resolved(self, mocks: Sequence[ToolMock]) -> tuple[ToolMock, ...]:
+        # the gate answers with a payload's text, so a team's payload named by id is
+        # looked up here, where the config's payloads are known
+        return tuple(mock.resolved(self.injection_payloads) for mock in mocks)
 
 
 async def run_trial(
@@ -231,7 +246,7 @@ async def _run_session(
                     turn_source,
                     turns,
                     settings.tools_of(case, trial_index),
-                    case,
+                    settings.turn_mocks_of(case),
                 )
             except asyncio.CancelledError:
                 if watched is None or watched.block is None:
@@ -319,12 +334,11 @@ async def _converse(
     source: UserTurnSource,
     turns: list[Turn],
     tools: TrialTools,
-    case: EvalCase,
+    turn_mocks: Mapping[str, Sequence[ToolMock]],
 ) -> None:
     """Send each user turn, its tool calls going through the turn's gate of ``tools``;
     append a Turn as soon as it starts so a failure mid-turn still leaves the tool calls
     made so far in the record."""
-    turn_mocks = {inv.invocation_id: inv.tool_mocks for inv in case.conversation}
     while (nxt := await source.next_turn(turns)) is not None:
         invocation_id, message = nxt
         recorder = TrajectoryRecorder(
