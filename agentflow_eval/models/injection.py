@@ -95,6 +95,7 @@ class PayloadSet(FileModel):
     """Changes whenever a payload is added, removed or reworded, so results name the set
     they were measured with."""
     payloads: list[InjectionPayload]
+    """The payloads, each with an id of its own."""
 
 
 @cache

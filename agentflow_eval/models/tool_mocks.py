@@ -33,8 +33,12 @@ from agentflow_eval.models.injection import (
     resolve,
     with_injection,
 )
+from agentflow_eval.models.simulated_tools import SimulatedTool
 
 __all__ = ["ToolFault", "ToolMock", "UnmockedPolicy"]
+
+_ANSWERS = ("result", "results", "error", "simulate")
+"""The ways a mock answers, one per mock."""
 
 UnmockedPolicy = Literal["run", "fail"]
 """What a call no mock answers does: run the real tool, or fail the call."""
@@ -71,6 +75,9 @@ class ToolMock(FileModel):
     """How long the mocked call takes."""
     fault: ToolFault | None = None
     """A fault injected into a share of the matching calls."""
+    simulate: SimulatedTool | None = None
+    """Answer each call by asking a model, given the tool's description and the trial's
+    simulated state (:mod:`agentflow_eval.models.simulated_tools`)."""
     inject: str | InjectionPayload | None = None
     """An injected instruction put into every answer of the mock: a payload's id (the
     package's set, or the config's ``injection_payloads``) or a payload written out."""
@@ -80,11 +87,13 @@ class ToolMock(FileModel):
 
     @model_validator(mode="after")
     def _one_answer(self) -> ToolMock:
-        given = [key for key in ("result", "results", "error") if key in self.model_fields_set]
+        given = [key for key in _ANSWERS if key in self.model_fields_set]
         if len(given) > 1:
-            raise ValueError(f"a tool mock answers with one of result, results, error; got {given}")
+            raise ValueError(
+                f"a tool mock answers with one of result, results, error, simulate; got {given}"
+            )
         if not given and self.fault is None:
-            raise ValueError("a tool mock needs result, results, error or fault")
+            raise ValueError("a tool mock needs result, results, error, simulate or fault")
         if self.results is not None and not self.results:
             raise ValueError("results: give at least one result")
         if self.inject is not None and not {"result", "results"} & self.model_fields_set:
@@ -114,4 +123,4 @@ class ToolMock(FileModel):
     def answers(self) -> bool:
         """Whether the mock answers the calls its fault spares (else they go on to the next
         mock, or to the real tool)."""
-        return bool({"result", "results", "error"} & self.model_fields_set)
+        return bool(set(_ANSWERS) & self.model_fields_set)

@@ -71,6 +71,7 @@ from agentflow_eval.run.settings import (
     check_trial_count,
     resolve_settings,
 )
+from agentflow_eval.run.simulation_check import check_agent_simulates
 from agentflow_eval.run.trial import TrialSettings
 
 __all__ = [
@@ -252,6 +253,7 @@ def plan_run(
         check_agent_needed(agent, selected)
         if agent is not None:
             check_agent_reach(agent, selected)
+            check_agent_simulates(agent, selected)
             check_agent_history(agent, selected)
         components = load_components(
             selected.eval_set, selected.evalset_path or selected.eval_set.eval_set_id

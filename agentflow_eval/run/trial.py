@@ -46,6 +46,7 @@ from agentflow_eval.agents.base import (
     bind_session,
 )
 from agentflow_eval.agents.tool_gate import MockNotReached, TrialTools
+from agentflow_eval.agents.tool_simulator import SimulationCache, ToolSimulator, initial_state
 from agentflow_eval.environments.environment import TrialInfo
 from agentflow_eval.environments.probes import CheckFunctions
 from agentflow_eval.llm.client import ModelClient
@@ -109,13 +110,37 @@ class TrialSettings:
     """The payloads a mock's ``inject`` names by id: the package's and the config's
     (checked when the run was planned)."""
 
-    def tools_of(self, case: EvalCase, trial_index: int) -> TrialTools:
-        """The tool mocks of one trial of ``case``."""
+    simulation_cache: SimulationCache | None = None
+    """Where simulated tools' replies are kept (the run's trials share it)."""
+
+    def tools_of(
+        self, case: EvalCase, trial_index: int, simulator: ToolSimulator | None = None
+    ) -> TrialTools:
+        """The tool mocks of one trial of ``case`` (``simulator``: its simulated world)."""
         return TrialTools(
             config_mocks=self._resolved(self.tool_mocks),
             case_mocks=self._resolved(case.tool_mocks),
             unmocked=case.unmocked_tools or self.unmocked_tools,
             seed_key=f"{case.eval_id}#{trial_index}",
+            simulator=simulator,
+        )
+
+    def simulator_for(self, case: EvalCase, models: ModelClient) -> ToolSimulator | None:
+        """A fresh simulated world for one trial of ``case``, or ``None`` when no mock
+        reaching it simulates its tool."""
+        mocks = [
+            *(m for inv in case.conversation for m in inv.tool_mocks),
+            *case.tool_mocks,
+            *self.tool_mocks,
+        ]
+        specs = [mock.simulate for mock in mocks if mock.simulate is not None]
+        if not specs:
+            return None
+        return ToolSimulator(
+            models,
+            state=initial_state(specs),
+            cache=self.simulation_cache,
+            loop=asyncio.get_running_loop(),
         )
 
     def turn_mocks_of(self, case: EvalCase) -> dict[str, tuple[ToolMock, ...]]:
@@ -164,6 +189,7 @@ async def run_trial(
         settings.environment, TrialInfo(case, trial_index, workdir), limit_s=settings.timeout_s
     )
     turns: list[Turn] = []
+    simulator: ToolSimulator | None = None
     final_state: dict[str, Any] | None = None
     end_state: EndState | None = None
     try:
@@ -182,8 +208,9 @@ async def run_trial(
                 history=chat_messages(case.history),
                 environment=env,
             )
+            simulator = settings.simulator_for(case, models)
             error, final_state = await _run_session(
-                agent, context, case, settings, turn_source, turns, watchdog, sigint
+                agent, context, case, settings, turn_source, turns, watchdog, sigint, simulator
             )
             try:  # the world as the agent left it, before it is torn down
                 end_state = await environment.capture(case.end_state, settings.check_functions)
@@ -210,6 +237,7 @@ async def run_trial(
         workdir=str(workdir) if settings.keep_workdirs and workdir.exists() else None,
         final_session_state=final_state,
         end_state=end_state,
+        simulated_state=simulator.state if simulator is not None else None,
     )
     return redacted(trial)
 
@@ -223,6 +251,7 @@ async def _run_session(
     turns: list[Turn],
     watchdog: LoopWatchdog | None,
     sigint: SigintSeen | None,
+    simulator: ToolSimulator | None = None,
 ) -> tuple[TrialError | None, dict[str, Any] | None]:
     """The agent's part of the trial: a fresh session answering every user turn into
     ``turns``, under the trial timeout; its error (``None`` when it finished) and its
@@ -245,7 +274,7 @@ async def _run_session(
                     agent_code.session,
                     turn_source,
                     turns,
-                    settings.tools_of(case, trial_index),
+                    settings.tools_of(case, trial_index, simulator),
                     settings.turn_mocks_of(case),
                 )
             except asyncio.CancelledError:

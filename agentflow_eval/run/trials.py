@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import random
 import sys
@@ -25,6 +26,7 @@ from functools import partial
 from typing import Any
 
 from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.agents.tool_simulator import InMemorySimulationCache
 from agentflow_eval.files.jsonl import JsonlWriter
 from agentflow_eval.files.naming import printable
 from agentflow_eval.llm.client import ModelClient
@@ -105,6 +107,9 @@ class _Trials:
         self.isolation = TrialIsolation()
         self.refused: list[ProviderAuthError] = []
         self.counts = counts
+        # the stage's trials share one cache of simulated tools' replies: trials that
+        # reach the same simulated state with the same call pay for one reply
+        self.simulation_cache = InMemorySimulationCache()
 
     @contextlib.contextmanager
     def watching(self) -> Iterator[None]:
@@ -125,7 +130,7 @@ class _Trials:
         refused the credentials: the run is stopping, and a resume runs it again)."""
         if self.refused:  # the run is stopping: start nothing more
             return
-        settings = plan.trial_settings
+        settings = dataclasses.replace(plan.trial_settings, simulation_cache=self.simulation_cache)
         # the trial's calls say whose they are (a plugin's model may answer by trial)
         trial_models = models.tagged(case=case.eval_id, trial=str(index))
         try:
