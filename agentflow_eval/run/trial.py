@@ -216,6 +216,7 @@ async def run_trial(
                 end_state = await environment.capture(case.end_state, settings.check_functions)
             except EnvironmentFailed as failed:
                 error = _with_environment_failure(error, failed)
+            end_state = _with_simulated_world(end_state, simulator)
         try:
             await environment.tear_down()
         except EnvironmentFailed as failed:
@@ -240,6 +241,16 @@ async def run_trial(
         simulated_state=simulator.state if simulator is not None else None,
     )
     return redacted(trial)
+
+
+def _with_simulated_world(
+    end_state: EndState | None, simulator: ToolSimulator | None
+) -> EndState | None:
+    """Where no environment captured the world, the simulated tools' world is what was
+    captured: a case's ``json_path`` checks judge what the simulated calls left."""
+    if simulator is None or end_state is None or end_state.captured is not None:
+        return end_state
+    return end_state.model_copy(update={"captured": simulator.state})
 
 
 async def _run_session(

@@ -16,6 +16,7 @@ from agentflow_eval.agents.base import TrajectoryRecorder
 from agentflow_eval.agents.litellm_agent import LiteLLMAgent
 from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.files.errors import EvalFileError
+from agentflow_eval.models.end_state import EndStateCheck
 from agentflow_eval.models.evalset import EvalSet
 from agentflow_eval.models.results import RecordedToolCall, RunResult
 from agentflow_eval.pipeline.evaluate import evaluate
@@ -180,3 +181,24 @@ def test_an_agent_that_cannot_have_tools_simulated_is_refused_in_one_line() -> N
     message = str(raised.value)
     assert "\n" not in message
     assert "case 'book': tool_mocks[0].simulate: agent 'graph' cannot have" in message
+
+
+async def books_once(message: str, recorder: TrajectoryRecorder, session: Any) -> str:
+    if session.trial_index == 0:  # the first trial books; the second only says it did
+        await recorder.acall_tool(book_seat, seat="12A")
+    return "Seat 12A is yours."
+
+
+async def test_end_state_checks_judge_what_the_simulated_calls_left(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer(handler=booking_service) as server:
+        eval_set = one_case([simulated(server)])
+        eval_set.eval_cases[0].end_state = [
+            EndStateCheck(json_path='seats."12A"', expect="taken"),
+        ]
+        run = await evaluate(PythonAgent(books_once), eval_set, runs=2, output_dir=tmp_path)
+    ordered = sorted(run.trials, key=lambda j: j.trial.trial_index)
+    verdicts = [next(c for c in j.criteria if c.criterion == "end_state_match") for j in ordered]
+    assert [v.status for v in verdicts] == ["passed", "failed"]
+    assert verdicts[1].reason == (
+        'captured state at seats."12A": expected "taken" (exact), found "free"'
+    )
