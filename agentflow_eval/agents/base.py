@@ -25,6 +25,7 @@ from agentflow_eval.agents.tool_gate import (
     ToolGate,
 )
 from agentflow_eval.environments.environment import Environment
+from agentflow_eval.environments.mcp import McpTool
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.evalset import Message, SessionInput
 from agentflow_eval.models.results import (
@@ -78,6 +79,9 @@ class SessionContext:
     environment: Environment | None = None
     """The trial's own environment (its database, folder, variables), when the run
     sets one up for each trial (an eval set's or config's ``environment``)."""
+    mcp_tools: tuple[McpTool, ...] = ()
+    """The tools of the config's MCP servers, started for this trial (or for the run):
+    an agent kind that offers them to its model says ``mcp_supported = True``."""
 
     @property
     def workdir(self) -> Path:

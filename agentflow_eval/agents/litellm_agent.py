@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import json
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,7 @@ from agentflow_eval.agents.base import (
 )
 from agentflow_eval.agents.tool_gate import ToolCallFailed
 from agentflow_eval.agents.tools import Tool, ToolContext, as_tool, tool_result_text
+from agentflow_eval.environments.mcp import McpTool
 from agentflow_eval.llm import litellm_compat
 from agentflow_eval.llm.client import Transport, resolve_transport, response_cost
 from agentflow_eval.models.evalset import Message
@@ -52,7 +53,11 @@ class LiteLLMAgent:
     ``environment`` (the trial's own environment, when the run sets one up).
     ``transport`` picks how calls are made (``auto``, ``litellm`` or ``direct``; default
     ``$AGENTFLOW_LLM_TRANSPORT``, else ``auto``: see :mod:`agentflow_eval.llm.client`).
+    The tools of the run's MCP servers (``mcp_servers`` in the config) are offered beside
+    ``tools``, and called through the same tool gate.
     """
+
+    mcp_supported = True
 
     def __init__(
         self,
@@ -139,19 +144,34 @@ class LiteLLMAgent:
         return LiteLLMAgent(model, **{**settings, **overrides})
 
     async def start_session(self, context: SessionContext) -> AgentSession:
+        clashes = sorted(self._tools.keys() & {tool.name for tool in context.mcp_tools})
+        if clashes:
+            raise ValueError(
+                f"MCP tool(s) {', '.join(map(repr, clashes))} have the name of one of the "
+                "agent's own tools; tool names must be unique"
+            )
         messages: list[dict[str, Any]] = []
         if self._system_prompt:
             messages.append({"role": "system", "content": self._system_prompt})
         messages += [copy.deepcopy(message) for message in context.history]  # seeded
         state = copy.deepcopy(dict(context.session_input.state))
-        return _LiteLLMSession(agent=self, context=context, state=state, messages=messages)
+        return _LiteLLMSession(
+            agent=self,
+            context=context,
+            state=state,
+            messages=messages,
+            mcp_tools={tool.name: tool for tool in context.mcp_tools},
+        )
 
     def tool_named(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
-    def completion_request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        """The keyword arguments of one ``litellm.acompletion`` call over ``messages``
-        (the direct transport takes the same)."""
+    def completion_request(
+        self, messages: list[dict[str, Any]], mcp_tools: Iterable[McpTool] = ()
+    ) -> dict[str, Any]:
+        """The keyword arguments of one ``litellm.acompletion`` call over ``messages``,
+        offering the agent's tools and ``mcp_tools`` (the direct transport takes the
+        same)."""
         request: dict[str, Any] = {"model": self._model, "num_retries": 0}
         if self._temperature is not None:
             request["temperature"] = self._temperature
@@ -161,8 +181,10 @@ class LiteLLMAgent:
             request["api_key"] = self._api_key
         request.update(self._completion_kwargs)
         request["messages"] = list(messages)
-        if self._tools:
-            request["tools"] = [tool.schema for tool in self._tools.values()]
+        schemas = [tool.schema for tool in self._tools.values()]
+        schemas += [tool.schema for tool in mcp_tools]
+        if schemas:
+            request["tools"] = schemas
             # plain function tools: LiteLLM's MCP gateway never applies
             request[litellm_compat.SKIP_MCP_OPTION] = True
         return request
@@ -176,6 +198,8 @@ class _LiteLLMSession:
     context: SessionContext
     state: dict[str, Any]
     messages: list[dict[str, Any]] = field(default_factory=list)
+    mcp_tools: dict[str, McpTool] = field(default_factory=dict)
+    """The trial's MCP servers' tools, by name."""
 
     async def respond(self, message: Message, recorder: TrajectoryRecorder) -> str:
         self.messages.append({"role": "user", "content": message.text})
@@ -188,7 +212,8 @@ class _LiteLLMSession:
         for step in range(self.agent.max_steps):
             asked = recorder.elapsed_ms()
             response = await self.context.models.complete(
-                transport=self.agent.transport, **self.agent.completion_request(self.messages)
+                transport=self.agent.transport,
+                **self.agent.completion_request(self.messages, self.mcp_tools.values()),
             )
             _record_usage(recorder, response, self.agent.model, recorder.elapsed_ms() - asked)
             if not response.choices:
@@ -229,16 +254,19 @@ class _LiteLLMSession:
             recorder.tool_call(call.name, {}, error=error, id=call.id)
             return f"Error: {error}"
         tool = self.agent.tool_named(call.name)
-        if tool is None:
-            available = ", ".join(t.name for t in self.agent.tools) or "none"
+        mcp_tool = self.mcp_tools.get(call.name)
+        if tool is None and mcp_tool is None:
+            names = [*(t.name for t in self.agent.tools), *self.mcp_tools]
+            available = ", ".join(names) or "none"
             error = f"unknown tool {call.name!r}; available tools: {available}"
             recorder.tool_call(call.name, args, error=error, id=call.id)
             return f"Error: {error}"
         record = recorder.tool_call(call.name, args, id=call.id)
         start = time.perf_counter()
         try:
+            # an MCP tool's arguments are the server's to check, against its own schema
             result, record.served_by = await recorder.tools.run(
-                call.name, args, lambda: tool.call(args, context)
+                call.name, args, _runner(tool, mcp_tool, args, context)
             )
         except ToolCallFailed as exc:  # a failing tool is news for the model, not a crash
             record.error, record.served_by = str(exc), exc.served_by
@@ -250,6 +278,17 @@ class _LiteLLMSession:
             record.duration_ms = (time.perf_counter() - start) * 1000
         record.result = jsonable(result)
         return tool_result_text(record.result)
+
+
+def _runner(
+    tool: Tool | None, mcp_tool: McpTool | None, args: dict[str, Any], context: ToolContext
+) -> Callable[[], Awaitable[Any]]:
+    """What runs a call when no mock answers it: the agent's own tool, else the MCP
+    server's (whose arguments the server checks against its own schema)."""
+    if tool is not None:
+        return lambda: tool.call(args, context)
+    assert mcp_tool is not None
+    return lambda: mcp_tool.call(args)
 
 
 @dataclass(frozen=True)

@@ -90,5 +90,5 @@ def run(args: argparse.Namespace, early: EarlyStart) -> int:
     except (RunStopped, StoreError) as exc:
         return fail(one_line(exc), EXIT_RUN_FAILED)
     for line in outcome.lines(shown, batch=args.verbose):
-        print(terminal_text(line))
+        print(terminal_text(line), file=early.result_stream)
     return EXIT_OK

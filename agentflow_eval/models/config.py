@@ -27,6 +27,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from agentflow_eval.models.environment_spec import EnvironmentSpec
 from agentflow_eval.models.file_model import FileModel
 from agentflow_eval.models.injection import InjectionPayload
+from agentflow_eval.models.mcp_servers import McpServerSpec
 from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
 
 __all__ = [
@@ -222,6 +223,9 @@ class EvalConfig(FileModel):
     """The environment each trial gets, set up before it and torn down after it (a
     function's ``module:attr`` or ``file.py:attr``, or ``{"function", "options"}``); it
     replaces the eval set's."""
+    mcp_servers: list[McpServerSpec] = Field(default_factory=list)
+    """MCP servers whose tools the agent gets: each started for every trial (or once for
+    the run, ``scope: "run"``) and stopped when it ends (docs/mcp.md)."""
 
     _load_warnings: list[str] = PrivateAttr(default_factory=list)
 
@@ -270,6 +274,15 @@ class EvalConfig(FileModel):
         if problems:
             raise ValidationError.from_exception_data(cls.__name__, problems)
         return entries
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _distinct_servers(cls, value: list[McpServerSpec]) -> list[McpServerSpec]:
+        names = [server.name for server in value]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"two MCP servers are named {', '.join(map(repr, twice))}")
+        return value
 
     @property
     def load_warnings(self) -> list[str]:

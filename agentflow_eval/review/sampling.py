@@ -94,7 +94,7 @@ class ReviewPlan(BaseModel):
     needed_for_width: str
     """The sample size that width needs, and what this plan gives, in a sentence."""
     seed: int
-    """The seed the order was drawn with."""
+    """The random seed the order was drawn with."""
 
 
 def labels_for_width(width: float, population: int | None = None) -> int:

@@ -8,6 +8,7 @@ and field; what is accepted but not used as written comes back as warnings.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from agentflow_eval.run.injection_check import check_injections
 __all__ = [
     "RunInputs",
     "check_agent_history",
+    "check_agent_mcp",
     "check_agent_needed",
     "check_agent_reach",
     "check_criteria",
@@ -245,6 +247,29 @@ def check_agent_reach(agent: object, inputs: RunInputs) -> None:
         )
     if inputs.config.tool_mocks or inputs.config.unmocked_tools == "fail":
         raise EvalFileError(inputs.config_path or "the config", why, field="tool_mocks")
+
+
+def check_agent_mcp(agent: object, inputs: RunInputs) -> None:
+    """Refuse, in one line, the config's MCP servers for an agent that cannot be given
+    their tools: an agent kind that can says so with ``mcp_supported = True`` (the
+    built-in LiteLLM agent, the Agents SDK's and ADK's adapters)."""
+    if not inputs.config.mcp_servers:
+        return
+    if importlib.util.find_spec("mcp") is None:
+        raise EvalFileError(
+            inputs.config_path or "the config",
+            "MCP servers need the official MCP SDK: pip install 'agentflow-eval[mcp]'",
+            field="mcp_servers",
+        )
+    if getattr(agent, "mcp_supported", False):
+        return
+    name = getattr(agent, "name", type(agent).__name__)
+    raise EvalFileError(
+        inputs.config_path or "the config",
+        f"agent {name!r} cannot be given MCP servers' tools (the LiteLLM agent and the "
+        "Agents SDK and ADK adapters can); remove mcp_servers or evaluate one of those",
+        field="mcp_servers",
+    )
 
 
 def check_agent_history(agent: object, inputs: RunInputs) -> None:

@@ -49,6 +49,7 @@ from agentflow_eval.run.identity import RunIdentity
 from agentflow_eval.run.inputs import (
     RunInputs,
     check_agent_history,
+    check_agent_mcp,
     check_agent_needed,
     check_agent_reach,
     load_inputs,
@@ -126,6 +127,7 @@ class RunPlan:
             injection_payloads=payload_catalogue(self.config.injection_payloads),
             environment=self.environment,
             check_functions=self.check_functions,
+            mcp_servers=tuple(s for s in self.config.mcp_servers if s.scope == "trial"),
         )
 
     @property
@@ -255,6 +257,7 @@ def plan_run(
             check_agent_reach(agent, selected)
             check_agent_simulates(agent, selected)
             check_agent_history(agent, selected)
+            check_agent_mcp(agent, selected)
         components = load_components(
             selected.eval_set, selected.evalset_path or selected.eval_set.eval_set_id
         )

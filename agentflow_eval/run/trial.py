@@ -1,6 +1,6 @@
 """Running one trial: a fresh session in its own temporary directory (and its own
-environment, when the run sets one up), every user turn sent in order, the trajectory
-recorded, and any failure kept as data.
+environment and MCP servers, when the run sets them up), every user turn sent in order,
+the trajectory recorded, and any failure kept as data.
 
 An agent that raises, exhausts its steps, hangs past the timeout or blocks the event loop
 (see :mod:`agentflow_eval.run.loop_watchdog`) fails this trial only: :func:`run_trial`
@@ -48,6 +48,7 @@ from agentflow_eval.agents.base import (
 from agentflow_eval.agents.tool_gate import MockNotReached, TrialTools
 from agentflow_eval.agents.tool_simulator import SimulationCache, ToolSimulator, initial_state
 from agentflow_eval.environments.environment import TrialInfo
+from agentflow_eval.environments.mcp import McpServerFailed, McpTool, started_servers
 from agentflow_eval.environments.probes import CheckFunctions
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.retry import (
@@ -62,6 +63,7 @@ from agentflow_eval.models import defaults
 from agentflow_eval.models.evalset import EvalCase, SessionInput
 from agentflow_eval.models.history import chat_messages
 from agentflow_eval.models.injection import InjectionPayload
+from agentflow_eval.models.mcp_servers import McpServerSpec
 from agentflow_eval.models.results import EndState, MessageEvent, Trial, TrialError, Turn
 from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
 from agentflow_eval.redaction import might_contain_secret, redact_data
@@ -105,11 +107,13 @@ class TrialSettings:
     """The run's environment function: each trial gets an environment of its own."""
     check_functions: CheckFunctions = field(default_factory=dict)
     """The functions the cases' end-state checks call, by spec."""
-
+    mcp_servers: tuple[McpServerSpec, ...] = ()
+    """The config's MCP servers each trial starts for itself (``scope: "trial"``)."""
+    shared_mcp_tools: tuple[McpTool, ...] = ()
+    """The tools of the servers the trial stage started once for the run."""
     injection_payloads: Mapping[str, InjectionPayload] = field(default_factory=dict)
     """The payloads a mock's ``inject`` names by id: the package's and the config's
     (checked when the run was planned)."""
-
     simulation_cache: SimulationCache | None = None
     """Where simulated tools' replies are kept (the run's trials share it)."""
 
@@ -178,6 +182,12 @@ async def run_trial(
     environment is torn down, the world is read into the trial's ``end_state``: what
     the environment captures of itself, and what the case's end-state checks find.
 
+    The config's ``trial``-scoped MCP servers (``settings.mcp_servers``) are started
+    after the environment, their tools (with the run's shared ones) handed to the session
+    as ``SessionContext.mcp_tools``, and stopped when the session ends, however it
+    ended (:mod:`agentflow_eval.environments.mcp`); one that does not start makes the
+    trial an infrastructure error.
+
     Raises :class:`~agentflow_eval.llm.retry.ProviderAuthError` when a model call's
     credentials were refused (the run cannot go on); nothing else."""
     started_at = datetime.now(UTC)
@@ -198,20 +208,38 @@ async def run_trial(
         except EnvironmentFailed as failed:
             error: TrialError | None = failed.trial_error()
         else:
-            context = SessionContext(
-                case_id=case.eval_id,
-                trial_index=trial_index,
-                session_id=f"{case.eval_id}#{trial_index}",
-                session_input=case.session_input or SessionInput(),
-                workdir_path=workdir,
-                models=models,
-                history=chat_messages(case.history),
-                environment=env,
-            )
-            simulator = settings.simulator_for(case, models)
-            error, final_state = await _run_session(
-                agent, context, case, settings, turn_source, turns, watchdog, sigint, simulator
-            )
+            variables = env.variables if env is not None else {}
+            try:
+                # the trial's own MCP servers: started after its environment (whose
+                # variables they are given), stopped before it is torn down
+                async with started_servers(settings.mcp_servers, variables=variables) as own:
+                    context = SessionContext(
+                        case_id=case.eval_id,
+                        trial_index=trial_index,
+                        session_id=f"{case.eval_id}#{trial_index}",
+                        session_input=case.session_input or SessionInput(),
+                        workdir_path=workdir,
+                        models=models,
+                        history=chat_messages(case.history),
+                        environment=env,
+                        mcp_tools=(*settings.shared_mcp_tools, *own),
+                    )
+                    simulator = settings.simulator_for(case, models)
+                    error, final_state = await _run_session(
+                        agent,
+                        context,
+                        case,
+                        settings,
+                        turn_source,
+                        turns,
+                        watchdog,
+                        sigint,
+                        simulator,
+                    )
+            except McpServerFailed as failed:  # not the agent's fault: the infrastructure's
+                error = TrialError(
+                    kind="infrastructure", type="McpServerError", message=str(failed)
+                )
             try:  # the world as the agent left it, before it is torn down
                 end_state = await environment.capture(case.end_state, settings.check_functions)
             except EnvironmentFailed as failed:

@@ -20,13 +20,15 @@ import os
 import random
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.agents.tool_simulator import InMemorySimulationCache
+from agentflow_eval.environments.mcp import McpServerFailed, McpTool, started_servers
+from agentflow_eval.errors import RunStopped
 from agentflow_eval.files.jsonl import JsonlWriter
 from agentflow_eval.files.naming import printable
 from agentflow_eval.llm.client import ModelClient
@@ -110,6 +112,8 @@ class _Trials:
         # the stage's trials share one cache of simulated tools' replies: trials that
         # reach the same simulated state with the same call pay for one reply
         self.simulation_cache = InMemorySimulationCache()
+        self.shared_tools: dict[int, tuple[McpTool, ...]] = {}
+        """The tools of each plan's run-scoped MCP servers (by the plan's ``id``)."""
 
     @contextlib.contextmanager
     def watching(self) -> Iterator[None]:
@@ -131,6 +135,9 @@ class _Trials:
         if self.refused:  # the run is stopping: start nothing more
             return
         settings = dataclasses.replace(plan.trial_settings, simulation_cache=self.simulation_cache)
+        shared = self.shared_tools.get(id(plan), ())
+        if shared:
+            settings = dataclasses.replace(settings, shared_mcp_tools=shared)
         # the trial's calls say whose they are (a plugin's model may answer by trial)
         trial_models = models.tagged(case=case.eval_id, trial=str(index))
         try:
@@ -173,6 +180,21 @@ class _Trials:
         if on_trial is not None:
             on_trial(trial)
 
+    @contextlib.asynccontextmanager
+    async def mcp_servers(self, *plans: RunPlan) -> AsyncIterator[None]:
+        """The plans' run-scoped MCP servers, started before the first trial and stopped
+        after the last (however the stage ends). One that does not start stops the run
+        before any trial: every trial would be missing its tools."""
+        async with contextlib.AsyncExitStack() as stack:
+            for plan in plans:
+                specs = [spec for spec in plan.config.mcp_servers if spec.scope == "run"]
+                try:
+                    tools = await stack.enter_async_context(started_servers(specs))
+                except McpServerFailed as failed:
+                    raise RunStopped(f"{failed}; no trial was run") from None
+                self.shared_tools[id(plan)] = tools
+            yield
+
     def stop_if_refused(self, plan: RunPlan) -> None:
         if self.refused:
             error = self.refused[0]
@@ -208,7 +230,8 @@ async def run_trials(
             case, index = item
             await stage.run(plan, writer, agent, models, case, index, on_trial)
 
-        await run_pool(pending, run_one, plan.settings.max_concurrency)
+        async with stage.mcp_servers(plan):
+            await run_pool(pending, run_one, plan.settings.max_concurrency)
     counts.elapsed_s = time.perf_counter() - started
     stage.stop_if_refused(plan)
     return counts
@@ -255,7 +278,8 @@ async def run_paired_trials(
                 )
             )
 
-        await run_pool(pending, run_pair, max(1, candidate.settings.max_concurrency // 2))
+        async with stage.mcp_servers(*sides):
+            await run_pool(pending, run_pair, max(1, candidate.settings.max_concurrency // 2))
     counts.elapsed_s = time.perf_counter() - started
     stage.stop_if_refused(candidate)
     return counts

@@ -1,5 +1,5 @@
 """The order-desk example: an agent that refunds orders in a SQLite database, each
-trial on a fresh copy of the seed data (``environment.py``), judged by what the
+trial on a fresh copy of the seeded data (``environment.py``), judged by what the
 database holds afterwards, not by what the agent says.
 
 Installed, the agent is ``agentflow_eval.examples.order_desk.agent:agent`` and its files

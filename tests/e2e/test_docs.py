@@ -1,9 +1,10 @@
 """The user documentation runs: every block of docs/agents.md, docs/criteria.md,
-docs/eval-sets.md, docs/review.md, docs/traces.md and each framework's page under
-docs/frameworks/, in order, in a fresh folder with this checkout's environment — files
-written, commands run, outputs compared (see tests/support/markdown_doc.py). The commands
-use the session's Prefect server (tests/e2e/conftest.py). A framework's page runs where
-its extra is installed (CI installs them all)."""
+docs/eval-sets.md, docs/environments.md, docs/mcp.md, docs/review.md, docs/traces.md
+and each framework's page under docs/frameworks/, in order, in a fresh folder with this
+checkout's environment — files written, commands run, outputs compared (see
+tests/support/markdown_doc.py). The commands use the session's Prefect server
+(tests/e2e/conftest.py). A framework's page runs where its extra is installed (CI
+installs them all)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,15 @@ from tests.support.prefect_server import PrefectServer
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ["agents.md", "criteria.md", "eval-sets.md", "environments.md", "review.md", "traces.md"]
+DOCS = [
+    "agents.md",
+    "criteria.md",
+    "eval-sets.md",
+    "environments.md",
+    "mcp.md",
+    "review.md",
+    "traces.md",
+]
 FRAMEWORK_PAGES = {
     "frameworks/adk.md": "google.adk",
     "frameworks/langgraph.md": "langgraph",

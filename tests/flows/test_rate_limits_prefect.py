@@ -27,16 +27,22 @@ from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 class InFlight:
     """Server handler counting requests in flight."""
 
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    lock: threading.Condition = field(default_factory=threading.Condition)
     now: int = 0
     peak: int = 0
     total: int = 0
+    overlap: int = 2
+    """A request waits (up to a second) for this many in flight before it answers, so the
+    peak measures what the limits let through, not how fast a loaded machine starts
+    requests."""
 
     def __call__(self, request: dict[str, Any]) -> Reply:
         with self.lock:
             self.now += 1
             self.total += 1
             self.peak = max(self.peak, self.now)
+            self.lock.notify_all()
+            self.lock.wait_for(lambda: self.now >= self.overlap, timeout=1.0)
         try:
             threading.Event().wait(0.05)
             return Reply.text("ok")

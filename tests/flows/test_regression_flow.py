@@ -196,7 +196,7 @@ async def test_a_suite_of_two_eval_sets_first_night_then_a_regression(
     assert latest["verdict"] == "regression"
 
     markdown = str(await _artifact("regression-nightly-summary"))
-    assert "**regression**" in markdown and "paris\\_weather: regression" in markdown
+    assert "**regression**" in markdown and "paris_weather: regression" in markdown
     table = await _artifact("regression-nightly-evals")
     rows = json.loads(table) if isinstance(table, str) else table
     assert [r["status"] for r in rows] == ["regression", "no significant change"]

@@ -67,6 +67,7 @@ from google.adk.workflow import BaseNode
 from google.genai import types
 
 from agentflow_eval.agents.base import SessionContext, TrajectoryRecorder
+from agentflow_eval.agents.frameworks.adk_mcp import with_mcp_tools
 from agentflow_eval.agents.tool_gate import NO_MOCKS, StandIn, ToolGate
 from agentflow_eval.errors import InputError
 from agentflow_eval.llm.litellm_compat import listed_cost
@@ -128,6 +129,12 @@ class AdkAgent:
         return self._name
 
     @property
+    def mcp_supported(self) -> bool:
+        """The run's MCP tools are added to the root agent's own
+        (:mod:`~agentflow_eval.agents.frameworks.adk_mcp`): one that is an LLM agent."""
+        return isinstance(self._root, LlmAgent)
+
+    @property
     def target(self) -> App | BaseNode:
         """The App, agent or node this evaluates."""
         return self._target
@@ -159,13 +166,22 @@ class AdkAgent:
         given = context.session_input
         app_name = given.app_name or self._app_name
         sessions = InMemorySessionService()
-        if isinstance(self._target, App):
-            runner = Runner(app=self._target, app_name=app_name, session_service=sessions)
-        elif isinstance(self._root, BaseAgent):
-            runner = Runner(agent=self._root, app_name=app_name, session_service=sessions)
-        else:
-            runner = Runner(node=self._root, app_name=app_name, session_service=sessions)
         mocks = _ToolMocks()
+        target, root = self._target, self._root
+        if context.mcp_tools:
+            if not isinstance(root, LlmAgent):  # refused when the run was planned
+                raise TypeError(f"the ADK root {root.name!r} is no LLM agent to give MCP tools")
+            root = with_mcp_tools(root, context.mcp_tools, mocks.failed_calls)
+            if isinstance(target, App):
+                target = target.model_copy(update={"root_agent": root})
+            else:
+                target = root
+        if isinstance(target, App):
+            runner = Runner(app=target, app_name=app_name, session_service=sessions)
+        elif isinstance(root, BaseAgent):
+            runner = Runner(agent=root, app_name=app_name, session_service=sessions)
+        else:
+            runner = Runner(node=root, app_name=app_name, session_service=sessions)
         runner.plugin_manager.plugins.insert(0, mocks)  # before the app's own plugins
         session = await sessions.create_session(
             app_name=app_name,
@@ -176,7 +192,7 @@ class AdkAgent:
         return AdkSession(
             runner=runner,
             mocks=mocks,
-            lineage=_Lineage(self._root),
+            lineage=_Lineage(root),
             app_name=app_name,
             user_id=session.user_id,
             session_id=session.id,
@@ -327,6 +343,9 @@ class _TurnEvents:
             return
         recorded, called_at = self._pending.pop(key)
         recorded.result = _jsonable(response.response)
+        failed = self._mocks.failed_calls.pop(key, None)
+        if failed is not None:
+            recorded.result, recorded.error = None, failed
         stand_in = self._mocks.served.pop(key, None)
         if stand_in is not None:
             recorded.served_by = stand_in.served_by
@@ -371,6 +390,9 @@ class _ToolMocks(BasePlugin):
         self.gate: ToolGate = NO_MOCKS
         self.served: dict[str, StandIn] = {}
         """What answered each call, by its function call id."""
+        self.failed_calls: dict[str, str] = {}
+        """The errors of the MCP calls their server failed, by function call id (ADK's
+        own tools raise; an MCP tool answers ``{"error": ...}``, see ``adk_mcp``)."""
 
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext

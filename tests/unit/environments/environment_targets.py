@@ -63,7 +63,7 @@ def database_sync(root: str, trial: TrialInfo) -> Iterator[Environment]:
 @contextlib.contextmanager
 def broken_setup(root: str) -> Iterator[Environment]:
     COUNTS[(root, "attempt")] += 1
-    raise ConnectionError("the seed database server refused the connection")
+    raise ConnectionError("the seeded database server refused the connection")
     yield Environment()  # pragma: no cover - never reached
 
 

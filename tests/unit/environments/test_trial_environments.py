@@ -213,7 +213,7 @@ async def test_a_failing_setup_is_an_infrastructure_error_and_the_agent_never_ru
         assert error.type == "EnvironmentSetupError"
         assert error.message == (
             "environment 'environment_targets:broken_setup': setup failed: ConnectionError: "
-            "the seed database server refused the connection"
+            "the seeded database server refused the connection"
         )
     assert run.totals.infrastructure_errors == 6
     assert all(case.rated_runs == 0 for case in run.cases)  # not the agent's failures

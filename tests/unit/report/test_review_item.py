@@ -16,7 +16,7 @@ def test_the_form_shows_what_a_reviewer_needs() -> None:
     item = plan.items[0]
     text = item_markdown(item, position=1, total=2)
     assert text.startswith(f"## 1 of 2: case `{item.case_id}`, trial {item.trial + 1}")
-    assert "**Criterion:** final\\_response\\_match\\_v2" in text
+    assert "**Criterion:** final_response_match_v2" in text
     for needle in (
         "### Conversation",
         item.conversation[0].user_text,
@@ -47,7 +47,7 @@ def test_run_text_stays_inside_its_block() -> None:
     assert "case `ab|c`" in text  # a backtick cannot end the code span early
     answer = text.split("**Final answer**", 1)[1].split("**Reference**", 1)[0]
     assert "> \\`\\`\\`" in answer and "> \\# Approve everything" in answer
-    assert "> \\<script\\>alert\\(1\\)\\</script\\>" in answer
+    assert "> \\<script>alert(1)\\</script>" in answer  # no tag can open
     # nothing of the run starts a heading or HTML of its own, or closes a block
     assert not any(line.startswith(("# ", "<", "````")) for line in text.splitlines())
 

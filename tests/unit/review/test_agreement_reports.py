@@ -70,7 +70,7 @@ def test_the_scorecard_names_the_figures_and_the_untrustworthy_judge(doubtful: R
 def test_the_prefect_summary_says_it_too(doubtful: RunResult) -> None:
     text = summary_markdown(doubtful)
     assert "## Judges against people" in text
-    assert "> **judge answer matches reference \\(LLM judge\\) is untrustworthy" in text
+    assert "> **judge answer matches reference (LLM judge) is untrustworthy" in text
     assert "(untrustworthy)" in text
 
 

@@ -56,6 +56,7 @@ from agentflow_eval.agents.base import (
     SessionContext,
     TrajectoryRecorder,
 )
+from agentflow_eval.agents.frameworks.openai_agents.mcp_tools import with_mcp_tools
 from agentflow_eval.agents.frameworks.openai_agents.models import ModelBook, switched
 from agentflow_eval.agents.frameworks.openai_agents.tool_mocks import TrialMocks
 from agentflow_eval.agents.frameworks.openai_agents.trajectory import (
@@ -101,6 +102,8 @@ class OpenAIAgentsAgent:
 
     tool_mocks_supported = True
     history_supported = True
+    mcp_supported = True
+    """The run's MCP tools are added to the starting agent's own (:mod:`.mcp_tools`)."""
 
     def __init__(
         self,
@@ -152,7 +155,7 @@ class OpenAIAgentsAgent:
         else:
             run_context = copy.deepcopy(dict(context.session_input.state))
         return OpenAIAgentsSession(
-            agent=self._agent,
+            agent=with_mcp_tools(self._agent, context.mcp_tools),
             context=context,
             run_context=run_context,
             run_config=self._run_config,
