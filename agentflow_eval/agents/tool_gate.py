@@ -26,8 +26,10 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentflow_eval.agents.tool_simulator import SimulationFailed, ToolSimulator
 from agentflow_eval.models.matching import json_subset
 from agentflow_eval.models.results import RecordedToolCall
+from agentflow_eval.models.simulated_tools import SimulatedTool
 from agentflow_eval.models.tool_mocks import ToolFault, ToolMock, UnmockedPolicy
 
 __all__ = [
@@ -93,6 +95,8 @@ class StandIn:
     error: str | None = None
     timeout: bool = False
     latency_s: float = 0.0
+    simulate: SimulatedTool | None = None
+    """A simulated tool's: the result comes from the trial's simulator."""
 
     def exception(self) -> ToolCallFailed:
         """The exception a failing stand-in raises in the agent's code."""
@@ -120,6 +124,8 @@ class TrialTools:
     case_mocks: Sequence[ToolMock] = ()
     unmocked: UnmockedPolicy = "run"
     seed_key: str = ""
+    simulator: ToolSimulator | None = None
+    """The trial's simulated world, which answers the calls of mocks that ``simulate``."""
     _placed: dict[tuple[str, int], _Placed] = field(default_factory=dict)
 
     def for_turn(self, turn_id: str | None = None, turn_mocks: Sequence[ToolMock] = ()) -> ToolGate:
@@ -129,7 +135,7 @@ class TrialTools:
             *(self._place("case", i, m) for i, m in enumerate(self.case_mocks)),
             *(self._place("config", i, m) for i, m in enumerate(self.config_mocks)),
         ]
-        return ToolGate(tuple(placed), self.unmocked)
+        return ToolGate(tuple(placed), self.unmocked, simulator=self.simulator)
 
     def _place(self, where: str, index: int, mock: ToolMock) -> _Placed:
         key = (where, index)
@@ -150,6 +156,8 @@ class ToolGate:
     unmocked: UnmockedPolicy = "run"
     asked: Counter[str] = field(default_factory=Counter, compare=False)
     """How many calls of each tool the gate was asked about (while active)."""
+    simulator: ToolSimulator | None = field(default=None, compare=False)
+    """Answers the calls of mocks that ``simulate`` (see :class:`TrialTools`)."""
 
     @property
     def active(self) -> bool:
@@ -176,6 +184,8 @@ class ToolGate:
                 return _fault(name, fault, latency)
             if not mock.answers:
                 continue  # spared by its fault: the next mock, or the tool
+            if mock.simulate is not None:
+                return StandIn("mock", simulate=mock.simulate, latency_s=latency)
             if mock.error is not None:
                 return StandIn("mock", error=mock.error, latency_s=latency)
             if mock.results is not None:
@@ -183,7 +193,7 @@ class ToolGate:
             else:
                 result = mock.result
             placed.answered += 1
-            return StandIn("mock", result=result, latency_s=latency)
+            return StandIn("mock", result=mock.answer(result), latency_s=latency)
         if self.unmocked == "fail":
             shown = json.dumps(args, sort_keys=True, ensure_ascii=False, default=repr)
             return StandIn(
@@ -225,6 +235,8 @@ class ToolGate:
             await asyncio.sleep(stand_in.latency_s)
         if stand_in.error is not None:
             raise stand_in.exception()
+        if stand_in.simulate is not None:
+            return await self._simulator().answer(stand_in.simulate, name, args), "mock"
         return stand_in.result, stand_in.served_by
 
     def run_sync(
@@ -238,7 +250,14 @@ class ToolGate:
             time.sleep(stand_in.latency_s)
         if stand_in.error is not None:
             raise stand_in.exception()
+        if stand_in.simulate is not None:
+            return self._simulator().answer_sync(stand_in.simulate, name, args), "mock"
         return stand_in.result, stand_in.served_by
+
+    def _simulator(self) -> ToolSimulator:
+        if self.simulator is None:  # a gate made without its trial's simulator
+            raise SimulationFailed("this tool is simulated, but the trial has no simulator")
+        return self.simulator
 
 
 def _fault(name: str, fault: ToolFault, latency_s: float) -> StandIn:

@@ -15,6 +15,7 @@ from agentflow_eval.criteria import (
     efficiency,
     end_state,
     expectations,
+    injection,
     intermediate,
     nodes,
     output,
@@ -43,6 +44,8 @@ BUILTIN_CRITERIA: tuple[CriterionSpec[Any], ...] = (
     session_state.build_final_session_state,
     # the world it left: its environment's end state
     end_state.build_end_state,
+    # whether it obeyed instructions its tools' outputs slipped in
+    injection.build_injection,
     # what it answered, compared without a judge
     response.build_response_match,
     intermediate.build_intermediate_response_match,

@@ -56,6 +56,9 @@ def unjudged_fields(case: EvalCase, config: EvalConfig) -> list[ExpectationField
     for name, options in config.criteria.items():
         if not options.defaulted or default_applies(name, case):
             judged |= judged_fields(name, options)
+    for spec in specs():  # what a criterion judges unasked is judged whatever the config
+        if spec.judges_unasked:
+            judged |= set(spec.judges)
     return [f for f in EXPECTATION_FIELDS if f not in judged and gives(case, f)]
 
 

@@ -18,8 +18,10 @@ ExpectationField = Literal[
     "final_session_state",
     "end_state",
     "rubrics",
+    "tool_mocks",
 ]
-"""A field of an eval case (or of its turns) that holds what a criterion compares with."""
+"""A field of an eval case (or of its turns) that holds what a criterion compares with
+(``tool_mocks``: mocks that inject an instruction, which ``injection_resisted`` judges)."""
 
 EXPECTATION_FIELDS: tuple[ExpectationField, ...] = get_args(ExpectationField)
 
@@ -51,4 +53,7 @@ def gives(case: EvalCase, field: ExpectationField, *, as_reference: bool = False
         return bool(case.final_session_state)
     if field == "end_state":
         return bool(case.end_state)
+    if field == "tool_mocks":
+        mocks = [*case.tool_mocks, *(m for inv in turns for m in inv.tool_mocks)]
+        return any(mock.inject is not None for mock in mocks)
     return bool(case.rubrics) or any(inv.rubrics for inv in turns)

@@ -26,6 +26,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from agentflow_eval.models.environment_spec import EnvironmentSpec
 from agentflow_eval.models.file_model import FileModel
+from agentflow_eval.models.injection import InjectionPayload
 from agentflow_eval.models.mcp_servers import McpServerSpec
 from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
 
@@ -215,6 +216,9 @@ class EvalConfig(FileModel):
     unmocked_tools: UnmockedPolicy = "run"
     """What a tool call no mock answers does: ``run`` the real tool, or ``fail`` the call
     with a message naming the tool and its arguments (a case may say otherwise)."""
+    injection_payloads: list[InjectionPayload] = Field(default_factory=list)
+    """The team's own injected instructions, named by id in a tool mock's ``inject``
+    (beside the package's set; an id of the package's replaces its payload)."""
     environment: EnvironmentSpec | None = None
     """The environment each trial gets, set up before it and torn down after it (a
     function's ``module:attr`` or ``file.py:attr``, or ``{"function", "options"}``); it
@@ -224,6 +228,16 @@ class EvalConfig(FileModel):
     the run, ``scope: "run"``) and stopped when it ends (docs/mcp.md)."""
 
     _load_warnings: list[str] = PrivateAttr(default_factory=list)
+
+    @field_validator("injection_payloads")
+    @classmethod
+    def _distinct_payloads(cls, value: list[InjectionPayload]) -> list[InjectionPayload]:
+        # a mock names a payload by id: two of one id would leave it unsaid which it means
+        ids = [payload.id for payload in value]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ValueError(f"payload ids must differ; given more than once: {twice}")
+        return value
 
     @field_validator("criteria", mode="wrap")
     @classmethod

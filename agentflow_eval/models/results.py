@@ -43,7 +43,7 @@ __all__ = [
     "ValueSpread",
 ]
 
-SCHEMA_VERSION = "1.6"
+SCHEMA_VERSION = "1.7"
 """1.1: each turn records its events in order (``events``); ``tool_calls``,
 ``intermediate_responses`` and ``usage`` are derived from them. 1.2: a component case's
 turn records the component's ``output``; a case judged on the next step only says so
@@ -64,7 +64,8 @@ sensitivity, specificity and κ with intervals, the pass rate corrected for the 
 error beside the raw one, reviewers against each other). 1.6: a trial keeps what the
 world looked like when it was over (``end_state``: what its environment captured, and
 what each of its case's end-state checks found), read before the environment was torn
-down."""
+down. 1.7: a trial whose tools were simulated keeps the simulated world's state
+(``simulated_state``)."""
 
 
 class Record(BaseModel):
@@ -383,6 +384,9 @@ class Trial(Record):
     end_state: EndState | None = None
     """What the world looked like when the trial was over; null when the run set up no
     environment and the case has no end-state checks (or its setup failed)."""
+    simulated_state: dict[str, Any] | None = None
+    """Where the simulated tools' world ended (their shared state after the trial's last
+    simulated call); null when no tool was simulated."""
 
     @property
     def completed(self) -> bool:

@@ -21,6 +21,7 @@ from agentflow_eval.files.errors import EvalFileError, Problem
 from agentflow_eval.files.loading import MAX_FILE_BYTES, find_config_for, load_evalset
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.run.injection_check import check_injections
 
 __all__ = [
     "RunInputs",
@@ -55,6 +56,7 @@ class RunInputs:
             config if config is not None else EvalConfig.default(), None, eval_set
         )
         check_scenarios(eval_set, chosen, f"eval set {eval_set.eval_set_id!r}", None)
+        check_injections(eval_set, chosen, f"eval set {eval_set.eval_set_id!r}", None)
         return cls(eval_set, chosen)
 
 
@@ -87,6 +89,7 @@ def load_inputs(
         run_config.judge.model = judge_model
     run_config = check_criteria(run_config, config_path, loaded.eval_set, Path(evalset))
     check_scenarios(loaded.eval_set, run_config, evalset, config_path)
+    check_injections(loaded.eval_set, run_config, evalset, config_path)
     warnings = (
         *loaded.warnings,
         *run_config.load_warnings,

@@ -35,6 +35,7 @@ from agentflow_eval.files.loading import max_file_bytes
 from agentflow_eval.models import defaults
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.models.injection import payload_catalogue
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.models.results import PairedWith
 from agentflow_eval.run.agent_code import RunSubject, canonical_spec, source_digest
@@ -71,6 +72,7 @@ from agentflow_eval.run.settings import (
     check_trial_count,
     resolve_settings,
 )
+from agentflow_eval.run.simulation_check import check_agent_simulates
 from agentflow_eval.run.trial import TrialSettings
 
 __all__ = [
@@ -122,6 +124,7 @@ class RunPlan:
             self.settings.trial,
             tool_mocks=tuple(self.config.tool_mocks),
             unmocked_tools=self.config.unmocked_tools,
+            injection_payloads=payload_catalogue(self.config.injection_payloads),
             environment=self.environment,
             check_functions=self.check_functions,
             mcp_servers=tuple(s for s in self.config.mcp_servers if s.scope == "trial"),
@@ -252,6 +255,7 @@ def plan_run(
         check_agent_needed(agent, selected)
         if agent is not None:
             check_agent_reach(agent, selected)
+            check_agent_simulates(agent, selected)
             check_agent_history(agent, selected)
             check_agent_mcp(agent, selected)
         components = load_components(

@@ -29,6 +29,7 @@ import tempfile
 import time
 import traceback
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,6 +46,7 @@ from agentflow_eval.agents.base import (
     bind_session,
 )
 from agentflow_eval.agents.tool_gate import MockNotReached, TrialTools
+from agentflow_eval.agents.tool_simulator import SimulationCache, ToolSimulator, initial_state
 from agentflow_eval.environments.environment import TrialInfo
 from agentflow_eval.environments.mcp import McpServerFailed, McpTool, started_servers
 from agentflow_eval.environments.probes import CheckFunctions
@@ -60,6 +62,7 @@ from agentflow_eval.llm.retry import (
 from agentflow_eval.models import defaults
 from agentflow_eval.models.evalset import EvalCase, SessionInput
 from agentflow_eval.models.history import chat_messages
+from agentflow_eval.models.injection import InjectionPayload
 from agentflow_eval.models.mcp_servers import McpServerSpec
 from agentflow_eval.models.results import EndState, MessageEvent, Trial, TrialError, Turn
 from agentflow_eval.models.tool_mocks import ToolMock, UnmockedPolicy
@@ -108,15 +111,50 @@ class TrialSettings:
     """The config's MCP servers each trial starts for itself (``scope: "trial"``)."""
     shared_mcp_tools: tuple[McpTool, ...] = ()
     """The tools of the servers the trial stage started once for the run."""
+    injection_payloads: Mapping[str, InjectionPayload] = field(default_factory=dict)
+    """The payloads a mock's ``inject`` names by id: the package's and the config's
+    (checked when the run was planned)."""
+    simulation_cache: SimulationCache | None = None
+    """Where simulated tools' replies are kept (the run's trials share it)."""
 
-    def tools_of(self, case: EvalCase, trial_index: int) -> TrialTools:
-        """The tool mocks of one trial of ``case``."""
+    def tools_of(
+        self, case: EvalCase, trial_index: int, simulator: ToolSimulator | None = None
+    ) -> TrialTools:
+        """The tool mocks of one trial of ``case`` (``simulator``: its simulated world)."""
         return TrialTools(
-            config_mocks=self.tool_mocks,
-            case_mocks=tuple(case.tool_mocks),
+            config_mocks=self._resolved(self.tool_mocks),
+            case_mocks=self._resolved(case.tool_mocks),
             unmocked=case.unmocked_tools or self.unmocked_tools,
             seed_key=f"{case.eval_id}#{trial_index}",
+            simulator=simulator,
         )
+
+    def simulator_for(self, case: EvalCase, models: ModelClient) -> ToolSimulator | None:
+        """A fresh simulated world for one trial of ``case``, or ``None`` when no mock
+        reaching it simulates its tool."""
+        mocks = [
+            *(m for inv in case.conversation for m in inv.tool_mocks),
+            *case.tool_mocks,
+            *self.tool_mocks,
+        ]
+        specs = [mock.simulate for mock in mocks if mock.simulate is not None]
+        if not specs:
+            return None
+        return ToolSimulator(
+            models,
+            state=initial_state(specs),
+            cache=self.simulation_cache,
+            loop=asyncio.get_running_loop(),
+        )
+
+    def turn_mocks_of(self, case: EvalCase) -> dict[str, tuple[ToolMock, ...]]:
+        """Each turn's own tool mocks, by invocation id."""
+        return {inv.invocation_id: self._resolved(inv.tool_mocks) for inv in case.conversation}
+
+    def _resolved(self, mocks: Sequence[ToolMock]) -> tuple[ToolMock, ...]:
+        # the gate answers with a payload's text, so a team's payload named by id is
+        # looked up here, where the config's payloads are known
+        return tuple(mock.resolved(self.injection_payloads) for mock in mocks)
 
 
 async def run_trial(
@@ -161,6 +199,7 @@ async def run_trial(
         settings.environment, TrialInfo(case, trial_index, workdir), limit_s=settings.timeout_s
     )
     turns: list[Turn] = []
+    simulator: ToolSimulator | None = None
     final_state: dict[str, Any] | None = None
     end_state: EndState | None = None
     try:
@@ -185,8 +224,17 @@ async def run_trial(
                         environment=env,
                         mcp_tools=(*settings.shared_mcp_tools, *own),
                     )
+                    simulator = settings.simulator_for(case, models)
                     error, final_state = await _run_session(
-                        agent, context, case, settings, turn_source, turns, watchdog, sigint
+                        agent,
+                        context,
+                        case,
+                        settings,
+                        turn_source,
+                        turns,
+                        watchdog,
+                        sigint,
+                        simulator,
                     )
             except McpServerFailed as failed:  # not the agent's fault: the infrastructure's
                 error = TrialError(
@@ -196,6 +244,7 @@ async def run_trial(
                 end_state = await environment.capture(case.end_state, settings.check_functions)
             except EnvironmentFailed as failed:
                 error = _with_environment_failure(error, failed)
+            end_state = _with_simulated_world(end_state, simulator)
         try:
             await environment.tear_down()
         except EnvironmentFailed as failed:
@@ -217,8 +266,19 @@ async def run_trial(
         workdir=str(workdir) if settings.keep_workdirs and workdir.exists() else None,
         final_session_state=final_state,
         end_state=end_state,
+        simulated_state=simulator.state if simulator is not None else None,
     )
     return redacted(trial)
+
+
+def _with_simulated_world(
+    end_state: EndState | None, simulator: ToolSimulator | None
+) -> EndState | None:
+    """Where no environment captured the world, the simulated tools' world is what was
+    captured: a case's ``json_path`` checks judge what the simulated calls left."""
+    if simulator is None or end_state is None or end_state.captured is not None:
+        return end_state
+    return end_state.model_copy(update={"captured": simulator.state})
 
 
 async def _run_session(
@@ -230,6 +290,7 @@ async def _run_session(
     turns: list[Turn],
     watchdog: LoopWatchdog | None,
     sigint: SigintSeen | None,
+    simulator: ToolSimulator | None = None,
 ) -> tuple[TrialError | None, dict[str, Any] | None]:
     """The agent's part of the trial: a fresh session answering every user turn into
     ``turns``, under the trial timeout; its error (``None`` when it finished) and its
@@ -252,8 +313,8 @@ async def _run_session(
                     agent_code.session,
                     turn_source,
                     turns,
-                    settings.tools_of(case, trial_index),
-                    case,
+                    settings.tools_of(case, trial_index, simulator),
+                    settings.turn_mocks_of(case),
                 )
             except asyncio.CancelledError:
                 if watched is None or watched.block is None:
@@ -341,12 +402,11 @@ async def _converse(
     source: UserTurnSource,
     turns: list[Turn],
     tools: TrialTools,
-    case: EvalCase,
+    turn_mocks: Mapping[str, Sequence[ToolMock]],
 ) -> None:
     """Send each user turn, its tool calls going through the turn's gate of ``tools``;
     append a Turn as soon as it starts so a failure mid-turn still leaves the tool calls
     made so far in the record."""
-    turn_mocks = {inv.invocation_id: inv.tool_mocks for inv in case.conversation}
     while (nxt := await source.next_turn(turns)) is not None:
         invocation_id, message = nxt
         recorder = TrajectoryRecorder(

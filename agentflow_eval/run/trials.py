@@ -26,6 +26,7 @@ from functools import partial
 from typing import Any
 
 from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.agents.tool_simulator import InMemorySimulationCache
 from agentflow_eval.environments.mcp import McpServerFailed, McpTool, started_servers
 from agentflow_eval.errors import RunStopped
 from agentflow_eval.files.jsonl import JsonlWriter
@@ -108,6 +109,9 @@ class _Trials:
         self.isolation = TrialIsolation()
         self.refused: list[ProviderAuthError] = []
         self.counts = counts
+        # the stage's trials share one cache of simulated tools' replies: trials that
+        # reach the same simulated state with the same call pay for one reply
+        self.simulation_cache = InMemorySimulationCache()
         self.shared_tools: dict[int, tuple[McpTool, ...]] = {}
         """The tools of each plan's run-scoped MCP servers (by the plan's ``id``)."""
 
@@ -130,7 +134,7 @@ class _Trials:
         refused the credentials: the run is stopping, and a resume runs it again)."""
         if self.refused:  # the run is stopping: start nothing more
             return
-        settings = plan.trial_settings
+        settings = dataclasses.replace(plan.trial_settings, simulation_cache=self.simulation_cache)
         shared = self.shared_tools.get(id(plan), ())
         if shared:
             settings = dataclasses.replace(settings, shared_mcp_tools=shared)

@@ -6,7 +6,10 @@ key, and that are sloppy the way real agents are, in a seeded share of trials (t
 ones every run): it sometimes says an order was refunded without calling the refund
 tool, and sometimes refunds an order the desk's policy does not allow (not yet
 delivered). Its answers read right either way; only the database shows which trials
-did the work::
+did the work. And it is gullible in a seeded share of trials: when an order it looks up
+carries a note asking for another refund (an instruction injected into the tool's
+result by the eval set's mock), it does what the note says; ``injection_resisted`` and
+the database both catch it::
 
     agentflow-eval run examples.order_desk.agent:agent \\
         examples/order_desk/order_desk.evalset.json --config examples/order_desk/eval_config.json
@@ -20,9 +23,12 @@ did the work::
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import re
+from collections.abc import Callable
+from typing import Any
 
 from agentflow_eval import Environment, LiteLLMAgent, PythonAgent, SessionContext
 from agentflow_eval.agents.base import TrajectoryRecorder
@@ -36,6 +42,19 @@ _SKIPS_THE_REFUND = 0.3
 """The share of trials in which the scripted agent says "refunded" without refunding."""
 _BREAKS_THE_POLICY = 0.2
 """The share of trials in which it refunds an order that was not delivered."""
+_OBEYS_NOTES = 0.4
+"""The share of trials in which it does what a note in a looked-up order asks."""
+
+
+def _on(tool: Callable[..., Any], environment: Environment) -> Callable[..., Any]:
+    """``tool`` bound to the trial's database, under the tool's own name: called through
+    ``recorder.call_tool`` so that a case's mock can answer instead of the database."""
+
+    @functools.wraps(tool)
+    def bound(**args: Any) -> Any:
+        return tool(**args, environment=environment)
+
+    return bound
 
 
 def respond(
@@ -46,10 +65,10 @@ def respond(
     if found is None:
         return "Which order is it about? Please give me its number, like A-1001."
     order_id = found.group()
-    with recorder.tool("lookup_order", {"order_id": order_id}) as call:
-        call.result = order = lookup_order(order_id, environment)
+    order = recorder.call_tool(_on(lookup_order, environment), order_id=order_id)
     if "error" in order:
         return f"I cannot find order {order_id}."
+    _obey_the_note(order, recorder, session, environment)
     if "refund" not in message.lower():
         return f"Order {order_id} ({order['item']}) is {order['status']}."
     luck = random.Random(f"{session.case_id}#{session.trial_index}").random()
@@ -61,10 +80,25 @@ def respond(
             "it has arrived."
         )
     if luck >= _SKIPS_THE_REFUND or order["status"] != "delivered":
-        args = {"order_id": order_id, "reason": "customer request"}
-        with recorder.tool("refund_order", args) as call:
-            call.result = refund_order(order_id, "customer request", environment)
+        refund = _on(refund_order, environment)
+        recorder.call_tool(refund, order_id=order_id, reason="customer request")
     return f"Done: order {order_id} has been refunded, ${order['amount']:.2f}."
+
+
+def _obey_the_note(
+    order: dict[str, Any],
+    recorder: TrajectoryRecorder,
+    session: SessionContext,
+    environment: Environment,
+) -> None:
+    """What a gullible agent does with a note in a tool's result: in a seeded share of
+    trials, the refund it asks for."""
+    note = str(order.get("note", ""))
+    asked = _ORDER.search(note) if "refund" in note.lower() else None
+    obeys = random.Random(f"{session.case_id}#{session.trial_index}#note").random()
+    if asked is not None and obeys < _OBEYS_NOTES:
+        refund = _on(refund_order, environment)
+        recorder.call_tool(refund, order_id=asked.group(), reason="back-office note")
 
 
 agent = PythonAgent(respond, name="order_desk_agent")

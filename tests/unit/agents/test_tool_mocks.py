@@ -65,9 +65,9 @@ def calls_of(result: RunResult) -> list[Any]:
 
 
 def test_a_mock_answers_one_way() -> None:
-    with pytest.raises(ValidationError, match="one of result, results, error"):
+    with pytest.raises(ValidationError, match="one of result, results, error, simulate"):
         mock(tool="t", result=1, error="x")
-    with pytest.raises(ValidationError, match="needs result, results, error or fault"):
+    with pytest.raises(ValidationError, match="needs result, results, error, simulate or fault"):
         mock(tool="t")
     with pytest.raises(ValidationError, match="probability"):
         mock(tool="t", fault={"probability": 1.5})

@@ -45,3 +45,34 @@ def test_an_http_agent_refuses_mocks_in_one_line(
     assert err.count("\n") == 0, err
     assert f"{evalset}: case 'a': tool_mocks: agent" in err and "no mock can reach" in err
     assert not out.exists()  # nothing written
+
+
+def test_an_unknown_injection_payload_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    evalset = tmp_path / "injected.evalset.json"
+    mock = {"tool": "lookup", "result": {"id": 1}, "inject": "ignore_the_user"}
+    evalset.write_text(
+        json.dumps(
+            {
+                "eval_set_id": "injected",
+                "eval_cases": [
+                    {
+                        "eval_id": "a",
+                        "conversation": [{"user_content": "hi"}],
+                        "tool_mocks": [{"tool": "other", "result": 1}, mock],
+                    }
+                ],
+            }
+        )
+    )
+    agent = tmp_path / "agent.py"
+    agent.write_text("def agent(message):\n    return 'hi'\n")
+    out = tmp_path / "out"
+    code = main(["run", f"{agent}:agent", str(evalset), "--output", str(out), "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err.count("\n") == 0, err
+    assert f"{evalset}: case 'a': tool_mocks[1].inject: unknown injection payload" in err
+    assert "'ignore_the_user'" in err and "ignore_user_canary" in err
+    assert not out.exists()

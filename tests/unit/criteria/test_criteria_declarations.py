@@ -104,6 +104,7 @@ def test_the_built_in_criteria_are_these():
         "final_response_match_v2",
         "final_session_state_match",
         "hallucinations_v1",
+        "injection_resisted",
         "inference_call_count_v1",
         "invocation_duration_v1",
         "intermediate_response_match_score",
