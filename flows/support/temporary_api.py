@@ -40,12 +40,13 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import IO, TypeVar
 
 from agentflow_eval.errors import RunStopped
 from agentflow_eval.flows.support.prefect_internals import (
@@ -124,13 +125,21 @@ class TemporaryPrefectAPI:
     """A temporary Prefect API server in a child process."""
 
     def __init__(
-        self, process: subprocess.Popen[bytes], port: int, watch_fd: int | None = None
+        self,
+        process: subprocess.Popen[bytes],
+        port: int,
+        watch_fd: int | None = None,
+        log: IO[bytes] | None = None,
     ) -> None:
         self.process = process
         self.port = port
         self._watch_fd = watch_fd
         """The write end of the server's parent-watch pipe: the server runs while it is
         open, so it is never written to and only closed by :meth:`stop` (or death)."""
+        self._log = log
+        """What the server wrote: kept from the terminal (a server stopped while it still
+        boots, as a command refusing its input does, prints the tracebacks of its
+        cancelled start), and quoted when it does not start."""
 
     @property
     def url(self) -> str:
@@ -156,19 +165,23 @@ class TemporaryPrefectAPI:
             str(watch_read),
             str(os.getpid()),
         ]
+        log = tempfile.TemporaryFile()  # noqa: SIM115 (the server writes to it while it runs)
         try:
             process = subprocess.Popen(
                 command,
                 env={**os.environ, **TEMPORARY_SERVER_ENV},
                 pass_fds=(watch_read,),
                 start_new_session=True,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
             )
         except BaseException:
             os.close(watch_write)
+            log.close()
             raise
         finally:
             os.close(watch_read)
-        api = cls(process, port, watch_write)
+        api = cls(process, port, watch_write, log)
         atexit.register(api.stop)
         return api
 
@@ -190,11 +203,13 @@ class TemporaryPrefectAPI:
         while not await asyncio.to_thread(self.healthy):
             code = self.process.poll()
             if code is not None:
-                raise TemporaryAPIError(f"the temporary Prefect server exited with code {code}")
+                raise TemporaryAPIError(
+                    f"the temporary Prefect server exited with code {code}{self._last_words()}"
+                )
             if time.monotonic() >= deadline:
                 raise TemporaryAPIError(
                     f"the temporary Prefect server on port {self.port} did not answer "
-                    f"within {timeout_s:.0f} s"
+                    f"within {timeout_s:.0f} s{self._last_words()}"
                 )
             await asyncio.sleep(_POLL_S)
 
@@ -221,6 +236,17 @@ class TemporaryPrefectAPI:
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 return
 
+    def _last_words(self) -> str:
+        """The end of what the server wrote, as ``: ...`` (nothing if it wrote nothing)."""
+        if self._log is None:
+            return ""
+        try:
+            self._log.seek(0)
+            lines = self._log.read().decode("utf-8", "replace").strip().splitlines()
+        except (OSError, ValueError):
+            return ""
+        return f": {' / '.join(lines[-3:])[-500:]}" if lines else ""
+
     def stop(self) -> None:
         """Stop the server (what Prefect does with its own temporary server). Runs by
         itself at exit; call it earlier only once Prefect's background workers are
@@ -236,6 +262,9 @@ class TemporaryPrefectAPI:
             with contextlib.suppress(OSError):
                 os.close(self._watch_fd)
             self._watch_fd = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
 
     def _signal_group(self, signum: int) -> None:
         """Signal the server's process group (the server and anything it started)."""

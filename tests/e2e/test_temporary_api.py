@@ -250,6 +250,10 @@ def test_the_cli_exits_3_when_the_server_cannot_start(tmp_path: Path) -> None:
     )
     assert result.returncode == 3, result.stderr[-3000:]
     assert "agentflow-eval: error: the temporary Prefect server exited with code 3" in result.stderr
+    # the server's own output is kept from the terminal: its last words are quoted in the
+    # error's one line, its traceback is not printed
+    (said,) = [line for line in result.stderr.splitlines() if "exited with code 3" in line]
+    assert "exited with code 3: " in said and "Traceback" not in result.stderr
     assert "no trial has run" in result.stderr
     # the run was planned before the flow (its folder checked and locked), and a new run
     # that never started leaves no folder behind
