@@ -4,7 +4,7 @@ description, the trial's simulated state, the calls so far and this call's argum
 its reply gives the tool's result and the state after the call.
 
 Calls are answered one at a time (they change one shared state, in the order the agent
-made them). A reply is cached by a key over the model, its options, the seed and the
+made them). A reply is cached by a key over the model, its options, its seed and the
 rendered prompt (as a judge's is), so trials that reach the same state with the same call
 pay once. A reply that is not the JSON asked for is asked again (``_ATTEMPTS`` in all),
 then the call fails with the reason.

@@ -53,7 +53,9 @@ class KeyReader:
         fd = self._stream.fileno()
         saved = termios.tcgetattr(fd)
         try:
-            tty.setcbreak(fd)
+            # at once, keeping what was typed ahead (the default, TCSAFLUSH, would drop a
+            # key pressed while the previous answer was still being written)
+            tty.setcbreak(fd, termios.TCSANOW)
             yield
         finally:
             termios.tcsetattr(fd, termios.TCSADRAIN, saved)

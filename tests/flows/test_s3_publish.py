@@ -106,7 +106,7 @@ def test_credentials_from_the_standard_chain(
     outcome = publish_run(run_dir, s3_target(seaweed, "from-env"))
     assert outcome.published, outcome.message
     keys = seaweed.client().list_objects_v2(Bucket=BUCKET, Prefix="from-env/")["Contents"]
-    assert len(keys) == 7  # the run's three files, runs.json, index, explorer, latest
+    assert len(keys) == 8  # the run's three files, runs.json, index, explorer, trend, latest
 
 
 def test_wrong_credentials_are_refused_without_retrying(seaweed: SeaweedFS, tmp_path: Path) -> None:

@@ -48,7 +48,14 @@ class Tmux:
         # the command line sets the window's environment itself: a tmux server passes
         # its own environment, not the client's, to the panes it starts
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        shell = f"cd {shlex.quote(str(cwd))} && exec env -i {exports} {shlex.join(command)}"
+        # the shell stays to write the command's exit status to a file: tmux marks a pane
+        # dead only once it has reaped its process, which a busy tmux server may not do
+        # for a minute or more
+        self._status = folder / "exit-status"
+        shell = (
+            f"cd {shlex.quote(str(cwd))} && env -i {exports} {shlex.join(command)}; "
+            f"echo $? > {shlex.quote(str(self._status))}"
+        )
         self._tmux(
             "-f", "/dev/null", "new-session", "-d", "-s", name, "-x", str(width),
             "-y", str(height), "sh", "-c", shell,
@@ -96,6 +103,9 @@ class Tmux:
 
     def exit_status(self) -> int | None:
         """The command's exit status once it ended, else ``None``."""
+        written = self._status.read_text().strip() if self._status.is_file() else ""
+        if written.isdigit():
+            return int(written)
         out = self._tmux(
             "display-message", "-p", "-t", self._target, "#{pane_dead} #{pane_dead_status}"
         ).split()
