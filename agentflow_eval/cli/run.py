@@ -111,9 +111,6 @@ def run(args: argparse.Namespace, early: EarlyStart) -> int:
     """Build the request the flags ask for and launch it."""
     sys.path.insert(0, os.getcwd())  # agents named as package.module:attr from the project
     try:
-        report_file = report_file_of(args.output_dir)
-        if report_file is not None:  # refused before anything is written
-            check_overwrite(report_file, JSON_REPORT, force=args.force)
         earlier = _earlier(args)
         if earlier is None and args.rerun_errored:
             return EXIT_OK  # nothing to run again
@@ -134,7 +131,11 @@ def run(args: argparse.Namespace, early: EarlyStart) -> int:
 def _earlier(args: argparse.Namespace) -> RunRecord | None:
     """The record of the run this one finishes: the ``--resume`` folder, or the new folder
     ``--rerun-errored`` makes of a finished run without its errored trials (``None``
-    when none errored, which it says)."""
+    when none errored, which it says). An ``--output`` file that may not be written over
+    is refused first, since that new folder is the first thing the command writes."""
+    report_file = report_file_of(args.output_dir)
+    if report_file is not None:
+        check_overwrite(report_file, JSON_REPORT, force=args.force)
     if args.rerun_errored:
         rerun = prepare_rerun(args.rerun_errored)
         if rerun.errored == 0:
