@@ -18,10 +18,8 @@ test's temporary folder, its path printed and recorded as a property of the test
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ from support.chromium import Chromium, chromium_binary, png_size
 from support.devtools import DevTools, Tab
 from support.explorer_runs import three_nights
 from support.sample_results import sample_run, write_output_folder, write_run_dir
+from support.served_view import served_output_folder
 
 from agentflow_eval.models.results import CaseResult, RunResult
 from agentflow_eval.publish.publisher import publish_run, run_folder
@@ -73,26 +72,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder of runs at."""
     output = tmp_path_factory.mktemp("served") / "eval-results"
     write_output_folder(output)
-    server = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "agentflow-eval"),
-            *("view", str(output), "--serve", "--port", "0", "--no-open"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "BROWSER": "true"},
-    )
-    first: list[str] = []
-    reader = threading.Thread(target=lambda: first.append(server.stdout.readline()))  # type: ignore[union-attr]
-    reader.start()
-    reader.join(timeout=60)
-    try:
-        assert first and "serving the runs under" in first[0], server.stderr
-        yield first[0].split(" at ", 1)[1].split()[0]
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with served_output_folder(output) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")

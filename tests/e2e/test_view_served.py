@@ -5,10 +5,6 @@ it and follows the link to each run's report, which loads with its own script ru
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +12,7 @@ import pytest
 from support.chromium import Chromium, chromium_binary
 from support.devtools import DevTools
 from support.sample_results import write_output_folder
+from support.served_view import served_output_folder
 
 pytestmark = pytest.mark.e2e
 
@@ -31,26 +28,8 @@ def devtools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevTools]:
 def served(tmp_path: Path) -> Iterator[str]:
     output = tmp_path / "eval-results"
     write_output_folder(output)
-    server = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "agentflow-eval"),
-            *("view", str(output), "--serve", "--port", "0", "--no-open"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "BROWSER": "true"},
-    )
-    first: list[str] = []
-    reader = threading.Thread(target=lambda: first.append(server.stdout.readline()))  # type: ignore[union-attr]
-    reader.start()
-    reader.join(timeout=60)
-    try:
-        assert first and "serving the runs under" in first[0], server.stderr
-        yield first[0].split(" at ", 1)[1].split()[0]
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with served_output_folder(output) as address:
+        yield address
 
 
 def test_the_served_index_leads_to_every_runs_report(devtools: DevTools, served: str) -> None:

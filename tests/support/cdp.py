@@ -12,6 +12,7 @@ import itertools
 import json
 import subprocess
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,28 @@ import websockets
 
 from tests.support.chromium import FLAGS
 
-__all__ = ["DevToolsPage", "open_page"]
+__all__ = ["DevToolsPage", "open_page", "shown_text"]
+
+
+async def shown_text(
+    read: Callable[[], Awaitable[str]],
+    needles: tuple[str, ...],
+    *,
+    timeout_s: float,
+    what: str,
+    every_s: float = 0.5,
+) -> str:
+    """The text ``read`` returns once it contains every one of ``needles``, read every
+    ``every_s`` seconds; an assertion naming ``what`` and the needles it never showed."""
+    deadline = time.monotonic() + timeout_s
+    text = ""
+    while time.monotonic() < deadline:
+        text = await read()
+        if all(needle in text for needle in needles):
+            return text
+        await asyncio.sleep(every_s)
+    missing = [n for n in needles if n not in text]
+    raise AssertionError(f"the {what} never showed {missing}; it showed:\n{text[:3000]}")
 
 
 class DevToolsPage:
@@ -48,15 +70,7 @@ class DevToolsPage:
 
     async def wait_for_text(self, *needles: str, timeout_s: float = 60) -> str:
         """The page's text once it contains every one of ``needles``."""
-        deadline = time.monotonic() + timeout_s
-        text = ""
-        while time.monotonic() < deadline:
-            text = await self.text()
-            if all(needle in text for needle in needles):
-                return text
-            await asyncio.sleep(0.5)
-        missing = [n for n in needles if n not in text]
-        raise AssertionError(f"page never showed {missing}; it showed:\n{text[:3000]}")
+        return await shown_text(self.text, needles, timeout_s=timeout_s, what="page")
 
     async def screenshot(self, out: Path, *, width: int = 1280, height: int = 3400) -> Path:
         """A PNG of the page in a ``width`` × ``height`` window (apps that scroll inside

@@ -12,7 +12,7 @@ import asyncio
 import json
 import time
 
-from tests.support.cdp import DevToolsPage
+from tests.support.cdp import DevToolsPage, shown_text
 
 __all__ = ["ResumeDialog"]
 
@@ -72,15 +72,7 @@ class ResumeDialog:
         return str(await self.page.evaluate(script) or "")
 
     async def wait_for(self, *needles: str, timeout_s: float = 60) -> str:
-        deadline = time.monotonic() + timeout_s
-        text = ""
-        while time.monotonic() < deadline:
-            text = await self.text()
-            if all(needle in text for needle in needles):
-                return text
-            await asyncio.sleep(0.3)
-        missing = [n for n in needles if n not in text]
-        raise AssertionError(f"the dialog never showed {missing}; it showed:\n{text}")
+        return await shown_text(self.text, needles, timeout_s=timeout_s, what="dialog", every_s=0.3)
 
     async def field(self, label: str) -> str:
         """A JavaScript expression for the input of the field titled ``label``."""
