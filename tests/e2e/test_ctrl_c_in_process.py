@@ -24,6 +24,10 @@ SCRIPT = textwrap.dedent(
     from tests.support.faults import ANSWER, answer_config, answer_evalset
 
     how = sys.argv[2]
+    # a plain program's SIGINT, whatever the test process left its children: an
+    # ignored or blocked signal is inherited through exec
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     async def agent(session):
         if session.case_id == "c01":
