@@ -128,3 +128,45 @@ async def test_a_sharded_adaptive_paired_run_decides_as_an_unsharded_one(
         assert found["threshold"] == pytest.approx(20 / ALPHA)
         assert found["max_trials"] == 600 and found["trials"] <= 600
         assert len(found["cases"]) == 10
+
+
+def _cut_back(folder: Path, kept_waves: list[list[tuple[str, int]]], cases: set[str]) -> None:
+    """Leave ``folder`` (a paired run's) as a stop after its first round and
+    ``kept_waves`` would have: each side's trials and verdicts of those pairs only."""
+    kept = {(case, index) for case in cases for index in range(5)}
+    kept |= {tuple(key) for wave in kept_waves for key in wave}
+    for side in (folder, folder / AGAINST_FOLDER):
+        for name in ("trials.jsonl", "judged.jsonl"):
+            lines = (side / name).read_text().splitlines(keepends=True)
+            records = [json.loads(line) for line in lines]
+            held = [
+                line
+                for line, record in zip(lines, records, strict=True)
+                if ((found := record.get("trial", record))["case_id"], found["trial_index"]) in kept
+            ]
+            (side / name).write_text("".join(held))
+        for name in ("results.json", "comparison.json"):
+            (side / name).unlink(missing_ok=True)
+    (folder / "waves.jsonl").write_text(
+        "".join(json.dumps({"wave": n, "pairs": w}) + "\n" for n, w in enumerate(kept_waves, 1))
+    )
+
+
+async def test_a_paired_shard_resumes_alone_from_its_pairs(evalset: str, tmp_path: Path) -> None:
+    """A shard's state is its stored pairs and waves: a shard stopped after two waves and
+    resumed on its own reaches the verdicts of one that never stopped."""
+    shard = {"index": 1, "count": 2, "parent_run_id": "parent"}
+    whole = await evaluate(**_request(evalset, tmp_path / "whole", shard=shard).flow_parameters())
+    stopped = await evaluate(**_request(evalset, tmp_path / "cut", shard=shard).flow_parameters())
+    folder = stopped.run_dir
+    kept_waves = read_waves(folder)[:2]
+    assert len(read_waves(folder)) > len(kept_waves) == 2, "waves are left to run on resume"
+    cases = {case.case_id for case in _summary(stopped).cases}
+    _cut_back(folder, kept_waves, cases)
+    resumed = await evaluate(
+        **_request(evalset, tmp_path / "cut", shard=shard, resume=str(folder)).flow_parameters()
+    )
+    assert resumed.run_dir == folder
+    assert _verdicts(_summary(resumed)) == _verdicts(_summary(whole))
+    assert _summary(resumed).threshold == pytest.approx(20 / ALPHA)  # m: the run's cases
+    assert read_waves(folder) == read_waves(whole.run_dir)
