@@ -16,7 +16,8 @@ pairs, and whatever decided which cases got more pairs (an e-process; Ramdas et 
 Ramdas, "Estimating means of bounded random variables by betting", 2024). A case is
 flagged the first time its e-value reaches ``m/α`` for ``m`` cases compared and stays
 flagged: by a union bound the chance that any case without a drop is ever flagged is at
-most ``α`` (family-wise).
+most ``α`` (family-wise). A shard of a sharded run holds only its share of the cases and
+still counts all ``m`` (:attr:`Design.family`), so the bound covers the whole run.
 
 **Cleared.** The evidence against a drop of ``δ`` or more is the same construction for
 ``E[x] ≥ δ``; a case is cleared when it reaches ``1/α``, so a case that did drop by
@@ -52,6 +53,7 @@ __all__ = [
     "case_status",
     "fixed_design_trials",
     "sequential_summary",
+    "shard_budget",
 ]
 
 BETS: npt.NDArray[np.float64] = np.linspace(0.05, 0.95, 19)
@@ -215,12 +217,29 @@ class Design:
     max_pairs_per_case: int | None = 100
     wave_pairs: int = 8
     """Pairs a wave runs at once: half the trials in flight, so a wave keeps them full."""
+    family: int | None = None
+    """``m``, the cases a flag's threshold ``m/α`` counts (``None``: the ledger's own). A
+    shard of a sharded run decides only its share of the cases, but the union bound that
+    keeps family-wise error at α runs over every case of the run, so its ledger counts
+    them all."""
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha must be between 0 and 1, got {self.alpha}")
         if self.wave_pairs < 1:
             raise ValueError(f"a wave runs at least one pair, got {self.wave_pairs}")
+        if self.family is not None and self.family < 1:
+            raise ValueError(f"a flag's threshold counts at least one case, got {self.family}")
+
+
+def shard_budget(max_trials: int, shard_cases: int, run_cases: int) -> int:
+    """A shard's part of a sharded adaptive run's budget ``max_trials``: in proportion to
+    its cases, ``max_trials * shard_cases // run_cases``, rounded down so that the shards
+    together never spend more than the run may (each shard decides its waves alone, so
+    the budget cannot move between them as the run goes)."""
+    if not 0 < shard_cases <= run_cases:
+        raise ValueError(f"a shard has 1 to {run_cases} of the run's cases, got {shard_cases}")
+    return max_trials * shard_cases // run_cases
 
 
 @dataclass
@@ -236,8 +255,18 @@ class Ledger:
     spent: int = 0
 
     def __post_init__(self) -> None:
+        if self.design.family is not None and self.design.family < len(self.case_ids):
+            raise ValueError(
+                f"a flag's threshold counts {self.design.family} cases, fewer than the "
+                f"{len(self.case_ids)} the ledger holds"
+            )
         self.evidence = {case: CaseEvidence(self.design.clear_drop) for case in self.case_ids}
         self.status = dict.fromkeys(self.case_ids, "undecided")
+
+    @property
+    def family(self) -> int:
+        """``m``: the cases a flag's threshold counts (see :attr:`Design.family`)."""
+        return self.design.family or len(self.case_ids)
 
     def record(self, case: str, baseline: float, candidate: float) -> None:
         """One pair of ``case`` (two trials)."""
@@ -251,7 +280,7 @@ class Ledger:
             if self.status[case] not in ("regressed", "improved"):
                 self.status[case] = case_status(
                     self.evidence[case],
-                    len(self.case_ids),
+                    self.family,
                     design.alpha,
                     design.max_pairs_per_case,
                 )
@@ -307,7 +336,7 @@ def sequential_summary(
         )
     return SequentialSummary(
         alpha=design.alpha,
-        threshold=len(ledger.case_ids) / design.alpha,
+        threshold=ledger.family / design.alpha,
         clear_drop=design.clear_drop,
         adaptive=adaptive,
         max_pairs_per_case=design.max_pairs_per_case if adaptive else None,

@@ -27,7 +27,7 @@ from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.compare.baseline import compare_with_baseline, write_run_comparison
 from agentflow_eval.compare.comparison import DEFAULT_ALPHA, compare_runs
 from agentflow_eval.compare.models import RunComparison
-from agentflow_eval.compare.sequential import Design
+from agentflow_eval.compare.sequential import Design, shard_budget
 from agentflow_eval.criteria.judges.cache import JudgeCache
 from agentflow_eval.criteria.judges.runtime import JudgeRuntime, JudgeStats
 from agentflow_eval.files.case_trials import JudgedFileTrials
@@ -218,24 +218,33 @@ class PairedOptions:
     @classmethod
     def of(cls, request: RunRequest, plan: RunPlan) -> PairedOptions | None:
         """The paired run ``request`` asks for (``None`` for an unpaired one); the budget
-        defaults to four times the first round's trials."""
+        defaults to four times the first round's trials. A shard's flags count every
+        case of the run, and its budget is its cases' share of the run's
+        (:func:`~agentflow_eval.compare.sequential.shard_budget`)."""
         if plan.against is None:
             return None
-        first_round = 2 * plan.runs * len(plan.eval_set.eval_cases)
         return cls(
             design=Design(
                 alpha=request.alpha,
                 clear_drop=request.clear_drop,
-                max_trials=(request.max_trials or 4 * first_round)
-                if request.until_decided
-                else None,
+                max_trials=_budget(request, plan) if request.until_decided else None,
                 max_pairs_per_case=request.max_pairs_per_case or DEFAULT_MAX_PAIRS_PER_CASE,
                 wave_pairs=max(1, plan.settings.max_concurrency // 2),
+                # a shard counts every case of the run; a whole run, the cases it compares
+                family=plan.shard_of_cases,
             ),
             adaptive=request.until_decided,
             fail_on_regression=request.fail_on_regression,
             tolerances=request.tolerances(),
         )
+
+
+def _budget(request: RunRequest, plan: RunPlan) -> int:
+    """The trials ``plan``'s adaptive run may spend: the run's budget (the request's, else
+    four times the whole run's first round), or a shard's part of it."""
+    first_round = 2 * plan.runs * plan.run_cases
+    whole = request.max_trials or 4 * first_round
+    return shard_budget(whole, len(plan.eval_set.eval_cases), plan.run_cases)
 
 
 DEFAULT_MAX_PAIRS_PER_CASE = 100

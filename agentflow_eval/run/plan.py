@@ -113,10 +113,21 @@ class RunPlan:
     against: RunPlan | None = None
     """For a paired run: the baseline side's plan (its run folder is ``against/`` in
     this run's), whose agent runs beside this run's trial by trial."""
+    shard_of_cases: int | None = None
+    """For a shard of a sharded run: the cases of the whole run (``eval_set`` holds only
+    the shard's share). A paired shard's verdicts and budget are reckoned against it."""
 
     @property
     def runs(self) -> int:
         return self.settings.runs
+
+    @property
+    def run_cases(self) -> int:
+        """The cases of the whole run this plan is part of: its own, or for a shard, the
+        sharded run's."""
+        if self.shard_of_cases is not None:
+            return self.shard_of_cases
+        return len(self.eval_set.eval_cases)
 
     @property
     def trial_settings(self) -> TrialSettings:
@@ -246,7 +257,7 @@ def plan_run(
         inputs = rejudge.inputs_for(inputs)
         options = replace(options, runs=rejudge.runs_per_case)
     settings = resolve_settings(options, inputs.config)
-    selected, subset_note = _selected(inputs, options)
+    selected, subset_note, run_cases = _selected(inputs, options)
     check_trial_count(settings.runs, len(selected.eval_set.eval_cases))
     components = ComponentTargets()
     environment: EnvironmentFactory | None = None
@@ -351,6 +362,7 @@ def plan_run(
         components=components,
         environment=environment,
         check_functions=check_functions,
+        shard_of_cases=run_cases if options.shard is not None else None,
     )
     return RunHandle(plan, lock)
 
@@ -382,10 +394,10 @@ def plan_request(
             "shards: a re-judge (rejudge_from) runs no agent, so there are no trials to "
             "split; set shards to 1"
         )
-    if request.paired and (rejudge is not None or request.shards > 1):
+    if request.paired and rejudge is not None:
         raise InputError(
             "against: a paired run runs both agents side by side in one run; it cannot "
-            + ("re-judge a run" if rejudge is not None else "be split into shards")
+            "re-judge a run"
         )
     if rejudge is None and agent is None:
         check_agent_allowed(request.agent, request.allowed_agents)
@@ -528,16 +540,18 @@ def _subject(
     )
 
 
-def _selected(inputs: RunInputs, options: RunOptions) -> tuple[RunInputs, str | None]:
+def _selected(inputs: RunInputs, options: RunOptions) -> tuple[RunInputs, str | None, int]:
     """``inputs`` with only the cases ``options`` choose (``--case``, ``--limit``, then a
-    shard's part), and the note a subset run carries."""
+    shard's part), the note a subset run carries, and the cases chosen before a shard
+    took its part (the whole run's)."""
     if not options.cases and options.limit is None and options.shard is None:
-        return inputs, None
+        return inputs, None, len(inputs.eval_set.eval_cases)
     eval_set = inputs.eval_set
     chosen = select_cases(eval_set, options.cases, options.limit)
     note = None
     if len(chosen.eval_cases) < len(eval_set.eval_cases):
         note = describe_selection(chosen, len(eval_set.eval_cases), options.cases, options.limit)
+    run_cases = len(chosen.eval_cases)
     if options.shard is not None:
         chosen = shard_of(chosen, *options.shard)
-    return replace(inputs, eval_set=chosen), note
+    return replace(inputs, eval_set=chosen), note, run_cases

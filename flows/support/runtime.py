@@ -93,7 +93,11 @@ class PrefectRuntime(Runtime):
     async def concluded(self, request: RunRequest, plan: RunPlan) -> None:
         if request.shard is not None:  # the parent publishes and reports the whole run
             await hand_off_shard_task(
-                plan.paths, request.shard.parent_run_id, request.shard.index, request.shared_storage
+                plan.paths,
+                request.shard.parent_run_id,
+                request.shard.index,
+                request.shared_storage,
+                paired=plan.against is not None,
             )
 
 
@@ -124,7 +128,8 @@ async def _run_shards(request: RunRequest, plan: RunPlan) -> None:
             "none; start it from a deployment (prefect deployment run ...), or use shards=1"
         )
     logger = get_run_logger()
-    todo = sorted(set(range(count)) - finished_shards(plan.paths, count))
+    paired = plan.against is not None  # each shard runs both sides, and hands both back
+    todo = sorted(set(range(count)) - finished_shards(plan.paths, count, paired))
     if len(todo) < count:
         logger.info("shards already finished: %d of %d", count - len(todo), count)
     parent = plan.meta.run_id
@@ -153,7 +158,7 @@ async def _run_shards(request: RunRequest, plan: RunPlan) -> None:
         )
         state = started.state
         if state is not None and state.is_completed():
-            await collect_shard_task(plan.paths, parent, index, request.shared_storage)
+            await collect_shard_task(plan.paths, parent, index, request.shared_storage, paired)
             return None
         return (
             f"shard {index + 1} of {count} (flow run {started.name}) ended "

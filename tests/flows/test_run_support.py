@@ -3,6 +3,7 @@ the deploy-time project check, the secret mask."""
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from agentflow_eval.flows.support.deploy_steps import project_directory
 from agentflow_eval.models.evalset import EvalSet
+from agentflow_eval.pipeline.pairs import read_waves
 from agentflow_eval.run.plan import RunPaths
 from agentflow_eval.run.selection import shard_of
 from agentflow_eval.tasks.support.artifacts import ArtifactScope, agent_key, artifact_keys
@@ -72,6 +74,43 @@ def test_merging_shards_concatenates_their_lines(tmp_path: Path) -> None:
         '{"b": 2}',
         '{"c": 3}',
     ]
+
+
+def test_merging_paired_shards_merges_both_sides_and_their_waves(tmp_path: Path) -> None:
+    """Each paired shard hands back both sides and its waves: the baseline side's lines go
+    to the run's against/ folder, the waves to one waves.jsonl, numbered anew, each
+    marked with its shard (a shard without waves hands back an empty file)."""
+    paths = RunPaths(tmp_path / "run")
+    waves = [
+        '{"wave": 1, "pairs": [["c0", 5]]}\n{"wave": 2, "pairs": [["c0", 6], ["c0", 7]]}\n',
+        "",
+    ]
+    for index, case in enumerate(["c0", "c1"]):
+        folder = shard_dir(paths, index)
+        for side in (folder, folder / "against"):
+            side.mkdir(parents=True)
+            (side / "trials.jsonl").write_text(f'{{"case": "{case}"}}\n')
+            (side / "judged.jsonl").write_text(f'{{"case": "{case}"}}\n')
+        (folder / "waves.jsonl").write_text(waves[index])
+    assert finished_shards(paths, 2, paired=True) == {0, 1}
+    (shard_dir(paths, 1) / "waves.jsonl").unlink()
+    assert finished_shards(paths, 2, paired=True) == {0}  # a shard counts with all its files
+    assert finished_shards(paths, 2) == {0, 1}
+    (shard_dir(paths, 1) / "waves.jsonl").write_text("")
+    assert merge_shards(paths, 2, paired=True) == {
+        "trials.jsonl": 2,
+        "judged.jsonl": 2,
+        "against/trials.jsonl": 2,
+        "against/judged.jsonl": 2,
+        "waves.jsonl": 2,
+    }
+    assert (paths.run_dir / "against" / "judged.jsonl").read_text().splitlines() == [
+        '{"case": "c0"}',
+        '{"case": "c1"}',
+    ]
+    assert read_waves(paths.run_dir) == [[("c0", 5)], [("c0", 6), ("c0", 7)]]
+    lines = [json.loads(line) for line in (paths.run_dir / "waves.jsonl").read_text().splitlines()]
+    assert [(line["wave"], line["shard"]) for line in lines] == [(1, 0), (2, 0)]
 
 
 def test_the_project_folder_is_checked_at_deploy_time(

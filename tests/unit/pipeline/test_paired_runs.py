@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agentflow_eval.errors import InputError
-from agentflow_eval.models.request import RunRequest
+from agentflow_eval.models.request import RunRequest, ShardSpec
 from agentflow_eval.pipeline.execute import execute
 from agentflow_eval.pipeline.pairs import read_waves
 from agentflow_eval.run.plan import AGAINST_FOLDER
@@ -151,8 +151,41 @@ async def test_paired_settings_that_do_not_go_together_are_refused(
         await execute(request(evalset, tmp_path).updated(**settings))
 
 
-def test_a_paired_run_is_not_split_into_shards(evalset: str, tmp_path: Path) -> None:
+def test_a_paired_shard_plans_both_sides_of_its_cases_against_the_whole_run(
+    evalset: str, tmp_path: Path
+) -> None:
+    """Shard 1 of 3 of the 20 cases holds 7 of them on both sides; its flags count all 20
+    and its budget is 7/20 of the run's (350 of 1000; by default 4 x its first round)."""
+    from agentflow_eval.pipeline.stages import PairedOptions
     from agentflow_eval.run.plan import plan_request
 
-    with pytest.raises(InputError, match="cannot be split into shards"):
-        plan_request(request(evalset, tmp_path).updated(shards=2))
+    shard = ShardSpec(index=0, count=3, parent_run_id="parent")
+    adaptive = request(evalset, tmp_path, until_decided=True, max_trials=1000, shard=shard)
+    handle, _ = plan_request(adaptive)
+    with handle:
+        plan = handle.plan
+        assert plan.against is not None
+        assert len(plan.eval_set.eval_cases) == len(plan.against.eval_set.eval_cases) == 7
+        assert plan.run_cases == plan.against.run_cases == 20
+        options = PairedOptions.of(adaptive, plan)
+        assert options is not None
+        assert options.design.family == 20 and options.design.max_trials == 350
+        default = PairedOptions.of(adaptive.updated(max_trials=None), plan)
+        assert default is not None and default.design.max_trials == 4 * 2 * 5 * 7
+    parent = request(evalset, tmp_path / "whole", until_decided=True, shards=2)
+    whole, _ = plan_request(parent)
+    with whole:  # the parent of a sharded paired run: both sides of every case
+        assert whole.plan.against is not None and whole.plan.run_cases == 20
+        options = PairedOptions.of(parent, whole.plan)
+        assert options is not None
+        assert options.design.family is None and options.design.max_trials == 4 * 2 * 5 * 20
+
+
+async def test_a_paired_run_does_not_re_judge(evalset: str, tmp_path: Path) -> None:
+    from agentflow_eval.run.plan import plan_request
+
+    source = await execute(
+        RunRequest(agent=spec("steady_a"), evalset=evalset, runs=1, output_dir=str(tmp_path))
+    )
+    with pytest.raises(InputError, match="cannot re-judge a run"):
+        plan_request(request(evalset, tmp_path).updated(rejudge_from=str(source.run_dir)))
