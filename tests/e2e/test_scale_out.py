@@ -187,3 +187,33 @@ def test_shards_spread_over_workers_resume_alone_and_merge_like_one_run(pool, tm
     # it ran: 0 calls means the bucket answered them all
     assert alone["totals"]["judge_calls"] == 0
     assert alone["totals"]["judge_cache_hits"] > 0
+
+    # 4. a paired, adaptive run split into shards on the same workers: each shard runs
+    # both agents on its cases and hands both sides and its waves back through the bucket
+    paired = {
+        **common,
+        "against": common["agent"],
+        "until_decided": True,
+        "max_trials": 60,
+        "shards": 2,
+        "output_dir": str(tmp_path / "paired"),
+    }
+    both = asyncio.run(_run(api_url, paired))
+    assert both.state.is_completed(), both.state.message + "\n".join(
+        log.read_text()[-2000:] for log in worker_logs
+    )
+    (paired_dir,) = [p.parent for p in (tmp_path / "paired").glob("*/*/shards")]
+    candidate = json.loads((paired_dir / "results.json").read_text())
+    baseline = json.loads((paired_dir / "against" / "results.json").read_text())
+    cases = alone["totals"]["cases"]
+    # the first round is 3 pairs a case; the waves add pairs within the shards' budget
+    assert candidate["totals"]["trials"] == baseline["totals"]["trials"] >= 3 * cases
+    comparison = json.loads((paired_dir / "comparison.json").read_text())["comparison"]
+    summary = comparison["sequential"]
+    assert comparison["pairing"] == "paired" and summary["trials"] <= 60
+    assert sorted(c["case_id"] for c in summary["cases"]) == sorted(
+        alone_case["case_id"] for alone_case in alone["cases"]
+    )
+    assert summary["counts"]["regressed"] == 0  # the same agent on both sides
+    paired_shards = asyncio.run(_shard_runs(api_url, tmp_path / "paired"))
+    assert len(paired_shards) == 2 and all(r.state.is_completed() for r in paired_shards)
