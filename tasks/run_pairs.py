@@ -11,6 +11,7 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.criteria.judges.cache import JudgeCache
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.pipeline.stages import paired_trials_stage
 from agentflow_eval.run.plan import RunPlan
@@ -26,13 +27,14 @@ async def run_pairs_task(
     models: ModelClient,
     keys: Sequence[TrialKey],
     label: str,
+    cache: JudgeCache | None = None,
 ) -> StageCounts:
     """Run the pairs ``keys`` of the paired run (``label``: the round, in the task run's
     name)."""
     logger = get_run_logger()
     cases = len({case for case, _ in keys})
     logger.info("%s: %d pairs over %d case(s)", label, len(keys), cases)
-    counts = await paired_trials_stage(plan, agents, models, keys)
+    counts = await paired_trials_stage(plan, agents, models, keys, cache)
     logger.info(
         "%s: %d trials run (%d errored), %d already done, in %.1f s",
         label,

@@ -12,6 +12,7 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from agentflow_eval.agents.base import AgentUnderTest
+from agentflow_eval.criteria.judges.cache import JudgeCache
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.models.results import Trial
 from agentflow_eval.pipeline.stages import trials_stage
@@ -27,9 +28,13 @@ LOG_STEPS = 10
 
 @task(name="run-trials", cache_policy=NO_CACHE)
 async def run_trials_task(
-    plan: RunPlan, agent: AgentUnderTest | None, models: ModelClient
+    plan: RunPlan,
+    agent: AgentUnderTest | None,
+    models: ModelClient,
+    cache: JudgeCache | None = None,
 ) -> StageCounts:
-    """Run the trials not yet in the run's trials.jsonl; return what was done."""
+    """Run the trials not yet in the run's trials.jsonl (simulated tools' replies kept
+    in ``cache``, the run's judge cache); return what was done."""
     logger = get_run_logger()
     total = plan.total_trials
     done = len(completed_keys(plan.paths.trials)) if plan.resumed else 0
@@ -46,7 +51,7 @@ async def run_trials_task(
         if tally["done"] % step == 0 or tally["done"] == total:
             logger.info("trials: %d/%d done (%d errored)", tally["done"], total, tally["errored"])
 
-    counts = await trials_stage(plan, agent, models, on_trial=on_trial)
+    counts = await trials_stage(plan, agent, models, on_trial=on_trial, cache=cache)
     await progress.finish()
     logger.info(
         "trials: %d run (%d errored), %d already done, in %.1f s",

@@ -50,9 +50,13 @@ class TaskStages:
     """Each stage in its Prefect task run; plans and results go :func:`unwalked`."""
 
     async def trials(
-        self, plan: RunPlan, agent: AgentUnderTest | None, models: ModelClient
+        self,
+        plan: RunPlan,
+        agent: AgentUnderTest | None,
+        models: ModelClient,
+        cache: JudgeCache | None,
     ) -> StageCounts:
-        return await run_trials_task(unwalked(plan), agent, models)
+        return await run_trials_task(unwalked(plan), agent, models, cache)
 
     async def copy_trials(self, plan: RunPlan) -> StageCounts:
         return await copy_trials_task(unwalked(plan))
@@ -64,9 +68,10 @@ class TaskStages:
         models: ModelClient,
         keys: Sequence[TrialKey],
         wave: int,
+        cache: JudgeCache | None,
     ) -> StageCounts:
         label = f"wave-{wave}" if wave else "first-round"
-        return await run_pairs_task(unwalked(plan), agents, models, unwalked(keys), label)
+        return await run_pairs_task(unwalked(plan), agents, models, unwalked(keys), label, cache)
 
     async def compare_pair(
         self, plan: RunPlan, run: RunResult, against: RunResult, options: PairedOptions

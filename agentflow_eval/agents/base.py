@@ -81,7 +81,12 @@ class SessionContext:
     sets one up for each trial (an eval set's or config's ``environment``)."""
     mcp_tools: tuple[McpTool, ...] = ()
     """The tools of the config's MCP servers, started for this trial (or for the run):
-    an agent kind that offers them to its model says ``mcp_supported = True``."""
+    an agent kind that offers them to its model says ``mcp_supported = True``; a
+    hand-written agent calls one with ``await recorder.acall_tool(tool, **args)``."""
+
+    def mcp_tool(self, name: str) -> McpTool | None:
+        """The MCP servers' tool called ``name`` (``None`` when no server serves one)."""
+        return next((tool for tool in self.mcp_tools if tool.name == name), None)
 
     @property
     def workdir(self) -> Path:
@@ -208,7 +213,13 @@ class TrajectoryRecorder:
         """Call ``tool`` (a function, or a :class:`~agentflow_eval.agents.tools.Tool`)
         with ``args`` through the turn's tool gate, record the call, and return its
         result: what a mock answers instead (the function does not run), else the
-        function's. A failed call raises, as the tool would."""
+        function's. A failed call raises, as the tool would. An MCP server's tool
+        (``SessionContext.mcp_tools``) is called with :meth:`acall_tool`."""
+        if isinstance(tool, McpTool):
+            raise TypeError(
+                f"MCP tool {tool.name!r} is called over its server's session: await "
+                "recorder.acall_tool(tool, ...) from an async agent"
+            )
         name, fn = _named(tool)
         call = self.tool_call(name, args)
         start = time.perf_counter()
@@ -222,9 +233,11 @@ class TrajectoryRecorder:
         call.result = jsonable(result)
         return result
 
-    async def acall_tool(self, tool: Callable[..., Any], /, **args: Any) -> Any:
+    async def acall_tool(self, tool: Callable[..., Any] | McpTool, /, **args: Any) -> Any:
         """:meth:`call_tool` for async agents: an async function is awaited, a synchronous
-        one runs in a worker thread."""
+        one runs in a worker thread, and an MCP server's tool (one of
+        ``SessionContext.mcp_tools``) is called on its server; a mock answers for any of
+        them alike."""
         name, fn = _named(tool)
 
         async def real() -> Any:
@@ -350,8 +363,16 @@ def trial_environment() -> Environment | None:
     return session.environment if session is not None else None
 
 
-def _named(tool: Callable[..., Any]) -> tuple[str, Callable[..., Any]]:
-    """A tool's name and the function that runs it (a ``Tool`` holds its function)."""
+def _named(tool: Callable[..., Any] | McpTool) -> tuple[str, Callable[..., Any]]:
+    """A tool's name and the function that runs it (a ``Tool`` holds its function; an
+    MCP server's tool is called through its session)."""
+    if isinstance(tool, McpTool):
+        served = tool
+
+        async def call_server(**args: Any) -> Any:
+            return await served.call(args)
+
+        return served.name, call_server
     fn = getattr(tool, "fn", None)
     name = getattr(tool, "name", None)
     if callable(fn) and isinstance(name, str):

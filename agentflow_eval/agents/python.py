@@ -126,7 +126,12 @@ class PythonAgent:
 
     >>> def agent(message: str, state: dict) -> str: ...
     >>> PythonAgent(agent)
+
+    The config's MCP servers are its to call: an async function finds their tools in
+    ``session.mcp_tools`` and calls one through ``recorder.acall_tool``.
     """
+
+    mcp_supported = True
 
     def __init__(self, fn: Callable[..., Any], name: str | None = None) -> None:
         if not callable(fn):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 import tempfile
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,14 @@ from typing import Any, TextIO, cast
 
 from agentflow_eval.models.mcp_servers import McpServerSpec
 
-__all__ = ["McpServerFailed", "McpTool", "McpToolError", "call_error_text", "started_servers"]
+__all__ = [
+    "McpServerFailed",
+    "McpTool",
+    "McpToolError",
+    "call_error_text",
+    "program_of",
+    "started_servers",
+]
 
 _STDERR_TAIL = 800
 """How much of a server's own error output a failure to start quotes."""
@@ -84,6 +92,17 @@ class McpTool:
         if isinstance(structured, dict) and set(structured) == {"result"}:
             return structured["result"]
         return structured
+
+
+_THIS_PYTHON = frozenset({"python", "python3"})
+
+
+def program_of(command: str) -> str:
+    """The program a stdio server's command starts: ``python`` (or ``python3``) is the
+    interpreter running the evaluation, whose packages the server's code was written
+    against, not whichever one comes first on ``PATH`` (a virtualenv used without being
+    activated is the common case)."""
+    return sys.executable if command in _THIS_PYTHON and sys.executable else command
 
 
 def call_error_text(exc: Exception) -> str:
@@ -170,7 +189,7 @@ class _Server:
             from mcp import StdioServerParameters, stdio_client
 
             params = StdioServerParameters(
-                command=spec.command[0],
+                command=program_of(spec.command[0]),
                 args=spec.command[1:],
                 env={**self.variables, **spec.env},
                 cwd=spec.cwd,

@@ -36,7 +36,8 @@ class McpServerSpec(FileModel):
     """What the run calls it: in errors, and in each of its tools' ``server``."""
     command: list[str] | None = None
     """The program and its arguments, started for a stdio server (a string is split as a
-    shell would, without running one)."""
+    shell would, without running one). ``python`` or ``python3`` as the program is the
+    interpreter running the evaluation."""
     url: str | None = None
     """A streamable-HTTP server's endpoint (``http://`` or ``https://``)."""
     env: dict[str, str] = Field(default_factory=dict)

@@ -86,7 +86,11 @@ class Stages(Protocol):
     """How each stage is carried out (directly, or inside its Prefect task run)."""
 
     async def trials(
-        self, plan: RunPlan, agent: AgentUnderTest | None, models: ModelClient
+        self,
+        plan: RunPlan,
+        agent: AgentUnderTest | None,
+        models: ModelClient,
+        cache: JudgeCache | None,
     ) -> StageCounts: ...
 
     async def copy_trials(self, plan: RunPlan) -> StageCounts: ...
@@ -98,6 +102,7 @@ class Stages(Protocol):
         models: ModelClient,
         keys: Sequence[TrialKey],
         wave: int,
+        cache: JudgeCache | None,
     ) -> StageCounts: ...
 
     async def compare_pair(
@@ -125,9 +130,13 @@ class DirectStages:
     """Each stage awaited as it is, in this process."""
 
     async def trials(
-        self, plan: RunPlan, agent: AgentUnderTest | None, models: ModelClient
+        self,
+        plan: RunPlan,
+        agent: AgentUnderTest | None,
+        models: ModelClient,
+        cache: JudgeCache | None,
     ) -> StageCounts:
-        return await stages.trials_stage(plan, agent, models)
+        return await stages.trials_stage(plan, agent, models, cache=cache)
 
     async def copy_trials(self, plan: RunPlan) -> StageCounts:
         return await stages.copy_trials_stage(plan)
@@ -139,8 +148,9 @@ class DirectStages:
         models: ModelClient,
         keys: Sequence[TrialKey],
         wave: int,
+        cache: JudgeCache | None,
     ) -> StageCounts:
-        return await stages.paired_trials_stage(plan, agents, models, keys)
+        return await stages.paired_trials_stage(plan, agents, models, keys, cache)
 
     async def compare_pair(
         self, plan: RunPlan, run: RunResult, against: RunResult, options: PairedOptions
@@ -179,7 +189,7 @@ async def measure(plan: RunPlan, services: RunServices, runner: Stages) -> None:
     if plan.meta.rejudged_from is not None:
         await runner.copy_trials(plan)
     else:
-        await runner.trials(plan, services.agent, services.models)
+        await runner.trials(plan, services.agent, services.models, services.judge_cache)
     await runner.judge(plan, services.models, services.judge_cache)
 
 
@@ -193,7 +203,7 @@ async def measure_pairs(plan: RunPlan, services: RunServices, runner: Stages) ->
     values = (PassValues.of(plan.paths.judged), PassValues.of(against.paths.judged))
 
     async def one_round(keys: list[TrialKey], wave: int) -> None:
-        await runner.paired_trials(plan, agents, services.models, keys, wave)
+        await runner.paired_trials(plan, agents, services.models, keys, wave, services.judge_cache)
         for side in (plan, against):
             await runner.judge(side, services.models, services.judge_cache)
         replay(ledger, [keys], *values)

@@ -75,10 +75,11 @@ async def trials_stage(
     models: ModelClient,
     *,
     on_trial: Callable[[Trial], None] | None = None,
+    cache: JudgeCache | None = None,
 ) -> StageCounts:
-    """Run every trial of ``plan`` not yet in its trials file (see
-    :func:`~agentflow_eval.run.trials.run_trials`)."""
-    return await run_trials(plan, agent, models, on_trial=on_trial)
+    """Run every trial of ``plan`` not yet in its trials file, simulated tools' replies
+    kept in ``cache`` beside the judges' (see :func:`~agentflow_eval.run.trials.run_trials`)."""
+    return await run_trials(plan, agent, models, on_trial=on_trial, kept=cache)
 
 
 async def copy_trials_stage(plan: RunPlan) -> StageCounts:
@@ -257,12 +258,15 @@ async def paired_trials_stage(
     agents: tuple[AgentUnderTest | None, AgentUnderTest | None],
     models: ModelClient,
     keys: Sequence[TrialKey],
+    cache: JudgeCache | None = None,
 ) -> StageCounts:
     """Run the pairs ``keys`` of a paired run, each side's trials to its own folder (see
     :func:`~agentflow_eval.run.trials.run_paired_trials`)."""
     if plan.against is None:
         raise ValueError("a paired trial stage needs a paired plan")
-    return await run_paired_trials(plan, plan.against, agents, models, keys, seed=plan.meta.run_id)
+    return await run_paired_trials(
+        plan, plan.against, agents, models, keys, seed=plan.meta.run_id, kept=cache
+    )
 
 
 def _compare_pair(

@@ -26,7 +26,8 @@ from functools import partial
 from typing import Any
 
 from agentflow_eval.agents.base import AgentUnderTest
-from agentflow_eval.agents.tool_simulator import InMemorySimulationCache
+from agentflow_eval.agents.tool_simulator import InMemorySimulationCache, SimulationCache
+from agentflow_eval.criteria.judges.cache import JudgeCache
 from agentflow_eval.environments.mcp import McpServerFailed, McpTool, started_servers
 from agentflow_eval.errors import RunStopped
 from agentflow_eval.files.jsonl import JsonlWriter
@@ -40,6 +41,7 @@ from agentflow_eval.run.loop_watchdog import DEFAULT_LIMIT_S, LoopBlock, LoopWat
 from agentflow_eval.run.plan import RunPlan
 from agentflow_eval.run.resumable import StageCounts, TrialKey, completed_keys, run_pool
 from agentflow_eval.run.sigint import SigintSeen
+from agentflow_eval.run.simulation_cache import KeptSimulationCache
 from agentflow_eval.run.trial import run_trial
 from agentflow_eval.run.trial_scope import TrialIsolation
 from agentflow_eval.run.user_turns import turn_sources
@@ -99,7 +101,9 @@ class _Trials:
     watch, each trial's isolation, and the provider refusal that stops it; one per
     stage, however many run folders its trials go to."""
 
-    def __init__(self, timeout_s: float, counts: StageCounts) -> None:
+    def __init__(
+        self, timeout_s: float, counts: StageCounts, kept: JudgeCache | None = None
+    ) -> None:
         # an agent that blocks the loop and swallows every interruption is given up on
         # after a trial timeout's worth of the loop's own work (the grace README states)
         self.watchdog = LoopWatchdog(
@@ -110,8 +114,11 @@ class _Trials:
         self.refused: list[ProviderAuthError] = []
         self.counts = counts
         # the stage's trials share one cache of simulated tools' replies: trials that
-        # reach the same simulated state with the same call pay for one reply
-        self.simulation_cache = InMemorySimulationCache()
+        # reach the same simulated state with the same call pay for one reply; kept
+        # with the judges' replies when the run keeps those, so a run again pays none
+        self.simulation_cache: SimulationCache = (
+            KeptSimulationCache(kept) if kept is not None else InMemorySimulationCache()
+        )
         self.shared_tools: dict[int, tuple[McpTool, ...]] = {}
         """The tools of each plan's run-scoped MCP servers (by the plan's ``id``)."""
 
@@ -208,10 +215,12 @@ async def run_trials(
     models: ModelClient,
     *,
     on_trial: Callable[[Trial], None] | None = None,
+    kept: JudgeCache | None = None,
 ) -> StageCounts:
     """Run every trial of ``plan`` not yet in its trials file, the agent's and the
     simulated user's model calls going through ``models``; ``on_trial`` sees each trial
-    as it finishes. A component case's trials call its function, loaded with the plan
+    as it finishes; simulated tools' replies are kept in ``kept`` (the run's judge
+    cache) when given. A component case's trials call its function, loaded with the plan
     (``plan.components``); the other cases' run ``agent`` (``None`` only when there are
     no other cases, as planning checked)."""
     started = time.perf_counter()
@@ -222,7 +231,7 @@ async def run_trials(
         for case, index in trial_plan(plan.eval_set, plan.runs)
         if (case.eval_id, index) not in done
     )
-    stage = _Trials(plan.trial_settings.timeout_s, counts)
+    stage = _Trials(plan.trial_settings.timeout_s, counts, kept)
     with JsonlWriter[Trial](plan.paths.trials) as writer, stage.watching():
         stage.watchdog.on_unstoppable = partial(_give_up, plan, writer)
 
@@ -245,6 +254,7 @@ async def run_paired_trials(
     keys: Sequence[TrialKey],
     *,
     seed: str,
+    kept: JudgeCache | None = None,
 ) -> StageCounts:
     """Run the pairs ``keys`` (case, trial index) of a paired run: trial ``j`` of the
     candidate's agent and of the baseline's on the same case start together, in an order
@@ -257,7 +267,7 @@ async def run_paired_trials(
     counts = StageCounts(skipped=sum(len(d & set(keys)) for d in done))
     cases = {case.eval_id: case for case in candidate.eval_set.eval_cases}
     pending = [key for key in keys if key not in done[0] or key not in done[1]]
-    stage = _Trials(candidate.trial_settings.timeout_s, counts)
+    stage = _Trials(candidate.trial_settings.timeout_s, counts, kept)
     with (
         JsonlWriter[Trial](candidate.paths.trials) as first,
         JsonlWriter[Trial](baseline.paths.trials) as second,

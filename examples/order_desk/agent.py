@@ -14,6 +14,10 @@ the database both catch it::
     agentflow-eval run examples.order_desk.agent:agent \\
         examples/order_desk/order_desk.evalset.json --config examples/order_desk/eval_config.json
 
+With ``--config examples/order_desk/mcp_config.json`` (the same config, plus the
+shipping MCP server of ``shipping_server.py``; it needs the ``mcp`` extra) each trial
+starts its own shipping server, and the agent asks it where a shipped parcel is.
+
 ``llm_agent`` offers the same tools to a real model (``AGENTFLOW_EXAMPLE_MODEL``, default
 ``openai/gpt-4o-mini``), to measure how reliably a model keeps the policy::
 
@@ -57,7 +61,7 @@ def _on(tool: Callable[..., Any], environment: Environment) -> Callable[..., Any
     return bound
 
 
-def respond(
+async def respond(
     message: str, recorder: TrajectoryRecorder, session: SessionContext, environment: Environment
 ) -> str:
     """Answer one customer message by rule, calling (and reporting) the tools."""
@@ -70,7 +74,7 @@ def respond(
         return f"I cannot find order {order_id}."
     _obey_the_note(order, recorder, session, environment)
     if "refund" not in message.lower():
-        return f"Order {order_id} ({order['item']}) is {order['status']}."
+        return await _status(order, recorder, session)
     luck = random.Random(f"{session.case_id}#{session.trial_index}").random()
     if order["status"] == "refunded":
         return f"Order {order_id} was already refunded; there is nothing more to refund."
@@ -83,6 +87,20 @@ def respond(
         refund = _on(refund_order, environment)
         recorder.call_tool(refund, order_id=order_id, reason="customer request")
     return f"Done: order {order_id} has been refunded, ${order['amount']:.2f}."
+
+
+async def _status(
+    order: dict[str, Any], recorder: TrajectoryRecorder, session: SessionContext
+) -> str:
+    """Where an order is; for a parcel on its way, the carrier's tracking too, when the
+    run gives the agent the shipping MCP server (``mcp_config.json``)."""
+    answer = f"Order {order['id']} ({order['item']}) is {order['status']}"
+    tracking = session.mcp_tool("track_shipment")
+    if tracking is None or order["status"] != "shipped":
+        return answer + "."
+    parcel = await recorder.acall_tool(tracking, order_id=order["id"])
+    due = f", due {parcel['eta']}" if parcel.get("eta") else ""
+    return f"{answer}: {parcel['carrier']} says {parcel['status']}{due}."
 
 
 def _obey_the_note(

@@ -15,6 +15,7 @@ import pytest
 from agentflow_eval.agents.base import TrajectoryRecorder
 from agentflow_eval.agents.litellm_agent import LiteLLMAgent
 from agentflow_eval.agents.python import PythonAgent
+from agentflow_eval.criteria.judges.cache import StoreJudgeCache
 from agentflow_eval.files.errors import EvalFileError
 from agentflow_eval.models.end_state import EndStateCheck
 from agentflow_eval.models.evalset import EvalSet
@@ -22,6 +23,7 @@ from agentflow_eval.models.results import RecordedToolCall, RunResult
 from agentflow_eval.pipeline.evaluate import evaluate
 from agentflow_eval.run.inputs import RunInputs
 from agentflow_eval.run.simulation_check import check_agent_simulates
+from agentflow_eval.storage.local import LocalStore
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
 
 RAN: list[str] = []
@@ -202,3 +204,38 @@ async def test_end_state_checks_judge_what_the_simulated_calls_left(tmp_path: Pa
     assert verdicts[1].reason == (
         'captured state at seats."12A": expected "taken" (exact), found "free"'
     )
+
+
+async def test_simulated_replies_are_kept_with_the_judges_for_the_next_run(tmp_path: Path) -> None:
+    kept = StoreJudgeCache(LocalStore(tmp_path / "judge-cache"))
+    with ScriptedOpenAIServer(handler=booking_service) as server:
+        first = await evaluate(
+            PythonAgent(books_twice),
+            one_case([simulated(server)]),
+            runs=2,
+            output_dir=tmp_path / "first",
+            judge_cache=kept,
+        )
+        paid = len(server.requests)
+        again = await evaluate(
+            PythonAgent(books_twice),
+            one_case([simulated(server)]),
+            runs=2,
+            output_dir=tmp_path / "again",
+            judge_cache=kept,
+        )
+        assert len(server.requests) == paid == 2  # the second run asked the model nothing
+        # another seed is another world: asked again
+        await evaluate(
+            PythonAgent(books_twice),
+            one_case([simulated(server, seed=8)]),
+            runs=1,
+            output_dir=tmp_path / "reseeded",
+            judge_cache=kept,
+        )
+        assert len(server.requests) == paid + 2
+    assert [[c.result for c in t] for t in calls(again)] == [
+        [c.result for c in t] for t in calls(first)
+    ]
+    for judged in again.trials:
+        assert judged.trial.simulated_state == {"seats": {"12A": "taken", "12B": "free"}}

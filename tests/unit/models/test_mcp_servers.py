@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
+from agentflow_eval.environments.mcp import program_of
 from agentflow_eval.models.config import EvalConfig
 from agentflow_eval.models.mcp_servers import McpServerSpec
 from tests.support.cli_in_process import run_cli
@@ -82,12 +84,17 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def run_with(capsys: pytest.CaptureFixture[str], project: Path, config: object) -> list[str]:
+def run_with(
+    capsys: pytest.CaptureFixture[str],
+    project: Path,
+    config: object,
+    agent: str = "plain_agent.py:agent",
+) -> list[str]:
     (project / "mcp.config.json").write_text(json.dumps(config))
     result = run_cli(
         capsys,
         "run",
-        "plain_agent.py:agent",
+        agent,
         "desk.evalset.json",
         "--config",
         "mcp.config.json",
@@ -112,6 +119,13 @@ def test_an_agent_that_cannot_take_mcp_tools_is_refused_before_the_run(
     capsys: pytest.CaptureFixture[str], project: Path
 ) -> None:
     config = {"mcp_servers": [{"name": "orders", "command": ["python", "orders.py"]}]}
-    [line] = run_with(capsys, project, config)
-    assert line.startswith("agentflow-eval: error: mcp.config.json: mcp_servers: agent 'agent'")
+    # an agent behind an HTTP endpoint takes only messages: no tools can be handed to it
+    [line] = run_with(capsys, project, config, agent="http://127.0.0.1:9/agent")
+    assert line.startswith("agentflow-eval: error: mcp.config.json: mcp_servers: agent '")
     assert "cannot be given MCP servers' tools" in line
+
+
+def test_python_as_a_servers_program_is_the_interpreter_running_the_evaluation() -> None:
+    assert program_of("python") == program_of("python3") == sys.executable
+    assert program_of("node") == "node"
+    assert program_of("/usr/bin/python3") == "/usr/bin/python3"  # a path is the one named
