@@ -294,11 +294,15 @@ def test_production_traces_in_a_bucket_become_scores_a_regression_and_cases(
     assert scored[V1] == first[V1]
     v2 = scored[V2]
     assert (v2["totals"]["trials"], v2["totals"]["passed"]) == (8, 2)
-    assert v2["labels"]["traces_seen"] in (8, "8")
-    markers = shared_seaweed.client().list_objects_v2(
-        Bucket=RESULTS, Prefix="production/traces-cursor/"
-    )
-    assert markers["KeyCount"] >= 16
+    assert v2["labels"]["traces_seen"] == "8"
+    assert first[V1]["labels"]["traces_batch"] == f"flow-run-{scheduled.id}"
+    assert v2["labels"]["traces_batch"] == f"flow-run-{landed.id}"
+    results_bucket = shared_seaweed.client()
+    markers = results_bucket.list_objects_v2(Bucket=RESULTS, Prefix="production/traces-cursor/")
+    assert markers["KeyCount"] == 16  # each object claimed once
+    published = results_bucket.get_object(Bucket=RESULTS, Key=f"production/{EVAL_SET_ID}/runs.json")
+    runs = json.loads(published["Body"].read())["runs"]
+    assert sorted(run["agent_version"] for run in runs) == [V1, V2]
 
     # the drop from the window scored before is a regression event on the server
     (regressed,) = asyncio.run(
