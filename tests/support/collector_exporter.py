@@ -2,12 +2,15 @@
 ``groupbytrace`` processor and the S3 exporter (``marshaler: otlp_json``) writes: each
 trace, once its root span ends, as one ``ExportTraceServiceRequest`` encoded by the SDK's
 own OTLP encoder, in OTLP JSON (hex ids, as the Collector's JSON marshaler writes them),
-at ``year=/month=/day=/hour=/minute=/traces_<n>.json`` under a folder."""
+at ``year=/month=/day=/hour=/minute=/traces_<random id>.json`` under a folder: as the
+exporter names its objects, two exporters (two agent processes, or one restarted) writing
+in the same minute never write the same key."""
 
 from __future__ import annotations
 
 import base64
 import json
+import secrets
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -59,7 +62,7 @@ class CollectorLayoutExporter(SpanExporter):
 
     def _write(self, spans: list[ReadableSpan]) -> None:
         document = _hex_ids(MessageToDict(encode_spans(spans)))
-        key = s3_exporter_key(datetime.now(UTC), f"{len(self.written):06d}")
+        key = s3_exporter_key(datetime.now(UTC), str(secrets.randbits(63)))
         path = self.root / key
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(document))
