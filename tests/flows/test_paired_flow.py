@@ -5,7 +5,6 @@ regression it was asked to fail on, after the comparison is written."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +13,6 @@ import pytest
 from agentflow_eval.flows.evaluate import RegressionGateFailed, evaluate
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.pipeline.pairs import read_waves
-from agentflow_eval.testing import ScriptedOpenAIServer
 from tests.support import paired_agents
 from tests.support.prefect_records import flow_run_with, task_runs_of
 
@@ -23,11 +21,8 @@ AGENTS = Path(paired_agents.__file__)
 
 @pytest.fixture
 def evalset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    path = tmp_path / "paired.evalset.json"
-    path.write_text(json.dumps(paired_agents.evalset()), encoding="utf-8")
-    with ScriptedOpenAIServer(handler=paired_agents.handler(0.0)) as server:
-        monkeypatch.setenv("PAIRED_TEST_SERVER", server.url)
-        yield str(path)
+    with paired_agents.served_evalset(tmp_path, monkeypatch) as path:
+        yield path
 
 
 async def test_each_wave_is_a_task_run_of_its_own(evalset: str, tmp_path: Path) -> None:

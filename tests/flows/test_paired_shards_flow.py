@@ -26,7 +26,6 @@ from agentflow_eval.pipeline.execute import execute
 from agentflow_eval.pipeline.outcome import RunOutcome
 from agentflow_eval.pipeline.pairs import read_waves
 from agentflow_eval.run.plan import AGAINST_FOLDER
-from agentflow_eval.testing import ScriptedOpenAIServer
 from tests.support import paired_agents
 
 AGENTS = Path(paired_agents.__file__)
@@ -35,11 +34,8 @@ ALPHA = 0.05
 
 @pytest.fixture
 def evalset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    path = tmp_path / "paired.evalset.json"
-    path.write_text(json.dumps(paired_agents.evalset()), encoding="utf-8")
-    with ScriptedOpenAIServer(handler=paired_agents.handler(0.0)) as server:
-        monkeypatch.setenv("PAIRED_TEST_SERVER", server.url)
-        yield str(path)
+    with paired_agents.served_evalset(tmp_path, monkeypatch) as path:
+        yield path
 
 
 @pytest.fixture

@@ -10,8 +10,12 @@ uninterrupted one would."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import random
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 CASES = [f"c{i:02d}" for i in range(20)]
@@ -73,3 +77,16 @@ def handler(latency_s: float) -> Any:
         return Reply.text("ok", delay_s=latency_s * (2 if slow_model else 1))
 
     return reply
+
+
+@contextlib.contextmanager
+def served_evalset(folder: Path, monkeypatch: Any) -> Iterator[str]:
+    """The eval set written into ``folder`` (its path), while the scripted server answers
+    without delay at ``$PAIRED_TEST_SERVER`` (set through pytest's ``monkeypatch``)."""
+    from agentflow_eval.testing import ScriptedOpenAIServer
+
+    path = folder / "paired.evalset.json"
+    path.write_text(json.dumps(evalset()), encoding="utf-8")
+    with ScriptedOpenAIServer(handler=handler(0.0)) as server:
+        monkeypatch.setenv("PAIRED_TEST_SERVER", server.url)
+        yield str(path)

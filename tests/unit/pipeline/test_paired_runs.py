@@ -15,7 +15,6 @@ from agentflow_eval.models.request import RunRequest, ShardSpec
 from agentflow_eval.pipeline.execute import execute
 from agentflow_eval.pipeline.pairs import read_waves
 from agentflow_eval.run.plan import AGAINST_FOLDER
-from agentflow_eval.testing import ScriptedOpenAIServer
 from tests.support import paired_agents
 
 AGENTS = Path(paired_agents.__file__)
@@ -27,11 +26,8 @@ def spec(name: str) -> str:
 
 @pytest.fixture
 def evalset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    path = tmp_path / "paired.evalset.json"
-    path.write_text(json.dumps(paired_agents.evalset()), encoding="utf-8")
-    with ScriptedOpenAIServer(handler=paired_agents.handler(0.0)) as server:
-        monkeypatch.setenv("PAIRED_TEST_SERVER", server.url)
-        yield str(path)
+    with paired_agents.served_evalset(tmp_path, monkeypatch) as path:
+        yield path
 
 
 def request(evalset: str, tmp_path: Path, **settings: object) -> RunRequest:
