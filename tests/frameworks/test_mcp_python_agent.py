@@ -109,6 +109,7 @@ async def test_the_order_desk_asks_each_trials_shipping_server(tmp_path: Path) -
         load_agent("examples.order_desk.agent:agent"),
         EVALSET,
         FOLDER / "mcp_config.json",
+        cases=["order_status", "refund_delivered_order"],
         output_dir=tmp_path,
     )
     tracked = [
@@ -128,7 +129,7 @@ async def test_the_order_desk_asks_each_trials_shipping_server(tmp_path: Path) -
         "Order A-1002 (office chair) is shipped: UPS says in transit, at the Leipzig hub, "
         "due 2026-12-02."
     }
-    # the server changes no verdict of the example: its cases pass as without it
+    # the server changes no verdict of the example: its cases pass as without it (README)
     passed = Counter(r.trial.case_id for r in run.trials if r.passed)
-    assert sum(passed.values()) == 19 and passed["order_status"] == 5
+    assert passed == {"order_status": 5, "refund_delivered_order": 2}
     assert server_pids("examples.order_desk.shipping_server") == []
