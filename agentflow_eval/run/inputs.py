@@ -252,7 +252,8 @@ def check_agent_reach(agent: object, inputs: RunInputs) -> None:
 def check_agent_mcp(agent: object, inputs: RunInputs) -> None:
     """Refuse, in one line, the config's MCP servers for an agent that cannot be given
     their tools: an agent kind that can says so with ``mcp_supported = True`` (the
-    built-in LiteLLM agent, a Python function, the Agents SDK's and ADK's adapters)."""
+    built-in LiteLLM agent, a Python function, the Agents SDK's, ADK's and Pydantic AI's
+    adapters)."""
     if not inputs.config.mcp_servers:
         return
     if importlib.util.find_spec("mcp") is None:
@@ -267,8 +268,8 @@ def check_agent_mcp(agent: object, inputs: RunInputs) -> None:
     raise EvalFileError(
         inputs.config_path or "the config",
         f"agent {name!r} cannot be given MCP servers' tools (the LiteLLM agent, a Python "
-        "function and the Agents SDK and ADK adapters can); remove mcp_servers or "
-        "evaluate one of those",
+        "function and the Agents SDK, ADK and Pydantic AI adapters can); remove "
+        "mcp_servers or evaluate one of those",
         field="mcp_servers",
     )
 

@@ -292,10 +292,30 @@ def adk_agent(server: ScriptedOpenAIServer) -> AgentUnderTest:
     return wrap(agent, name="desk")
 
 
+def pydantic_ai_agent(server: ScriptedOpenAIServer) -> AgentUnderTest:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    from agentflow_eval.agents.frameworks import wrap
+
+    provider = OpenAIProvider(base_url=server.url, api_key="scripted-key")
+    agent = Agent(
+        OpenAIChatModel("scripted", provider=provider),
+        name="desk",
+        instructions="Refund what the customer asks for.",
+    )
+    return wrap(agent, name="desk")
+
+
 FRAMEWORKS = [
     pytest.param(sdk_agent, "agents", id="openai-agents"),
     pytest.param(adk_agent, "google.adk", id="adk"),
 ]
+"""The adapters that take tool mocks, and MCP servers."""
+
+MCP_ONLY = [pytest.param(pydantic_ai_agent, "pydantic_ai", id="pydantic-ai")]
+"""An adapter that takes MCP servers but no tool mocks yet (a case with them is refused)."""
 
 
 def value(result: Any) -> Any:
@@ -311,7 +331,7 @@ def value(result: Any) -> Any:
     return result
 
 
-@pytest.mark.parametrize(("make_agent", "package"), FRAMEWORKS)
+@pytest.mark.parametrize(("make_agent", "package"), [*FRAMEWORKS, *MCP_ONLY])
 async def test_a_framework_agent_calls_the_trials_server(
     tmp_path: Path, make_agent: Any, package: str
 ) -> None:
@@ -355,7 +375,7 @@ async def test_a_tool_mock_answers_for_a_framework_agents_mcp_tool(
     assert server_pids() == []
 
 
-@pytest.mark.parametrize(("make_agent", "package"), FRAMEWORKS)
+@pytest.mark.parametrize(("make_agent", "package"), [*FRAMEWORKS, *MCP_ONLY])
 async def test_a_server_error_is_a_framework_calls_error(
     tmp_path: Path, make_agent: Any, package: str
 ) -> None:

@@ -58,10 +58,11 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models import Model, infer_model
 from pydantic_ai.models.wrapper import WrapperModel
-from pydantic_ai.toolsets import FunctionToolset
+from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 from pydantic_core import to_json, to_jsonable_python
 
 from agentflow_eval.agents.base import SessionContext, TrajectoryRecorder
+from agentflow_eval.agents.frameworks.pydantic_ai_mcp import mcp_toolset
 from agentflow_eval.errors import InputError
 from agentflow_eval.llm.ratelimit import RateLimiter
 from agentflow_eval.models.evalset import Message
@@ -105,12 +106,15 @@ class PydanticAIAgent:
 
         agent = PydanticAIAgent(my_agent, name="support", deps=lambda ctx: Deps(http=...))
 
-    Tool mocks and a seeded history are not supported yet: a case with either is refused
-    before the run.
+    The tools of the config's MCP servers are added to each run. Tool mocks and a seeded
+    history are not supported yet: a case with either is refused before the run.
     """
 
     tool_mocks_supported = False
     history_supported = False
+    mcp_supported = True
+    """The config's MCP servers' tools are given to each run as a toolset of its own
+    (:mod:`.pydantic_ai_mcp`)."""
 
     def __init__(
         self,
@@ -234,6 +238,8 @@ class PydanticAISession:
         self._state = state
         self._model = model
         self._history: list[ModelMessage] = []
+        toolset = mcp_toolset(context.mcp_tools)
+        self._toolsets: list[AbstractToolset[Any]] = [toolset] if toolset is not None else []
         self.conversation_id = f"{context.session_id}:{uuid.uuid4().hex[:16]}"
         source = context.session_input
         self._metadata = {
@@ -281,6 +287,7 @@ class PydanticAISession:
                     metadata=self._metadata,
                     infer_name=False,
                     capabilities=[observer],
+                    toolsets=self._toolsets or None,
                 )
             except BaseException:
                 self._history = list(captured) or self._history
