@@ -27,11 +27,17 @@ SIMULATOR_MODEL_LABEL = "simulated tool"
 
 class KeptSimulationCache:
     """A :class:`~agentflow_eval.agents.tool_simulator.SimulationCache` over a judge
-    cache. A store that cannot be read or written is warned of and asked around: the
-    reply comes from the model, as without a cache."""
+    cache, under the judges' settings (``refresh``: ask again and keep the new reply;
+    ``expires_in_s``: how long a kept reply is served). A store that cannot be read or
+    written is warned of and asked around: the reply comes from the model, as without a
+    cache."""
 
-    def __init__(self, store: JudgeCache) -> None:
+    def __init__(
+        self, store: JudgeCache, *, refresh: bool = False, expires_in_s: float | None = None
+    ) -> None:
         self._store = store
+        self._refresh = refresh
+        self._expires_in_s = expires_in_s
         self._asking: dict[str, asyncio.Task[str]] = {}
         self.hits = 0
 
@@ -43,17 +49,19 @@ class KeptSimulationCache:
         return await asyncio.shield(task)
 
     async def _kept_or_asked(self, key: str, ask: Callable[[], Awaitable[str]]) -> str:
+        kept = None
         try:
-            kept = await self._store.get(key)
-        except Exception as exc:
+            if not self._refresh:
+                kept = await self._store.get(key)
+        except Exception as exc:  # a store's fault never fails a trial
             log.warning("simulated tools: cache at %s unreadable (%s)", self._store.location, exc)
-            kept = None
         if kept is not None:
             self.hits += 1
             return kept.content
         text = await ask()
+        reply = CachedJudgeReply(content=text, model=SIMULATOR_MODEL_LABEL)
         try:
-            await self._store.put(key, CachedJudgeReply(content=text, model=SIMULATOR_MODEL_LABEL))
+            await self._store.put(key, reply, expires_in_s=self._expires_in_s)
         except Exception as exc:
             log.warning("simulated tools: cache at %s unwritable (%s)", self._store.location, exc)
         return text

@@ -34,6 +34,7 @@ from agentflow_eval.files.jsonl import JsonlWriter
 from agentflow_eval.files.naming import printable
 from agentflow_eval.llm.client import ModelClient
 from agentflow_eval.llm.retry import ProviderAuthError
+from agentflow_eval.models.config import JudgeSettings
 from agentflow_eval.models.evalset import EvalCase, EvalSet
 from agentflow_eval.models.results import Trial, TrialError
 from agentflow_eval.run.component_trial import run_component_trial
@@ -102,7 +103,11 @@ class _Trials:
     stage, however many run folders its trials go to."""
 
     def __init__(
-        self, timeout_s: float, counts: StageCounts, kept: JudgeCache | None = None
+        self,
+        timeout_s: float,
+        counts: StageCounts,
+        kept: JudgeCache | None = None,
+        judging: JudgeSettings | None = None,
     ) -> None:
         # an agent that blocks the loop and swallows every interruption is given up on
         # after a trial timeout's worth of the loop's own work (the grace README states)
@@ -116,9 +121,13 @@ class _Trials:
         # the stage's trials share one cache of simulated tools' replies: trials that
         # reach the same simulated state with the same call pay for one reply; kept
         # with the judges' replies when the run keeps those, so a run again pays none
-        self.simulation_cache: SimulationCache = (
-            KeptSimulationCache(kept) if kept is not None else InMemorySimulationCache()
-        )
+        self.simulation_cache: SimulationCache = InMemorySimulationCache()
+        if kept is not None:
+            self.simulation_cache = KeptSimulationCache(
+                kept,
+                refresh=judging is not None and judging.refresh_cache,
+                expires_in_s=judging.cache_expiration_s if judging is not None else None,
+            )
         self.shared_tools: dict[int, tuple[McpTool, ...]] = {}
         """The tools of each plan's run-scoped MCP servers (by the plan's ``id``)."""
 
@@ -231,7 +240,7 @@ async def run_trials(
         for case, index in trial_plan(plan.eval_set, plan.runs)
         if (case.eval_id, index) not in done
     )
-    stage = _Trials(plan.trial_settings.timeout_s, counts, kept)
+    stage = _Trials(plan.trial_settings.timeout_s, counts, kept, plan.config.judge)
     with JsonlWriter[Trial](plan.paths.trials) as writer, stage.watching():
         stage.watchdog.on_unstoppable = partial(_give_up, plan, writer)
 
@@ -267,7 +276,7 @@ async def run_paired_trials(
     counts = StageCounts(skipped=sum(len(d & set(keys)) for d in done))
     cases = {case.eval_id: case for case in candidate.eval_set.eval_cases}
     pending = [key for key in keys if key not in done[0] or key not in done[1]]
-    stage = _Trials(candidate.trial_settings.timeout_s, counts, kept)
+    stage = _Trials(candidate.trial_settings.timeout_s, counts, kept, candidate.config.judge)
     with (
         JsonlWriter[Trial](candidate.paths.trials) as first,
         JsonlWriter[Trial](baseline.paths.trials) as second,

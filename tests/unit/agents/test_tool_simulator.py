@@ -15,6 +15,7 @@ import pytest
 from agentflow_eval.agents.base import TrajectoryRecorder
 from agentflow_eval.agents.litellm_agent import LiteLLMAgent
 from agentflow_eval.agents.python import PythonAgent
+from agentflow_eval.criteria.config_files import config_from_data
 from agentflow_eval.criteria.judges.cache import StoreJudgeCache
 from agentflow_eval.files.errors import EvalFileError
 from agentflow_eval.models.end_state import EndStateCheck
@@ -239,3 +240,22 @@ async def test_simulated_replies_are_kept_with_the_judges_for_the_next_run(tmp_p
     ]
     for judged in again.trials:
         assert judged.trial.simulated_state == {"seats": {"12A": "taken", "12B": "free"}}
+
+
+async def test_a_refreshing_run_asks_again_and_keeps_the_new_replies(tmp_path: Path) -> None:
+    kept = StoreJudgeCache(LocalStore(tmp_path / "judge-cache"))
+    refreshing = config_from_data(
+        {"criteria": {"completes": 1.0}, "judge": {"refresh_cache": True}}
+    )
+    with ScriptedOpenAIServer(handler=booking_service) as server:
+        for name, config in (("first", None), ("refresh", refreshing), ("again", None)):
+            await evaluate(
+                PythonAgent(books_twice),
+                one_case([simulated(server)]),
+                config,
+                runs=1,
+                output_dir=tmp_path / name,
+                judge_cache=kept,
+            )
+        # the first run asked twice, the refreshing run twice again, the last none
+        assert len(server.requests) == 4
