@@ -431,7 +431,11 @@ def test_production_traces_are_scored_on_schedule_and_when_new_ones_land(deploye
                 scheduled = [
                     r
                     for r in await client.read_flow_runs(flow_run_filter=of_deployment)
-                    if r.state_name == "Scheduled" and r.auto_scheduled
+                    # this deploy's own: another module may deploy the same deployment
+                    # on the session's server, its runs carrying its parameters
+                    if r.state_name == "Scheduled"
+                    and r.auto_scheduled
+                    and r.parameters == deployment.parameters
                 ]
                 if scheduled:
                     break

@@ -218,7 +218,11 @@ async def _start_the_next_scheduled_run(api_url: str) -> UUID:
             scheduled = [
                 r
                 for r in await client.read_flow_runs(flow_run_filter=of_deployment)
-                if r.state_name == "Scheduled" and r.auto_scheduled
+                # this deployment's own: the session's server may hold runs another
+                # module's deploy of the same deployment made, with its parameters
+                if r.state_name == "Scheduled"
+                and r.auto_scheduled
+                and r.parameters == deployment.parameters
             ]
             if scheduled:
                 first = min(scheduled, key=lambda r: r.expected_start_time or 0)
@@ -284,7 +288,15 @@ def test_production_traces_in_a_bucket_become_scores_a_regression_and_cases(
                 "--resource", json.dumps(resource), "--payload", json.dumps(payload),
                 cwd=project)  # fmt: skip
     (landed,) = asyncio.run(
-        _finished_runs(api_url, lambda r: r.id != scheduled_id and not r.auto_scheduled, 1)
+        _finished_runs(
+            api_url,
+            lambda r: (
+                r.id != scheduled_id
+                and not r.auto_scheduled
+                and r.parameters.get("output_dir") == str(out)
+            ),  # not another module's
+            1,
+        )
     )
     assert landed.state is not None and landed.state.is_completed(), log_tail()
 
