@@ -21,7 +21,6 @@ from uuid import UUID
 import pytest
 from prefect.client.orchestration import PrefectClient
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterDeploymentId
-from prefect.states import Scheduled
 
 from tests.support.otlp_traces import AgentTrace, export_request, write_s3_layout
 from tests.support.prefect_server import (
@@ -33,6 +32,7 @@ from tests.support.prefect_server import (
     prefect_env,
     process_worker,
     server_events,
+    start_next_scheduled_run,
 )
 
 pytestmark = pytest.mark.e2e
@@ -420,31 +420,7 @@ def _trials(out: Path) -> int:
 def test_production_traces_are_scored_on_schedule_and_when_new_ones_land(deployed, tmp_path):
     home, api_url, worker_log, project = deployed
 
-    async def start_the_next_scheduled_run() -> UUID:
-        async with PrefectClient(api=api_url) as client:
-            deployment = await client.read_deployment_by_name("evaluate-traces/production")
-            assert [s.schedule.interval.total_seconds() for s in deployment.schedules] == [900]
-            of_deployment = FlowRunFilter(
-                deployment_id=FlowRunFilterDeploymentId(any_=[deployment.id])
-            )
-            for _ in range(30):
-                scheduled = [
-                    r
-                    for r in await client.read_flow_runs(flow_run_filter=of_deployment)
-                    # this deploy's own: another module may deploy the same deployment
-                    # on the session's server, its runs carrying its parameters
-                    if r.state_name == "Scheduled"
-                    and r.auto_scheduled
-                    and r.parameters == deployment.parameters
-                ]
-                if scheduled:
-                    break
-                await asyncio.sleep(1)
-            first = min(scheduled, key=lambda r: r.expected_start_time)
-            await client.set_flow_run_state(first.id, Scheduled(), force=True)  # due now
-            return first.id
-
-    scheduled_id = asyncio.run(start_the_next_scheduled_run())
+    scheduled_id = asyncio.run(start_next_scheduled_run(api_url, "evaluate-traces/production", 900))
     (run,) = asyncio.run(_traces_runs(api_url, 1, where=lambda r: r.id == scheduled_id))
     assert run.state.is_completed(), worker_log.read_text()[-3000:]
     shipped = project / "eval-results" / "production"

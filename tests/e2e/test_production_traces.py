@@ -25,7 +25,6 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from uuid import UUID
 
 import pytest
 
@@ -39,7 +38,6 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from prefect.client.orchestration import PrefectClient
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterDeploymentId
 from prefect.client.schemas.objects import FlowRun
-from prefect.states import Scheduled
 
 from agentflow_eval.files.loading import load_evalset
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
@@ -52,6 +50,7 @@ from tests.support.prefect_server import (
     prefect_env,
     process_worker,
     server_events,
+    start_next_scheduled_run,
 )
 from tests.support.seaweed import SeaweedFS
 
@@ -207,31 +206,6 @@ async def _finished_runs(
     raise AssertionError(f"no {count} finished runs of {DEPLOYMENT} within {timeout_s}s")
 
 
-async def _start_the_next_scheduled_run(api_url: str) -> UUID:
-    """The deployment's next scheduled run, made due now (its schedule is every 15 min)."""
-    async with PrefectClient(api=api_url) as client:
-        deployment = await client.read_deployment_by_name(DEPLOYMENT)
-        assert [s.schedule.interval.total_seconds() for s in deployment.schedules] == [900]  # type: ignore[union-attr]
-        of_deployment = FlowRunFilter(deployment_id=FlowRunFilterDeploymentId(any_=[deployment.id]))
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            scheduled = [
-                r
-                for r in await client.read_flow_runs(flow_run_filter=of_deployment)
-                # this deployment's own: the session's server may hold runs another
-                # module's deploy of the same deployment made, with its parameters
-                if r.state_name == "Scheduled"
-                and r.auto_scheduled
-                and r.parameters == deployment.parameters
-            ]
-            if scheduled:
-                first = min(scheduled, key=lambda r: r.expected_start_time or 0)
-                await client.set_flow_run_state(first.id, Scheduled(), force=True)
-                return first.id
-            await asyncio.sleep(1)
-    raise AssertionError("the scheduler made no run of the deployment within 120 s")
-
-
 def _runs_by_version(out: Path) -> dict[str, dict[str, Any]]:
     runs = [json.loads(p.read_text()) for p in out.glob(f"{EVAL_SET_ID}/*/results.json")]
     by_version = {run["agent_version"]: run for run in runs}
@@ -265,7 +239,7 @@ def test_production_traces_in_a_bucket_become_scores_a_regression_and_cases(
     assert _upload(shared_seaweed, root / "collector-v1") == 8
 
     # the schedule scores them
-    scheduled_id = asyncio.run(_start_the_next_scheduled_run(api_url))
+    scheduled_id = asyncio.run(start_next_scheduled_run(api_url, DEPLOYMENT, 900))
     (scheduled,) = asyncio.run(_finished_runs(api_url, lambda r: r.id == scheduled_id, 1))
     assert scheduled.state is not None and scheduled.state.is_completed(), log_tail()
     first = _runs_by_version(out)

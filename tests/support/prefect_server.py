@@ -282,3 +282,34 @@ async def server_events(
                 return found
             await asyncio.sleep(2)
     raise AssertionError(f"no matching {name} event within {timeout_s}s")
+
+
+async def start_next_scheduled_run(api_url: str, deployment_name: str, interval_s: float) -> Any:
+    """The id of the next run the scheduler made for ``deployment_name`` (whose one
+    schedule is every ``interval_s`` seconds), made due now instead of waiting for it.
+    Only the deployment's own runs count: another module may have deployed the same
+    deployment on the session's server, and the runs it left carry its parameters."""
+    from prefect.client.orchestration import PrefectClient
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterDeploymentId
+    from prefect.states import Scheduled
+
+    async with PrefectClient(api=api_url) as client:
+        deployment = await client.read_deployment_by_name(deployment_name)
+        intervals = [s.schedule.interval.total_seconds() for s in deployment.schedules]  # type: ignore[union-attr]
+        assert intervals == [interval_s], intervals
+        of_deployment = FlowRunFilter(deployment_id=FlowRunFilterDeploymentId(any_=[deployment.id]))
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            scheduled = [
+                r
+                for r in await client.read_flow_runs(flow_run_filter=of_deployment)
+                if r.state_name == "Scheduled"
+                and r.auto_scheduled
+                and r.parameters == deployment.parameters
+            ]
+            if scheduled:
+                first = min(scheduled, key=lambda r: r.expected_start_time or 0)
+                await client.set_flow_run_state(first.id, Scheduled(), force=True)
+                return first.id
+            await asyncio.sleep(1)
+    raise AssertionError(f"the scheduler made no run of {deployment_name} within 120 s")
