@@ -5,6 +5,7 @@ for the session's flow and end-to-end tests."""
 
 from __future__ import annotations
 
+import gc
 import os
 import tempfile
 from collections.abc import Iterator
@@ -32,6 +33,19 @@ os.environ.pop("AGENTFLOW_LLM_TRANSPORT", None)
 from agentflow_eval.criteria.registry import known_criteria
 
 known_criteria()
+
+
+# Collection imports every test module and what they import, and frees little: the cyclic
+# collector is paused meanwhile (agentflow_eval/import_cost.py says why) and what it
+# loaded is then frozen, so the session's later full collections do not walk it again.
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    gc.disable()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    gc.freeze()
+    gc.enable()
 
 
 @pytest.fixture(autouse=True)

@@ -43,6 +43,7 @@ from agentflow_eval.agents.python import PythonAgent
 from agentflow_eval.errors import InputError
 from agentflow_eval.files.errors import did_you_mean
 from agentflow_eval.files.python_files import import_python_file
+from agentflow_eval.import_cost import paused_collection
 
 __all__ = ["AgentLoadError", "SupportsWithModel", "load_agent", "load_callable"]
 
@@ -184,15 +185,16 @@ def _import(target: str, spec: str, label: str | None = None) -> ModuleType:
         sys.path.insert(0, cwd)
     looks_like_file = target.endswith(".py") or "/" in target or "\\" in target
     try:
-        if not looks_like_file:
-            return importlib.import_module(target)
-        path = Path(target)
-        if not path.is_file():
-            raise AgentLoadError(f"{where}: file {target!r} does not exist")
-        dotted = _package_module_name(path.resolve())
-        if dotted is not None:
-            return importlib.import_module(dotted)
-        return import_python_file(path, "agentflow_agent")
+        with paused_collection():  # an agent's module often loads a whole framework
+            if not looks_like_file:
+                return importlib.import_module(target)
+            path = Path(target)
+            if not path.is_file():
+                raise AgentLoadError(f"{where}: file {target!r} does not exist")
+            dotted = _package_module_name(path.resolve())
+            if dotted is not None:
+                return importlib.import_module(dotted)
+            return import_python_file(path, "agentflow_agent")
     except AgentLoadError:
         raise
     except Exception as exc:

@@ -32,21 +32,26 @@ from collections.abc import Sequence
 from agentflow_eval.cli.common import EXIT_OK, fail
 from agentflow_eval.cli.early import start_early
 from agentflow_eval.errors import InputError
+from agentflow_eval.import_cost import paused_collection
 
 __all__ = ["console", "main"]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command ``argv`` (default: this process's arguments); its exit code."""
+def main(argv: Sequence[str] | None = None, *, owns_process: bool = False) -> int:
+    """Run the command ``argv`` (default: this process's arguments); its exit code.
+    ``owns_process``: the process is the command's alone (the executable), so what it
+    imports may be frozen out of the garbage collector's reach (see
+    :mod:`agentflow_eval.import_cost`)."""
     words = list(sys.argv[1:] if argv is None else argv)
     try:
-        early = start_early(words, os.environ)
+        early = start_early(words, os.environ, owns_process=owns_process)
     except InputError as exc:  # a resumed folder another process holds
         return fail(str(exc))
     try:
-        # the command graph (LiteLLM, SciPy, the agent's imports) loads while the server
-        # launched above boots
-        from agentflow_eval.cli.commands import dispatch
+        # the command graph (SciPy, pydantic's models, the commands) loads while the
+        # server launched above boots
+        with paused_collection(freeze=owns_process):
+            from agentflow_eval.cli.commands import dispatch
 
         return dispatch(words, early)
     finally:
@@ -77,5 +82,5 @@ def console() -> None:
             os._exit(exit_code[0])
 
     atexit.register(end_process)
-    exit_code.append(main())
+    exit_code.append(main(owns_process=True))
     sys.exit(exit_code[0] if exit_code else EXIT_OK)

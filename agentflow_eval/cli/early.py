@@ -50,6 +50,9 @@ class EarlyStart:
     api: TemporaryPrefectAPI | None = None
     held: RunFolderLock | None = None
     stdout: ResultStdout | None = None
+    owns_process: bool = False
+    """The process is the command's alone: what it imports may be frozen out of the
+    garbage collector's reach (:mod:`agentflow_eval.import_cost`)."""
 
     @property
     def result_stream(self) -> TextIO:
@@ -66,21 +69,23 @@ class EarlyStart:
             self.stdout.release()
 
 
-def start_early(argv: Sequence[str], environ: Mapping[str, str]) -> EarlyStart:
+def start_early(
+    argv: Sequence[str], environ: Mapping[str, str], *, owns_process: bool = False
+) -> EarlyStart:
     """Start what a run command needs before its imports (see the module). Raises
     :class:`~agentflow_eval.errors.InputError` for a ``--resume`` folder another process
     holds."""
     words = list(argv)
     command = next((word for word in words if not word.startswith("-")), None)
     if command not in _RUNS_STAGES or {"-h", "--help", "--version"} & set(words):
-        return EarlyStart()
+        return EarlyStart(owns_process=owns_process)
     _quiet_prefect(verbose=bool({"-v", "--verbose"} & set(words)))
     resume = _value_of(words, "--resume")
     held = None
     if resume and (Path(resume) / "run.json").is_file():
         held = RunFolderLock.acquire(resume)
     no_prefect = wants_no_prefect("--no-prefect" in words, environ)
-    early = EarlyStart(held=held, stdout=reserve_stdout())
+    early = EarlyStart(held=held, stdout=reserve_stdout(), owns_process=owns_process)
     if not no_prefect:
         try:
             early.api = TemporaryPrefectAPI.launch()

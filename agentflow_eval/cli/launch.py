@@ -25,6 +25,7 @@ from agentflow_eval.cli.progress import LiveDisplay, PlainDisplay, RunFolderWatc
 from agentflow_eval.cli.run_outcome import Console, interrupted, stopped, tell
 from agentflow_eval.errors import InputError
 from agentflow_eval.flows.support.temporary_api import TemporaryAPIError
+from agentflow_eval.import_cost import paused_collection
 from agentflow_eval.models.request import RunRequest
 from agentflow_eval.pipeline.execute import NeedsPrefect, PreparedRun, Runtime, execute, prepare
 from agentflow_eval.pipeline.outcome import RunOutcome
@@ -52,7 +53,9 @@ def launch(
     try:
         if direct is not None:
             direct.check(request)
-        prepared = prepare(request, resume=earlier, held=early.held)
+        # the agent's module and its framework load here
+        with paused_collection(freeze=early.owns_process):
+            prepared = prepare(request, resume=earlier, held=early.held)
     except NeedsPrefect as exc:
         return fail(
             f"--no-prefect: this run uses {exc.what}, which only the Prefect flow reads; run "
@@ -68,7 +71,8 @@ def launch(
                 request, direct, prepared=prepared
             )
         else:
-            from agentflow_eval.cli.in_flow import flow_run  # Prefect, on this path alone
+            with paused_collection(freeze=early.owns_process):
+                from agentflow_eval.cli.in_flow import flow_run  # Prefect, on this path alone
 
             start = flow_run(early.api, prepared)
         return _followed(

@@ -26,6 +26,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from agentflow_eval.import_cost import import_paused
+
 __all__ = [
     "PRICE_MAP_FILE",
     "SKIP_MCP_OPTION",
@@ -113,7 +115,7 @@ def has_custom_provider(provider: str) -> bool:
 
 def register_custom_provider(provider: str, handler: Any) -> None:
     """Register ``handler`` (a ``litellm.CustomLLM``) for ``provider/<model>`` names, once."""
-    import litellm
+    litellm = import_paused("litellm")
 
     if has_custom_provider(provider):
         return

@@ -22,13 +22,13 @@ The adapter registered last is asked first, so a package can replace a built-in 
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
 from agentflow_eval.agents.base import AgentUnderTest
 from agentflow_eval.errors import InputError
+from agentflow_eval.import_cost import import_paused
 from agentflow_eval.registries import Registry
 
 __all__ = [
@@ -127,7 +127,7 @@ def wrap(obj: Any, *, name: str, adapter: FrameworkAdapter | None = None) -> Age
     if chosen is None:
         raise ValueError(f"no framework adapter recognises a {type(obj).__name__}")
     try:
-        module = importlib.import_module(chosen.module)
+        module = import_paused(chosen.module)
     except ImportError as exc:
         raise FrameworkMissing(
             f"{type(obj).__name__} is a {chosen.name} agent, and its adapter cannot load "
