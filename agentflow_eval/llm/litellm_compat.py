@@ -115,7 +115,7 @@ def has_custom_provider(provider: str) -> bool:
 
 def register_custom_provider(provider: str, handler: Any) -> None:
     """Register ``handler`` (a ``litellm.CustomLLM``) for ``provider/<model>`` names, once."""
-    litellm = import_paused("litellm")
+    litellm: Any = import_paused("litellm")  # its registry is a module attribute
 
     if has_custom_provider(provider):
         return
