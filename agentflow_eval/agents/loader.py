@@ -17,8 +17,10 @@ Accepted specs:
 
 ``attr`` (dots allowed: ``module:Class.attr``) may be an agent object, an agent class
 (instantiated with no arguments), a synchronous function with no parameters (a factory,
-called once; it returns an agent or an agent function), or an agent function (wrapped in
-:class:`PythonAgent`); so may the ``root_agent`` or ``agent`` a module form finds. Every
+called once; it returns an agent or an agent function), a synchronous function whose one
+parameter is ``tools`` (a LangGraph graph factory: called with no tools here, and with
+the trial's MCP tools for each trial of a run that has MCP servers), or an agent function
+(wrapped in :class:`PythonAgent`); so may the ``root_agent`` or ``agent`` a module form finds. Every
 failure raises :class:`AgentLoadError` naming the spec.
 
 :func:`load_callable` imports a plain function the same way (``module:attr`` or
@@ -54,6 +56,9 @@ _SPEC_FORMS = (
 )
 _CONVENTIONAL_NAMES = ("root_agent", "agent")
 """What a module named without ``:attr`` is expected to define, first match wins."""
+_TOOLS_PARAM = "tools"
+"""The one parameter of a function that builds a framework's agent with the trial's extra
+tools (a LangGraph graph factory: ``def build(tools)``)."""
 _FRAMEWORK_APP = "app"
 """Checked before those, and taken only when a framework adapter claims it: Google ADK's
 loader looks for a module's ``App`` (its plugins and app-wide settings) first."""
@@ -300,15 +305,42 @@ def _as_agent(obj: Any, spec: str, attr: str) -> AgentUnderTest:
             f"factory, but it returned {type(made).__name__}; a factory must return an agent "
             "or an agent function (an agent function takes a 'message' parameter)"
         )
+    if _is_tools_factory(obj):
+        return _tools_factory_agent(obj, spec, attr)
     return _python_agent(obj, spec, attr)
 
 
-def _framework_agent(
-    obj: Any, framework: frameworks.FrameworkAdapter, spec: str, attr: str
-) -> AgentUnderTest:
-    """A framework's agent, through its adapter; a failure names the spec."""
+def _tools_factory_agent(factory: Any, spec: str, attr: str) -> AgentUnderTest:
+    """A framework's agent built by a function of the trial's tools (a LangGraph graph
+    factory): called once here with none, to learn which framework's object it builds."""
     try:
-        return frameworks.wrap(obj, name=attr, adapter=framework)
+        made = factory([])
+    except Exception as exc:
+        raise AgentLoadError(
+            f"agent spec {spec!r}: {attr}(tools=[]) failed: {type(exc).__name__}: {exc}"
+        ) from exc
+    framework = frameworks.adapter_for(made)
+    if framework is None:
+        raise AgentLoadError(
+            f"agent spec {spec!r}: {attr} takes 'tools', so it was called as a graph factory, "
+            f"but {attr}([]) returned {type(made).__name__}; it must return a LangGraph graph "
+            "built with those tools"
+        )
+    return _framework_agent(made, framework, spec, attr, factory=factory)
+
+
+def _framework_agent(
+    obj: Any,
+    framework: frameworks.FrameworkAdapter,
+    spec: str,
+    attr: str,
+    *,
+    factory: Any = None,
+) -> AgentUnderTest:
+    """A framework's agent (built by ``factory`` when given), through its adapter; a
+    failure names the spec."""
+    try:
+        return frameworks.wrap(obj, name=attr, adapter=framework, factory=factory)
     except frameworks.FrameworkMissing as exc:
         raise AgentLoadError(f"agent spec {spec!r}: {exc}") from exc
     except (TypeError, ValueError) as exc:
@@ -328,6 +360,24 @@ def _is_factory(obj: Any) -> bool:
         return not inspect.signature(obj).parameters
     except (TypeError, ValueError):
         return False
+
+
+def _is_tools_factory(obj: Any) -> bool:
+    """A synchronous callable whose one parameter is ``tools``: it builds the agent with
+    the trial's extra tools (an agent function may not take ``tools``)."""
+    if inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(
+        getattr(obj, "__call__", None)  # noqa: B004
+    ):
+        return False
+    try:
+        params = list(inspect.signature(obj).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    return (
+        len(params) == 1
+        and params[0].name == _TOOLS_PARAM
+        and params[0].kind in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD)
+    )
 
 
 def _python_agent(fn: Any, spec: str, attr: str) -> PythonAgent:

@@ -8,6 +8,10 @@ only when an agent spec points at that framework. An adapter module defines::
 
     def wrap(obj: Any, *, name: str) -> AgentUnderTest
 
+and may define ``wrap_factory(factory, *, name, first)`` for an agent spec naming a
+function of the trial's tools (``def build(tools)``; ``first`` is what it returned for
+none), as the LangGraph adapter does: its graphs' tools are fixed when compiled.
+
 The built-in adapters are :data:`BUILTIN_ADAPTERS`. A package adds its own with
 :func:`register_adapter`, or declares it as an entry point of the
 ``agentflow_eval.adapters`` group, naming its :class:`FrameworkAdapter` under the
@@ -119,10 +123,19 @@ def adapter_for(obj: Any) -> FrameworkAdapter | None:
     return next((adapter for adapter in adapters() if adapter.recognises(obj)), None)
 
 
-def wrap(obj: Any, *, name: str, adapter: FrameworkAdapter | None = None) -> AgentUnderTest:
-    """``obj`` as an agent under test, through its framework's adapter. Raises
-    :class:`FrameworkMissing` naming the extra to install when the adapter cannot load,
-    and ``ValueError`` when no adapter claims ``obj``."""
+def wrap(
+    obj: Any,
+    *,
+    name: str,
+    adapter: FrameworkAdapter | None = None,
+    factory: Callable[[list[Any]], Any] | None = None,
+) -> AgentUnderTest:
+    """``obj`` as an agent under test, through its framework's adapter. With ``factory``
+    (a function of the trial's extra tools that built ``obj`` when given none), the
+    adapter's ``wrap_factory(factory, name=..., first=obj)`` builds each trial's agent
+    with them; an adapter without one refuses it. Raises :class:`FrameworkMissing`
+    naming the extra to install when the adapter cannot load, and ``ValueError`` when no
+    adapter claims ``obj``."""
     chosen = adapter or adapter_for(obj)
     if chosen is None:
         raise ValueError(f"no framework adapter recognises a {type(obj).__name__}")
@@ -133,5 +146,13 @@ def wrap(obj: Any, *, name: str, adapter: FrameworkAdapter | None = None) -> Age
             f"{type(obj).__name__} is a {chosen.name} agent, and its adapter cannot load "
             f"({exc}); install it with: pip install 'agentflow-eval[{chosen.extra}]'"
         ) from exc
+    if factory is not None:
+        wrap_factory = getattr(module, "wrap_factory", None)
+        if wrap_factory is None:
+            raise ValueError(
+                f"the {chosen.name} adapter builds no agent from a function of tools; name "
+                "the agent itself (the run adds MCP servers' tools to it)"
+            )
+        return cast(AgentUnderTest, wrap_factory(factory, name=name, first=obj))
     make = cast(Callable[..., AgentUnderTest], module.wrap)
     return make(obj, name=name)

@@ -33,6 +33,9 @@ def make_function():
 def make_nothing():
     return 42
 
+def build_nothing(tools):
+    return 42
+
 def needs_user(message: str, user: str) -> str:
     return message
 
@@ -165,7 +168,10 @@ def test_malformed_or_missing_specs(project: str, spec: str, message: str) -> No
     assert repr(spec) in str(info.value)
 
 
-AGENT_LIKE = "agent-like names there: Custom, echo, llm, make_agent, make_function, make_nothing"
+AGENT_LIKE = (
+    "agent-like names there: Custom, build_nothing, echo, llm, make_agent, make_function, "
+    "make_nothing"
+)
 
 
 def test_a_missing_attribute_lists_the_agents_that_are_there(project: str) -> None:
@@ -191,6 +197,7 @@ def test_a_mistyped_attribute_gets_the_near_agent_like_name(tmp_path: Path) -> N
         ("number", "is a int; expected an agent"),
         ("NotAnAgent", "has no start_session"),
         ("make_nothing", "called as an agent factory, but it returned int"),
+        ("build_nothing", r"called as a graph factory, but build_nothing\(\[\]\) returned int"),
         ("needs_user", "required parameter 'user'"),
     ],
 )
@@ -328,5 +335,56 @@ def test_a_frameworks_app_comes_before_root_agent_and_any_other_app_is_ignored(
         assert load_agent(framework_app).name == "app:weather_app"
         assert load_agent(web_app).name == "root"
         assert load_agent(f"{framework_app}:root_agent").name == "root"  # named, it is taken
+    finally:
+        frameworks.ADAPTERS.remove(adapter.name)
+
+
+FACTORY_ADAPTER = """
+from agentflow_eval.agents.python import PythonAgent
+
+def wrap(obj, *, name):
+    return PythonAgent(lambda message: obj.label, name=name)
+
+def wrap_factory(factory, *, name, first):
+    agent = PythonAgent(lambda message: first.label, name=f"{name}:{first.label}")
+    agent.factory = factory
+    return agent
+"""
+FACTORY_MODULE = """
+from {fw} import Graph
+
+def build(tools):
+    return Graph(f"with {{len(tools)}} tools")
+"""
+
+
+@pytest.mark.parametrize("takes_factories", [True, False])
+def test_a_function_of_tools_is_built_once_and_handed_to_its_adapters_wrap_factory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, takes_factories: bool
+) -> None:
+    # a LangGraph graph factory (def build(tools)): its adapter builds each trial's graph
+    from agentflow_eval.agents import frameworks
+
+    fw = f"fw_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{fw}.py").write_text(
+        "class Graph:\n    def __init__(self, label):\n        self.label = label\n"
+    )
+    adapter_source = FACTORY_ADAPTER if takes_factories else FRAMEWORK_ADAPTER
+    (tmp_path / f"{fw}_adapter.py").write_text(adapter_source)
+    module = f"graphs_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{module}.py").write_text(FACTORY_MODULE.format(fw=fw))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    adapter = frameworks.register_adapter(
+        frameworks.FrameworkAdapter(fw, (fw,), f"{fw}_adapter", "fake")
+    )
+    try:
+        if takes_factories:
+            agent = load_agent(f"{module}:build")
+            assert agent.name == "build:with 0 tools"  # built with no tools, to load it
+            assert agent.factory([1, 2]).label == "with 2 tools"  # type: ignore[attr-defined]
+        else:
+            with pytest.raises(AgentLoadError, match="builds no agent from a function of tools"):
+                load_agent(f"{module}:build")
     finally:
         frameworks.ADAPTERS.remove(adapter.name)
