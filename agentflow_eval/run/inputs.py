@@ -253,7 +253,8 @@ def check_agent_mcp(agent: object, inputs: RunInputs) -> None:
     """Refuse, in one line, the config's MCP servers for an agent that cannot be given
     their tools: an agent kind that can says so with ``mcp_supported = True`` (the
     built-in LiteLLM agent, a Python function, the Agents SDK's, ADK's and Pydantic AI's
-    adapters)."""
+    adapters, a LangGraph graph factory); one that cannot may say what to do instead
+    in ``mcp_hint`` (a compiled LangGraph graph)."""
     if not inputs.config.mcp_servers:
         return
     if importlib.util.find_spec("mcp") is None:
@@ -265,11 +266,17 @@ def check_agent_mcp(agent: object, inputs: RunInputs) -> None:
     if getattr(agent, "mcp_supported", False):
         return
     name = getattr(agent, "name", type(agent).__name__)
+    hint = getattr(agent, "mcp_hint", None)
+    why = (
+        f"; {hint}"
+        if isinstance(hint, str) and hint
+        else " (the LiteLLM agent, a Python function, the Agents SDK, ADK and Pydantic AI "
+        "adapters and a LangGraph graph factory can); remove mcp_servers or evaluate one "
+        "of those"
+    )
     raise EvalFileError(
         inputs.config_path or "the config",
-        f"agent {name!r} cannot be given MCP servers' tools (the LiteLLM agent, a Python "
-        "function and the Agents SDK, ADK and Pydantic AI adapters can); remove "
-        "mcp_servers or evaluate one of those",
+        f"agent {name!r} cannot be given MCP servers' tools{why}",
         field="mcp_servers",
     )
 

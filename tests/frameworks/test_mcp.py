@@ -448,3 +448,203 @@ def test_ctrl_c_stops_the_servers_of_the_running_trials(tmp_path: Path) -> None:
                 process.kill()
     assert process.returncode == 130, err.decode()[-2000:]
     assert server_pids() == []
+
+
+# ------------------------------------------------------------------ LangGraph graph factories
+
+LANGGRAPH_FILE = """\
+import os
+
+from langchain_core.tools import tool
+from langchain_openai import ChatOpenAI
+from langgraph.prebuilt import create_react_agent
+
+model = ChatOpenAI(
+    model="scripted", base_url=os.environ["SCRIPTED_URL"], api_key="test", max_retries=0
+)
+
+
+@tool
+def opening_hours() -> str:
+    \"\"\"When the desk is open.\"\"\"
+    return "9-17"
+
+
+def build(tools):
+    return create_react_agent(model, [opening_hours, *tools], name="desk")
+
+
+graph = build([])
+"""
+"""A graph factory, and the plain graph it builds without MCP tools, in a file named by
+an agent spec as a user names theirs."""
+
+
+def langgraph_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: ScriptedOpenAIServer, attr: str
+) -> AgentUnderTest:
+    pytest.importorskip("langgraph")
+    pytest.importorskip("langchain_openai")
+    from agentflow_eval.agents.loader import load_agent
+
+    monkeypatch.setenv("SCRIPTED_URL", server.url)
+    # a file of its own per test (modules are kept by path): built with this test's server
+    path = tmp_path / "desk_graph.py"
+    path.write_text(LANGGRAPH_FILE)
+    return load_agent(f"{path}:{attr}")
+
+
+async def test_a_langgraph_factory_builds_each_trials_graph_with_its_mcp_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with ScriptedOpenAIServer(handler=refund_model) as server:
+        agent = langgraph_agent(tmp_path, monkeypatch, server, "build")
+        run = await evaluate(agent, evalset(), mcp_config(), runs=2, output_dir=tmp_path)
+        offered = {tool["function"]["name"] for tool in server.requests[0]["tools"]}
+        schema = next(
+            tool["function"]["parameters"]
+            for tool in server.requests[0]["tools"]
+            if tool["function"]["name"] == "refund_order"
+        )
+    # the graph's own tool beside the server's, which the model sees as the server wrote it
+    assert offered == {"opening_hours", "lookup_order", "refund_order"}
+    assert set(schema["required"]) == {"order_id", "reason"}
+    assert [t.status for t in run.trials] == ["passed", "passed"], run.trials[0].trial.error
+    pids = set()
+    for index in range(2):
+        lookup, refund = calls(run, index)
+        assert (lookup.name, lookup.args, lookup.served_by) == (
+            "lookup_order",
+            {"order_id": "A-1"},
+            "tool",
+        )
+        assert (lookup.result["status"], lookup.result["calls"]) == ("delivered", 1)
+        pids.add(lookup.result["pid"])
+        # each trial's own server: never "already refunded"
+        assert (refund.name, refund.result, refund.error) == (
+            "refund_order",
+            "refunded A-1: 42.0",
+            None,
+        )
+        answer = run.trials[index].trial.turns[0].final_response
+        assert answer is not None and "refunded A-1: 42.0" in answer
+    assert len(pids) == 2  # one server process per trial
+    assert server_pids() == []
+
+
+async def test_a_tool_mock_answers_for_a_langgraph_factorys_mcp_tool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = mcp_config(tool_mocks=[{"tool": "lookup_order", "result": MOCKED_LOOKUP}])
+    with ScriptedOpenAIServer(handler=refund_model) as server:
+        agent = langgraph_agent(tmp_path, monkeypatch, server, "build")
+        run = await evaluate(agent, evalset(), config, runs=1, output_dir=tmp_path)
+        sent = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+    lookup, refund = calls(run)
+    assert (lookup.served_by, lookup.result) == ("mock", MOCKED_LOOKUP)
+    assert (refund.served_by, refund.result) == ("tool", "refunded A-1: 42.0")
+    assert json.loads(sent[0]) == MOCKED_LOOKUP  # the model saw the mock's answer
+    assert server_pids() == []
+
+
+async def test_a_server_error_is_a_langgraph_calls_error_the_model_is_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unknown_order(body: dict[str, Any]) -> Reply:
+        if body["messages"][-1]["role"] == "tool":
+            return Reply.text("no such order")
+        return Reply.tools(("lookup_order", {"order_id": "Z-9"}))
+
+    with ScriptedOpenAIServer(handler=unknown_order) as server:
+        agent = langgraph_agent(tmp_path, monkeypatch, server, "build")
+        run = await evaluate(agent, evalset(), mcp_config(), runs=1, output_dir=tmp_path)
+        told = server.requests[-1]["messages"][-1]["content"]
+    [lookup] = calls(run)
+    assert lookup.error is not None and "Error executing tool lookup_order" in lookup.error
+    assert "Error executing tool lookup_order" in told
+    assert run.trials[0].trial.error is None  # the model was told; the run went on
+    assert run.trials[0].trial.turns[0].final_response == "no such order"
+    assert server_pids() == []
+
+
+async def test_a_langgraph_factory_runs_its_plain_graph_without_mcp_servers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def hours(body: dict[str, Any]) -> Reply:
+        if body["messages"][-1]["role"] == "tool":
+            return Reply.text(f"open {body['messages'][-1]['content']}")
+        return Reply.tools(("opening_hours", {}))
+
+    with ScriptedOpenAIServer(handler=hours) as server:
+        agent = langgraph_agent(tmp_path, monkeypatch, server, "build")
+        config = config_from_data({"criteria": {"completes": 1.0}})
+        run = await evaluate(agent, evalset(), config, runs=1, output_dir=tmp_path)
+        offered = {tool["function"]["name"] for tool in server.requests[0]["tools"]}
+    assert offered == {"opening_hours"}
+    [call] = calls(run)
+    assert (call.name, call.result) == ("opening_hours", "9-17")
+    assert run.trials[0].trial.turns[0].final_response == "open 9-17"
+
+
+def test_a_compiled_langgraph_graph_with_mcp_servers_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.support.cli_in_process import run_cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "desk.evalset.json").write_text(evalset().model_dump_json())
+    config = {
+        "criteria": {"completes": 1.0},
+        "mcp_servers": [{"name": "orders", "command": server_command()}],
+    }
+    (tmp_path / "mcp.config.json").write_text(json.dumps(config))
+    with ScriptedOpenAIServer(handler=refund_model) as server:
+        langgraph_agent(tmp_path, monkeypatch, server, "graph")  # writes desk_graph.py
+        result = run_cli(
+            capsys,
+            "run",
+            "desk_graph.py:graph",
+            "desk.evalset.json",
+            "--config",
+            "mcp.config.json",
+            "--no-prefect",
+        )
+        assert server.request_count == 0  # the graph never ran
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "agentflow-eval: error: mcp.config.json: mcp_servers: agent 'desk' cannot be given "
+        "MCP servers' tools; a compiled graph's tools are fixed when it is compiled: name a "
+        "graph factory instead, a function build(tools) returning the graph built with them "
+        "(create_react_agent(model, [*your_tools, *tools]))"
+    ]
+    assert server_pids() == []  # refused before any server was started
+    assert not list(tmp_path.glob("*results*")), "no run folder for bad input"
+
+
+async def test_an_mcp_tool_named_as_a_graphs_own_tool_fails_the_trial(tmp_path: Path) -> None:
+    pytest.importorskip("langgraph")
+    pytest.importorskip("langchain_openai")
+    from langchain_core.tools import tool
+    from langchain_openai import ChatOpenAI
+    from langgraph.prebuilt import create_react_agent
+
+    from agentflow_eval.agents.frameworks.langgraph import wrap_factory
+
+    @tool
+    def lookup_order(order_id: str) -> str:
+        """The graph's own lookup, which a ToolNode would silently swap for the server's."""
+        return "mine"
+
+    with ScriptedOpenAIServer(handler=refund_model) as server:
+        model = ChatOpenAI(model="scripted", base_url=server.url, api_key="test", max_retries=0)
+        agent = wrap_factory(
+            lambda tools: create_react_agent(model, [lookup_order, *tools]), name="desk"
+        )
+        run = await evaluate(agent, evalset(), mcp_config(), runs=1, output_dir=tmp_path)
+        assert server.request_count == 0
+    error = run.trials[0].trial.error
+    assert error is not None
+    assert "MCP tool(s) 'lookup_order' have the name of one of graph 'desk''s own tools" in (
+        error.message
+    )
+    assert server_pids() == []

@@ -29,6 +29,13 @@ The author of an event is the node, with its subgraphs (``summary/summarize``). 
 answer is the text of the last ``AIMessage`` the turn wrote; the session's ``state`` is the
 thread's state after each turn, messages as role/content dicts.
 
+The run's MCP servers (``context.mcp_tools``) cannot be added to a compiled graph: its
+tools were fixed when it was compiled. So the agent spec may name a graph *factory*
+instead, ``def build(tools): return create_react_agent(model, [*my_tools, *tools])``:
+``build([])`` is the graph of a run without MCP servers, and a run with some builds each
+trial's graph with their tools as LangChain tools (:mod:`.langgraph_mcp`). A plain graph
+with MCP servers is refused before the run, saying so (:data:`MCP_HINT`).
+
 The framework's own exceptions are not caught: a rate limit that outlasted
 ``ChatOpenAI``'s retries reaches the trial with ``openai.RateLimitError`` in its chain (an
 infrastructure error), and a tool that raises fails the trial with its error. Two are
@@ -45,7 +52,7 @@ import json
 import re
 import time
 import uuid
-from collections.abc import AsyncGenerator, Iterable, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from typing import Any, cast
 
 from langchain_core.messages import (
@@ -56,6 +63,7 @@ from langchain_core.messages import (
     convert_to_messages,
 )
 from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import GraphBubbleUp, GraphRecursionError
@@ -65,11 +73,14 @@ from langgraph.types import Durability, StreamMode
 from pydantic_core import to_jsonable_python
 
 from agentflow_eval.agents.base import MaxStepsExceeded, SessionContext, TrajectoryRecorder
+from agentflow_eval.agents.frameworks.langgraph_mcp import langchain_tools
 from agentflow_eval.agents.frameworks.langgraph_tools import (
     CONFIG_KEY,
     TrialMocks,
     gate_tool_nodes,
+    tool_nodes,
 )
+from agentflow_eval.environments.mcp import McpTool
 from agentflow_eval.llm.litellm_compat import listed_cost
 from agentflow_eval.models.evalset import Message
 from agentflow_eval.models.results import (
@@ -81,7 +92,15 @@ from agentflow_eval.models.results import (
     Usage,
 )
 
-__all__ = ["GraphInterrupted", "LangGraphAgent", "LangGraphSession", "wrap"]
+__all__ = [
+    "MCP_HINT",
+    "GraphFactory",
+    "GraphInterrupted",
+    "LangGraphAgent",
+    "LangGraphSession",
+    "wrap",
+    "wrap_factory",
+]
 
 MESSAGES = "messages"
 """The state key a graph must have: the conversation, as LangGraph's ``MessagesState``."""
@@ -94,17 +113,43 @@ _UNNAMED = "LangGraph"
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
 
 
+GraphFactory = Callable[[list[BaseTool]], Any]
+"""A function that takes the trial's extra tools (LangChain tools) and returns the graph
+built with them: a compiled graph, or a ``StateGraph`` builder."""
+
+MCP_HINT = (
+    "a compiled graph's tools are fixed when it is compiled: name a graph factory instead, "
+    "a function build(tools) returning the graph built with them "
+    "(create_react_agent(model, [*your_tools, *tools]))"
+)
+"""What the run says to do when MCP servers are given to a plain compiled graph."""
+
+
 def wrap(obj: Any, *, name: str) -> LangGraphAgent:
     """A LangGraph object as an agent under test: a compiled graph, or a ``StateGraph``
     builder (compiled here, without a checkpointer)."""
+    return LangGraphAgent(_graph(obj), name=name)
+
+
+def wrap_factory(factory: GraphFactory, *, name: str, first: Any = None) -> LangGraphAgent:
+    """A graph factory as an agent under test: ``factory([])`` (or ``first``, what it
+    already returned for no tools) is the graph of a run without MCP servers; a run with
+    some builds each trial's graph with their tools, ``factory(tools)``."""
+    built = factory([]) if first is None else first
+    return LangGraphAgent(_graph(built, factory=factory), name=name, factory=factory)
+
+
+def _graph(obj: Any, *, factory: GraphFactory | None = None) -> Pregel[Any, Any, Any, Any]:
     if isinstance(obj, StateGraph):
         obj = obj.compile()
     if not isinstance(obj, Pregel):
+        made = f" (returned by {_callable_name(factory)}(tools))" if factory else ""
         raise TypeError(
-            f"a {type(obj).__name__} is not a graph; point the agent spec at a compiled "
-            "LangGraph graph (builder.compile(), create_react_agent(...))"
+            f"a {type(obj).__name__}{made} is not a graph; point the agent spec at a compiled "
+            "LangGraph graph (builder.compile(), create_react_agent(...)) or a function "
+            "build(tools) returning one"
         )
-    return LangGraphAgent(obj, name=name)
+    return obj
 
 
 class GraphInterrupted(RuntimeError):
@@ -118,8 +163,17 @@ class LangGraphAgent:
     tool_mocks_supported = True
     history_supported = True
 
-    def __init__(self, graph: Pregel[Any, Any, Any, Any], *, name: str) -> None:
+    def __init__(
+        self,
+        graph: Pregel[Any, Any, Any, Any],
+        *,
+        name: str,
+        factory: GraphFactory | None = None,
+    ) -> None:
         self.graph = graph
+        self.factory = factory
+        """What builds each trial's graph when the run has MCP servers (``graph`` is what
+        it built with no tools)."""
         # a name the graph was given (compile(name=...)) says more than the attribute's
         self._name = graph.name if graph.name and graph.name != _UNNAMED else name
         self._input_keys = _input_keys(graph)
@@ -143,7 +197,40 @@ class LangGraphAgent:
     def name(self) -> str:
         return self._name
 
+    @property
+    def mcp_supported(self) -> bool:
+        """A graph factory takes the run's MCP tools; a compiled graph's are fixed."""
+        return self.factory is not None
+
+    @property
+    def mcp_hint(self) -> str | None:
+        """What to do instead, when the run's MCP servers are refused."""
+        return None if self.mcp_supported else MCP_HINT
+
     async def start_session(self, context: SessionContext) -> LangGraphSession:
+        """A new thread: of the graph, or, with MCP tools, of the graph the factory builds
+        with them for this trial (:meth:`_with_mcp_tools`)."""
+        agent = self._with_mcp_tools(context.mcp_tools) if context.mcp_tools else self
+        return agent._thread(context)
+
+    def _with_mcp_tools(self, tools: Sequence[McpTool]) -> LangGraphAgent:
+        """The agent of this trial's graph: ``factory(tools)``, checked as any graph. A
+        tool name the graph has already (in its ToolNodes, built without MCP tools) fails
+        the trial, as it does with the other adapters: a ToolNode would keep one of the
+        two silently."""
+        if self.factory is None:  # refused when the run was planned
+            raise TypeError(f"the LangGraph graph {self._name!r} has no factory to give MCP tools")
+        own = {name for node in tool_nodes(self.graph) for name in node.tools_by_name}
+        clashes = sorted(own & {tool.name for tool in tools})
+        if clashes:
+            raise ValueError(
+                f"MCP tool(s) {', '.join(map(repr, clashes))} have the name of one of graph "
+                f"{self._name!r}'s own tools; tool names must be unique"
+            )
+        built = _graph(self.factory(langchain_tools(tools)), factory=self.factory)
+        return LangGraphAgent(built, name=self._name)
+
+    def _thread(self, context: SessionContext) -> LangGraphSession:
         """A new thread. The graph keeps its own checkpointer if it has one (the thread's
         id is unique, so trials never meet); otherwise this session's copy of the graph
         gets a fresh in-memory one, dropped with the session."""
@@ -514,6 +601,10 @@ def _describe(error: Any) -> str:
     if isinstance(error, BaseException):
         return f"{type(error).__name__}: {error}"
     return str(error)
+
+
+def _callable_name(fn: Any) -> str:
+    return str(getattr(fn, "__qualname__", None) or type(fn).__name__)
 
 
 def _clip(text: str, limit: int = 200) -> str:

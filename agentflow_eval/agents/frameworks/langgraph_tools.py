@@ -27,7 +27,7 @@ from langgraph.types import Command
 
 from agentflow_eval.agents.tool_gate import NO_MOCKS, StandIn, ToolGate
 
-__all__ = ["CONFIG_KEY", "TrialMocks", "gate_tool_nodes"]
+__all__ = ["CONFIG_KEY", "TrialMocks", "gate_tool_nodes", "tool_nodes"]
 
 CONFIG_KEY = "agentflow_eval_tool_mocks"
 """Where a trial's :class:`TrialMocks` travels in the run's ``configurable``."""
@@ -51,7 +51,7 @@ def gate_tool_nodes(graph: Pregel[Any, Any, Any, Any]) -> int:
     that lacks it; the number of ToolNodes found. A node with only a synchronous
     interceptor of its own cannot be chained and is refused with ``ValueError``."""
     found = 0
-    for node in _tool_nodes(graph, set()):
+    for node in tool_nodes(graph):
         found += 1
         if getattr(node, _GATED, False):
             continue
@@ -63,6 +63,11 @@ def gate_tool_nodes(graph: Pregel[Any, Any, Any, Any]) -> int:
         node._awrap_tool_call = _interceptor(node._awrap_tool_call)
         setattr(node, _GATED, True)
     return found
+
+
+def tool_nodes(graph: Pregel[Any, Any, Any, Any]) -> Iterator[ToolNode]:
+    """Every ``ToolNode`` of ``graph`` and its subgraphs."""
+    return _tool_nodes(graph, set())
 
 
 def _tool_nodes(graph: Pregel[Any, Any, Any, Any], seen: set[int]) -> Iterator[ToolNode]:
