@@ -8,11 +8,11 @@
 #                                 four modules at a time
 # and the type check, tests/types (mypy, strict, on the package as it installs).
 #
-# The type check runs in the background from the start. Core, then frameworks, run in the
-# foreground, fastest first, and the suite stops at the first of them that fails. Then
-# flows runs in the background beside end-to-end: its one process has the CPU that
-# end-to-end's tests leave while they wait on servers and workers. The suite fails if any
-# tier or the type check failed; the output of a background run is shown when it ends.
+# The type check runs in the background from the start. Core runs first, in the
+# foreground, and the suite stops there if it fails. Then frameworks and flows run in the
+# background beside end-to-end, each in one process: they have the CPU that end-to-end's
+# tests leave while they wait on servers and workers. The suite fails if any tier or the
+# type check failed; the output of a background run is shown when it ends.
 #
 # Extra arguments go to pytest in every tier (bash scripts/test.sh -x -k judge). Arguments
 # that name test paths run pytest on those alone (bash scripts/test.sh tests/unit/llm -q).
@@ -81,15 +81,16 @@ finish() {  # wait for a background tier, show its output and record its result
 }
 
 background types tests/types "$@"
-if ! tier core tests/unit -n auto --dist worksteal "$@" ||
-   ! tier frameworks tests/frameworks -n auto --dist worksteal "$@"; then
+if ! tier core tests/unit -n auto --dist worksteal "$@"; then
   kill -INT "${pids[types]}" 2>/dev/null || true
   wait
   rm -rf "$logs"
   exit 1
 fi
+background frameworks tests/frameworks "$@"
 background flows tests/flows "$@"
 tier end-to-end tests/e2e -n 4 --dist loadfile --durations=15 "$@" || failed+=(end-to-end)
+finish frameworks
 finish flows
 finish types
 rm -rf "$logs"

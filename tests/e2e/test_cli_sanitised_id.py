@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from agentflow_eval.files.naming import distinct_safe_id
+from tests.support.prefect_db import seeded_home
 
 pytestmark = pytest.mark.e2e
 
@@ -46,7 +47,7 @@ def test_progress_and_the_resume_line_follow_the_sanitised_folder(tmp_path: Path
     }
     evalset = tmp_path / "weather.evalset.json"
     evalset.write_text(json.dumps({"eval_set_id": EVAL_SET_ID, "eval_cases": [case]}))
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
+    env = {**os.environ, "PREFECT_HOME": str(seeded_home(tmp_path / "prefect"))}
     env.pop("PREFECT_API_URL", None)
     process = subprocess.Popen(
         [*COMMAND, "agent.py:agent", evalset.name, "--runs", "40", "--max-concurrency", "1"],

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.prefect_db import seeded_home
 from tests.support.prefect_server import PrefectServer
 
 pytestmark = pytest.mark.e2e
@@ -208,6 +209,7 @@ def _interrupted_once(project: Path, env: dict[str, str]) -> tuple[subprocess.Po
 def test_ctrl_c_stops_cleanly_and_says_how_to_finish(
     project: Path, shared_prefect: PrefectServer
 ) -> None:
+    seeded_home(project / "prefect")  # the temporary server's database, migrated already
     env = environment(project, None, AGENT_DELAY_S="0.5", AGENT_FIXED="1")
     process, out, err = _interrupted_once(project, env)
     assert process.returncode == 130, err[-3000:]

@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from agentflow_eval.testing import Reply, ScriptedOpenAIServer
+from tests.support.prefect_db import seeded_home
 from tests.support.prefect_server import PrefectServer
 
 pytestmark = pytest.mark.e2e
@@ -100,7 +101,7 @@ def env_for(tmp_path: Path, api_url: str | None, **extra: str) -> dict[str, str]
     if api_url:
         env["PREFECT_API_URL"] = api_url
     env.update(
-        PREFECT_HOME=str(tmp_path / "prefect"),
+        PREFECT_HOME=str(tmp_path / "prefect" if api_url else seeded_home(tmp_path / "prefect")),
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         LITELLM_LOCAL_MODEL_COST_MAP="True",
         **extra,

@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 from agentflow_eval.llm import client as llm
+from tests.support.prefect_db import seeded_home
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -143,7 +144,7 @@ def test_a_cli_run_that_names_no_demo_model_never_imports_litellm(tmp_path: Path
             }
         )
     )
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path / ".prefect")}
+    env = {**os.environ, "PREFECT_HOME": str(seeded_home(tmp_path / ".prefect"))}
     env.pop("PREFECT_API_URL", None)
     done = subprocess.run(
         [

@@ -21,6 +21,7 @@ from prefect.logging.handlers import APILogWorker
 from prefect.settings import PREFECT_API_URL, PREFECT_HOME, temporary_settings
 
 from agentflow_eval.flows.support.temporary_api import TemporaryPrefectAPI
+from tests.support.prefect_db import seeded_home
 from tests.support.prefect_server import prefect_env, prefect_server
 
 pytestmark = pytest.mark.e2e
@@ -40,7 +41,7 @@ async def _flow_named(name: str) -> str:
 @pytest.fixture
 def no_api(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
-    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
+    monkeypatch.setenv("PREFECT_HOME", str(seeded_home(tmp_path / "prefect")))
     with temporary_settings(
         updates={PREFECT_HOME: tmp_path / "prefect"}, restore_defaults={PREFECT_API_URL}
     ):
@@ -165,7 +166,7 @@ def _run_on_the_temporary_api(
     Prefect API configured: it launches its temporary server on the Prefect home ``home``,
     whose logs go to the API as well."""
     agent, evalset = _slow_agent_project(tmp_path)
-    env = prefect_env(home)
+    env = prefect_env(seeded_home(home))
     env.pop("PREFECT_API_URL", None)
     env["PREFECT_LOGGING_TO_API_ENABLED"] = "true"
     return subprocess.run(

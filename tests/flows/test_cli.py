@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentflow_eval.cli import main
+from tests.support.prefect_db import seeded_home
 
 ROOT = Path(__file__).resolve().parents[2]
 EVALSET = str(ROOT / "examples/weather/weather.evalset.json")
@@ -158,7 +159,7 @@ def test_schema_writes_both_schemas(tmp_path):
 def test_the_installed_command_exits_with_the_gate_code_and_all_its_output(tmp_path, lazy_agent):
     """The executable ends its process without interpreter teardown: the exit code and
     every printed line must survive that (stdout here is a pipe, so it is buffered)."""
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
+    env = {**os.environ, "PREFECT_HOME": str(seeded_home(tmp_path / "prefect"))}
     env.pop("PREFECT_API_URL", None)  # the default: Prefect's temporary server
     result = subprocess.run(
         [

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support.prefect_db import seeded_home
+
 PREFECT = [sys.executable, "-m", "prefect"]
 """The prefect CLI on the tests' own interpreter (the ``prefect`` script's first line may
 name another Python: a virtualenv copied from elsewhere keeps the original's)."""
@@ -83,6 +85,8 @@ def prefect_server(
 def _prefect_server(home: Path, timeout_s: float, database_url: str | None) -> Iterator[str]:
     port = free_port()
     api_url = f"http://127.0.0.1:{port}/api"
+    if database_url is None:
+        seeded_home(home)  # its schema migrated already (tests/support/prefect_db.py)
     log = (home / "server.log").open("wb")
     env = {**prefect_env(home), "PREFECT_UI_API_URL": api_url}  # the UI calls this API
     if database_url:
