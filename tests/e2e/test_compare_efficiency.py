@@ -3,8 +3,9 @@ server, through the installed ``agentflow-eval`` command, compared with ``compar
 
 - the baseline's model answers in 10 ms with 100 prompt tokens, and the agent calls
   ``search_orders`` then ``lookup_order`` then answers (it passes);
-- the candidate's answers take 150 ms with 400 prompt tokens, and in 6 of 10 trials its
-  second call is ``refund`` (and those trials fail).
+- the candidate's answers take 500 ms with 400 prompt tokens, and in 6 of 10 trials its
+  second call is ``refund`` (and those trials fail). Half a second a call keeps the
+  latency change well above what a loaded machine adds to every trial of both runs.
 
 The runs were made apart: the comparison finds the case hungrier with the Mann–Whitney U
 test named and leaves its latency uncalled (a run-wide shift could explain it), the pass
@@ -141,7 +142,7 @@ def test_two_real_runs_compared_for_efficiency_and_divergence(
     tmp_path: Path, shared_prefect: PrefectServer
 ) -> None:
     baseline = _run(tmp_path, shared_prefect.api_url, Shop(100, 0), 0.01, "base")
-    candidate = _run(tmp_path, shared_prefect.api_url, Shop(400, 6), 0.15, "cand")
+    candidate = _run(tmp_path, shared_prefect.api_url, Shop(400, 6), 0.5, "cand")
 
     shown = _compare(tmp_path, str(baseline), str(candidate))
     assert shown.returncode == 0, shown.stderr
