@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from agentflow_eval.demo.after_import import after_import
 from agentflow_eval.demo.names import is_demo_model
-from agentflow_eval.import_cost import import_paused
+from agentflow_eval.llm.litellm_compat import litellm_module
 
 __all__ = ["install", "install_for"]
 
@@ -18,7 +18,7 @@ def install() -> None:
     so a front door calls this when it is about to run, not at its own import."""
     # LiteLLM first, on its own: a call waiting for its import (``install_for``) runs
     # this again as that import ends, and must not find the model's module half-made
-    import_paused("litellm")
+    litellm_module()
 
     from agentflow_eval.demo.model import install as install_model
 

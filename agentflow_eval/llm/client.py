@@ -46,7 +46,6 @@ from typing import Any, Literal, get_args
 
 import aiohttp
 
-from agentflow_eval.import_cost import import_paused
 from agentflow_eval.llm import litellm_compat, openai_direct
 from agentflow_eval.llm.ratelimit import RateLimiter
 from agentflow_eval.llm.retry import (
@@ -255,7 +254,7 @@ def _model_of(kwargs: dict[str, Any]) -> str:
 
 
 async def _litellm_acompletion(kwargs: dict[str, Any]) -> Any:
-    litellm = import_paused("litellm")  # imported on first use: it costs seconds
+    litellm = litellm_compat.litellm_module()  # imported on first use
 
     tools = kwargs.get("tools") or []
     if tools and all(isinstance(t, dict) and t.get("type") == "function" for t in tools):

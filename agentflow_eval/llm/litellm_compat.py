@@ -34,6 +34,7 @@ __all__ = [
     "computed_cost",
     "has_custom_provider",
     "listed_cost",
+    "litellm_module",
     "loaded_litellm",
     "packaged_price_map",
     "price_map",
@@ -52,6 +53,12 @@ _COST_KEY = "response_cost"
 def loaded_litellm() -> Any | None:
     """The LiteLLM module when something already imported it, else ``None``."""
     return sys.modules.get("litellm")
+
+
+def litellm_module() -> Any:
+    """The LiteLLM module, imported on the first call with the cyclic collector paused
+    (its import costs seconds; :mod:`agentflow_eval.import_cost` says why the pause)."""
+    return import_paused("litellm")
 
 
 @functools.cache
@@ -115,7 +122,7 @@ def has_custom_provider(provider: str) -> bool:
 
 def register_custom_provider(provider: str, handler: Any) -> None:
     """Register ``handler`` (a ``litellm.CustomLLM``) for ``provider/<model>`` names, once."""
-    litellm: Any = import_paused("litellm")  # its registry is a module attribute
+    litellm = litellm_module()  # its registry is a module attribute
 
     if has_custom_provider(provider):
         return
