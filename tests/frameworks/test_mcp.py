@@ -69,6 +69,33 @@ def calls(run: RunResult, trial: int = 0) -> list[RecordedToolCall]:
     return turn.tool_calls
 
 
+def each_trial_refunded_on_its_own_server(run: RunResult, *, answers: bool = True) -> None:
+    """Both trials passed, each looking order A-1 up (the server's first call) and
+    refunding it on a server of its own: never "already refunded", two server pids. With
+    ``answers``, each final answer quotes the refund."""
+    assert [t.status for t in run.trials] == ["passed", "passed"], run.trials[0].trial.error
+    pids = set()
+    for index, trial in enumerate(run.trials):
+        lookup, refund = calls(run, index)
+        assert (lookup.name, lookup.args, lookup.served_by) == (
+            "lookup_order",
+            {"order_id": "A-1"},
+            "tool",
+        )
+        found = value(lookup.result)
+        assert (found["status"], found["calls"]) == ("delivered", 1)
+        pids.add(found["pid"])
+        assert (refund.name, value(refund.result), refund.error) == (
+            "refund_order",
+            "refunded A-1: 42.0",
+            None,
+        )
+        if answers:
+            answer = trial.trial.turns[0].final_response
+            assert answer is not None and "refunded A-1: 42.0" in answer
+    assert len(pids) == 2  # one server process per trial
+
+
 def litellm_agent(server: ScriptedOpenAIServer) -> LiteLLMAgent:
     return LiteLLMAgent("openai/scripted", api_base=server.url, api_key="test", name="desk")
 
@@ -80,25 +107,7 @@ async def test_litellm_agent_calls_each_trials_own_server(tmp_path: Path) -> Non
         )
         offered = {tool["function"]["name"] for tool in server.requests[0]["tools"]}
     assert offered == {"lookup_order", "refund_order"}
-    assert [t.status for t in run.trials] == ["passed", "passed"]
-    pids = set()
-    for index in range(2):
-        lookup, refund = calls(run, index)
-        assert (lookup.name, lookup.args, lookup.served_by) == (
-            "lookup_order",
-            {"order_id": "A-1"},
-            "tool",
-        )
-        assert lookup.result["status"] == "delivered" and lookup.result["calls"] == 1
-        assert (refund.name, refund.result, refund.error) == (
-            "refund_order",
-            "refunded A-1: 42.0",  # each trial's own server: never "already refunded"
-            None,
-        )
-        pids.add(lookup.result["pid"])
-        answer = run.trials[index].trial.turns[0].final_response
-        assert answer is not None and "refunded A-1: 42.0" in answer
-    assert len(pids) == 2  # one server process per trial
+    each_trial_refunded_on_its_own_server(run)
     assert server_pids() == []
 
 
@@ -342,20 +351,7 @@ async def test_a_framework_agent_calls_the_trials_server(
         )
         offered = {tool["function"]["name"] for tool in server.requests[0]["tools"]}
     assert offered == {"lookup_order", "refund_order"}
-    assert [t.status for t in run.trials] == ["passed", "passed"], run.trials[0].trial.error
-    pids = set()
-    for index in range(2):
-        lookup, refund = calls(run, index)
-        assert (lookup.name, lookup.args, lookup.served_by) == (
-            "lookup_order",
-            {"order_id": "A-1"},
-            "tool",
-        )
-        found = value(lookup.result)
-        assert (found["status"], found["calls"]) == ("delivered", 1)
-        pids.add(found["pid"])
-        assert (refund.name, value(refund.result)) == ("refund_order", "refunded A-1: 42.0")
-    assert len(pids) == 2
+    each_trial_refunded_on_its_own_server(run, answers=False)
     assert server_pids() == []
 
 
@@ -509,26 +505,7 @@ async def test_a_langgraph_factory_builds_each_trials_graph_with_its_mcp_tools(
     # the graph's own tool beside the server's, which the model sees as the server wrote it
     assert offered == {"opening_hours", "lookup_order", "refund_order"}
     assert set(schema["required"]) == {"order_id", "reason"}
-    assert [t.status for t in run.trials] == ["passed", "passed"], run.trials[0].trial.error
-    pids = set()
-    for index in range(2):
-        lookup, refund = calls(run, index)
-        assert (lookup.name, lookup.args, lookup.served_by) == (
-            "lookup_order",
-            {"order_id": "A-1"},
-            "tool",
-        )
-        assert (lookup.result["status"], lookup.result["calls"]) == ("delivered", 1)
-        pids.add(lookup.result["pid"])
-        # each trial's own server: never "already refunded"
-        assert (refund.name, refund.result, refund.error) == (
-            "refund_order",
-            "refunded A-1: 42.0",
-            None,
-        )
-        answer = run.trials[index].trial.turns[0].final_response
-        assert answer is not None and "refunded A-1: 42.0" in answer
-    assert len(pids) == 2  # one server process per trial
+    each_trial_refunded_on_its_own_server(run)
     assert server_pids() == []
 
 
