@@ -1,4 +1,5 @@
-# Sourced by the quickstart scripts: make .venv (python3 + pip only) and install the
+# Sourced by the quickstart scripts: make .venv (python3 + pip only; AGENTFLOW_PYTHON names
+# another interpreter to make it with) and install the
 # project into it with the extras in AGENTFLOW_EXTRAS (comma-separated; default: none,
 # the package alone). The stamp in .venv records pyproject.toml's hash and the extras
 # installed from it: a command whose extras are already there installs nothing, and an
@@ -12,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 VENV=${AGENTFLOW_VENV:-.venv}
 if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV"
+  "${AGENTFLOW_PYTHON:-python3}" -m venv "$VENV"
 fi
 stamp="$VENV/.agentflow-installed"
 project=$(python3 -c 'import hashlib,sys; print(hashlib.sha256(open("pyproject.toml","rb").read()).hexdigest())')

@@ -32,8 +32,9 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 
 # what the tiers test against: the newest the pins in pyproject.toml allow
-python -c 'from importlib.metadata import version as v
-print("== testing with", ", ".join(f"{n} {v(n)}" for n in ("prefect", "fastapi", "sqlalchemy")))' >&2
+python -c 'import platform; from importlib.metadata import version as v
+pins = ", ".join(f"{n} {v(n)}" for n in ("prefect", "fastapi", "sqlalchemy"))
+print("== testing with", pins, "on Python", platform.python_version())' >&2
 
 logs=$(mktemp -d)
 started=$SECONDS
