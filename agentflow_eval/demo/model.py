@@ -178,7 +178,7 @@ class DemoModel(CustomLLM):
             verdict = demo_judge_reply(request.criterion, request.messages)
             if verdict is None:
                 raise CustomLLMError(  # type: ignore[no-untyped-call]
-                    status_code=501,
+                    status_code=400,
                     message=(
                         f"{DEMO_PROVIDER}/{request.model} has no judge for criterion "
                         f"{request.criterion!r}; it judges {', '.join(judges())}"
@@ -192,7 +192,7 @@ class DemoModel(CustomLLM):
     def judge_reply(self, request: DemoRequest) -> DemoReply:
         """A JSON verdict asked for by a call that serves no criterion of ours."""
         raise CustomLLMError(  # type: ignore[no-untyped-call]
-            status_code=501,
+            status_code=400,
             message=(
                 f"{DEMO_PROVIDER}/{request.model} judges only for agentflow-eval's own "
                 "criteria; this request asks for a JSON verdict in another form"

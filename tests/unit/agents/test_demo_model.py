@@ -253,7 +253,7 @@ async def test_a_foreign_request_for_a_json_verdict_is_refused_clearly() -> None
         {"role": "system", "content": 'Grade the answer. Reply in JSON: {"verdict": "yes"}'},
         {"role": "user", "content": "Answer: Paris"},
     ]
-    with pytest.raises(Exception, match="judges only for agentflow-eval's own criteria"):
+    with pytest.raises(litellm.BadRequestError, match="judges only for agentflow-eval's own"):
         await complete(messages)
 
 
@@ -275,7 +275,9 @@ async def test_a_judge_call_is_answered_by_the_judge_of_its_criterion() -> None:
         )
         verdicts.append(json.loads(reply.choices[0].message.content)["verdict"])
     assert verdicts == ["valid", "invalid"]
-    with pytest.raises(Exception, match="has no judge for criterion 'my_own_judge'"):
+    # a criterion it has no judge for is the request's fault: refused at once, not retried
+    # as if the provider were down (that would end in ProviderUnavailable)
+    with pytest.raises(litellm.BadRequestError, match="has no judge for criterion 'my_own_judge'"):
         await models.tagged(criterion="my_own_judge").complete(
             model=f"{DEMO_PROVIDER}/judge", messages=[{"role": "user", "content": prompt("x")}]
         )
