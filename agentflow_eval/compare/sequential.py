@@ -65,16 +65,33 @@ _MEANS: npt.NDArray[np.float64] = np.linspace(-1.0, 1.0, 401)
 0.005)."""
 
 
-def _log_mean_exp_1d(values: npt.NDArray[np.float64]) -> float:
-    top = float(values.max())
-    return top + math.log(float(np.exp(values - top).mean()))
+def _log_mean_exp(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``log(mean(exp(values)))`` along the last axis, without overflow."""
+    top = values.max(axis=-1, keepdims=True)
+    total = np.exp(values - top).sum(axis=-1)
+    found: npt.NDArray[np.float64] = top[..., 0] + np.log(total) - math.log(values.shape[-1])
+    return found
 
 
-def _log_mean_exp(values: npt.NDArray[np.float64], axis: int = -1) -> npt.NDArray[np.float64]:
-    top = values.max(axis=axis, keepdims=True)
-    found: npt.NDArray[np.float64] = np.squeeze(top, axis=axis) + np.log(
-        np.mean(np.exp(values - top), axis=axis)
-    )
+_DROP, _RISE, _CLEAR = 0, 1, 2
+"""The rows of a case's running log-wealth: the bets on a drop, on a rise, and against a
+drop of ``clear_drop``."""
+
+_STEPS: dict[tuple[float, float], npt.NDArray[np.float64]] = {}
+"""Each row's log-wealth step for a pair's ``x`` (and ``clear_drop``): a run's pairs take
+a handful of values (-1, 0 and 1 for deterministic verdicts), so each is computed once."""
+
+
+def _step(x: float, clear_drop: float) -> npt.NDArray[np.float64]:
+    key = (x, clear_drop)
+    found = _STEPS.get(key)
+    if found is None:
+        # E[x] >= δ bet against: y = (δ - x) scaled into [-1, 1]
+        outcome = np.array([[x], [-x], [(clear_drop - x) / (1 + clear_drop)]])
+        found = np.log1p(BETS[None, :] * outcome)
+        found.flags.writeable = False
+        if len(_STEPS) < 4096:  # judges' shares are few; bounded all the same
+            _STEPS[key] = found
     return found
 
 
@@ -91,9 +108,11 @@ class CaseEvidence:
     """The sum of ``x = b - c`` over the pairs."""
     outcomes: list[float] = field(default_factory=list)
     """Each pair's ``x``, for the confidence sequence (asked for once, when reported)."""
-    _drop: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(len(BETS)))
-    _clear: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(len(BETS)))
-    _rise: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(len(BETS)))
+    _wealth: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros((3, len(BETS))))
+    """The log-wealth of each bet, one row per question (:data:`_DROP`, :data:`_RISE`,
+    :data:`_CLEAR`)."""
+    _log_e: npt.NDArray[np.float64] | None = field(default=None, repr=False)
+    """The three log e-values, computed when first asked for after a pair."""
 
     def __post_init__(self) -> None:
         if not 0 < self.clear_drop < 1:
@@ -107,26 +126,29 @@ class CaseEvidence:
         self.pairs += 1
         self.discordant += x != 0
         self.total += x
-        self._drop += np.log1p(BETS * x)
-        self._rise += np.log1p(-BETS * x)
-        # E[x] >= δ bet against: y = (δ - x) scaled into [-1, 1]
-        self._clear += np.log1p(BETS * (self.clear_drop - x) / (1 + self.clear_drop))
+        self._wealth += _step(x, self.clear_drop)
+        self._log_e = None
         self.outcomes.append(x)
+
+    def _log_e_values(self) -> npt.NDArray[np.float64]:
+        if self._log_e is None:
+            self._log_e = _log_mean_exp(self._wealth)
+        return self._log_e
 
     @property
     def log_e_drop(self) -> float:
         """The log of the e-value that the case dropped (0 before any pair)."""
-        return _log_mean_exp_1d(self._drop)
+        return float(self._log_e_values()[_DROP])
 
     @property
     def log_e_rise(self) -> float:
         """The log of the e-value that the case improved."""
-        return _log_mean_exp_1d(self._rise)
+        return float(self._log_e_values()[_RISE])
 
     @property
     def log_e_clear(self) -> float:
         """The log of the e-value that the case did not drop by ``clear_drop`` or more."""
-        return _log_mean_exp_1d(self._clear)
+        return float(self._log_e_values()[_CLEAR])
 
     @property
     def change(self) -> float | None:
