@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,9 +41,11 @@ class UserProject:
         return self.path / ".venv" / "bin" / "python"
 
 
-def _user_environment(project: Path) -> dict[str, str]:
+def _user_environment(project: Path, shell_bin: Path) -> dict[str, str]:
     """The user's shell: no trace of this repository's virtualenv or test settings, the
-    project's own .venv activated once it exists (as `source .venv/bin/activate` does)."""
+    project's own .venv activated once it exists (as `source .venv/bin/activate` does).
+    Its ``python3`` is the Python these tests run on (``shell_bin`` holds the link), so
+    the walk-through is tested on the interpreter the rest of the suite is."""
     base = {
         key: value
         for key, value in os.environ.items()
@@ -50,8 +53,11 @@ def _user_environment(project: Path) -> dict[str, str]:
         and key not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")
     }
     repo_bin = str(ROOT / ".venv" / "bin")
+    shell_bin.mkdir(parents=True, exist_ok=True)
+    (shell_bin / "python3").symlink_to(Path(sys._base_executable).resolve())
     base["PATH"] = os.pathsep.join(
-        entry for entry in base.get("PATH", "").split(os.pathsep) if entry != repo_bin
+        [str(shell_bin)]
+        + [entry for entry in base.get("PATH", "").split(os.pathsep) if entry != repo_bin]
     )
     env = venv_env(project / ".venv", base)
     env.update(PREFECT_HOME=str(project / ".prefect"), COLUMNS="100", NO_COLOR="1")
@@ -65,7 +71,7 @@ def user_project(tmp_path_factory: pytest.TempPathFactory) -> UserProject:
     # pip builds in the source folder (build/, *.egg-info): give it a copy
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*_NOT_SOURCES))
     project = tmp_path_factory.mktemp("my-agent")
-    env = _user_environment(project)
+    env = _user_environment(project, tmp_path_factory.mktemp("shell") / "bin")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = blocks_of(section(readme, "## Your first eval set in five minutes"))
     blocks += blocks_of(section(readme, "### From pytest"))
