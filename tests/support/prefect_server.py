@@ -40,7 +40,6 @@ def prefect_env(home: Path, api_url: str | None = None) -> dict[str, str]:
         PREFECT_HOME=str(home),
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         LITELLM_LOCAL_MODEL_COST_MAP="True",
-        PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS="2",
         PREFECT_WORKER_QUERY_SECONDS="1",  # workers pick up new runs within a second
     )
     if api_url:
