@@ -5,7 +5,7 @@
 #   flows       tests/flows       flows and tasks against one Prefect test harness; SeaweedFS
 #   end-to-end  tests/e2e         real Prefect servers with process workers, SeaweedFS,
 #                                 headless Chromium (where available), a fresh pip install;
-#                                 four modules at a time
+#                                 three modules at a time
 # and the type check, tests/types (mypy, strict, on the package as it installs).
 #
 # The type check runs in the background from the start. Core runs first, in the
@@ -90,7 +90,7 @@ if ! tier core tests/unit -n auto --dist worksteal "$@"; then
 fi
 background frameworks tests/frameworks "$@"
 background flows tests/flows "$@"
-tier end-to-end tests/e2e -n 4 --dist loadfile --durations=15 "$@" || failed+=(end-to-end)
+tier end-to-end tests/e2e -n 3 --dist loadfile --durations=15 "$@" || failed+=(end-to-end)
 finish frameworks
 finish flows
 finish types

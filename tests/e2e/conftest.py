@@ -11,8 +11,8 @@ keep it (tests/e2e/test_temporary_api.py, the Ctrl-C run of test_cli_terminal.py
 temporary server dying with the CLI in test_faults_cli.py, and the README walk-through
 in a fresh install, test_user_project.py).
 
-The tier runs in parallel (``pytest tests/e2e -n 4 --dist loadfile``, scripts/test.sh):
-its tests mostly wait — on workers, heartbeats, schedules, processes starting — so four
+The tier runs in parallel (``pytest tests/e2e -n 3 --dist loadfile``, scripts/test.sh):
+its tests mostly wait — on workers, heartbeats, schedules, processes starting — so three
 at a time share two cores, with the frameworks and flow tiers beside them.
 Each xdist worker is a session of its own, with its own Prefect server and SeaweedFS,
 started when one of its tests first asks. A module is one unit of work (its module
