@@ -33,6 +33,7 @@ may stop anywhere and the interval it reports still holds.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -77,21 +78,16 @@ _DROP, _RISE, _CLEAR = 0, 1, 2
 """The rows of a case's running log-wealth: the bets on a drop, on a rise, and against a
 drop of ``clear_drop``."""
 
-_STEPS: dict[tuple[float, float], npt.NDArray[np.float64]] = {}
-"""Each row's log-wealth step for a pair's ``x`` (and ``clear_drop``): a run's pairs take
-a handful of values (-1, 0 and 1 for deterministic verdicts), so each is computed once."""
 
-
+@functools.lru_cache(maxsize=4096)
 def _step(x: float, clear_drop: float) -> npt.NDArray[np.float64]:
-    key = (x, clear_drop)
-    found = _STEPS.get(key)
-    if found is None:
-        # E[x] >= δ bet against: y = (δ - x) scaled into [-1, 1]
-        outcome = np.array([[x], [-x], [(clear_drop - x) / (1 + clear_drop)]])
-        found = np.log1p(BETS[None, :] * outcome)
-        found.flags.writeable = False
-        if len(_STEPS) < 4096:  # judges' shares are few; bounded all the same
-            _STEPS[key] = found
+    """Each row's log-wealth step for a pair's ``x`` (and ``clear_drop``): a run's pairs
+    take a handful of values (-1, 0 and 1 for deterministic verdicts), so each is computed
+    once. Read-only: every case adds the same array."""
+    # E[x] >= δ bet against: y = (δ - x) scaled into [-1, 1]
+    outcome = np.array([[x], [-x], [(clear_drop - x) / (1 + clear_drop)]])
+    found: npt.NDArray[np.float64] = np.log1p(BETS[None, :] * outcome)
+    found.flags.writeable = False
     return found
 
 
