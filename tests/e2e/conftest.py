@@ -43,38 +43,59 @@ def shared_prefect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prefect
         yield PrefectServer(home, api_url)
 
 
-LONGEST_FIRST = (
-    "test_lost_worker.py",
-    "test_docs.py",
-    "test_user_project.py",
-    "test_deployments.py",
-    "test_regression_suite.py",
-    "test_faults_cli.py",
-    "test_cli_terminal.py",
-    "test_scale_out.py",
-    "test_faults_agent_io.py",
-    "test_pytest_plugin.py",
-    "test_temporary_api.py",
-    "test_browser_report.py",
-    "test_fresh_interpreter.py",
-    "test_postgres_pool.py",
-)
-"""The modules that take longest, longest first: the order units start in (only the
-tier's wall time depends on it)."""
+UNIT_SECONDS = {
+    "test_lost_worker.py": 343,
+    "test_scale_out.py": 155,
+    "test_user_project.py": 152,
+    "test_deployments.py": 145,
+    "test_docs.py[criteria.md]": 120,
+    "test_docs.py[agents.md]": 107,
+    "test_regression_suite.py": 106,
+    "test_swallowed_cancellation.py": 104,
+    "test_postgres_pool.py": 68,
+    "test_production_traces.py": 61,
+    "test_paired_runs.py": 60,
+    "test_review_form.py": 48,
+    "test_pytest_plugin.py": 47,
+    "test_docs.py[eval-sets.md]": 46,
+    "test_cli_terminal.py": 45,
+    "test_temporary_api.py": 42,
+    "test_docs.py[traces.md]": 39,
+    "test_faults_cli.py": 38,
+    "test_compare_efficiency.py": 37,
+    "test_faults_agent_io.py": 33,
+    "test_docs.py[mcp.md]": 32,
+    "test_browser_report.py": 31,
+    "test_docs.py[frameworks/langgraph.md]": 29,
+    "test_docs.py[frameworks/pydantic_ai.md]": 27,
+    "test_page_widths.py": 23,
+    "test_docs.py[frameworks/openai_agents.md]": 22,
+    "test_resume_after_kill.py": 21,
+    "test_unstoppable_agent.py": 20,
+}
+"""Wall seconds of each unit of work that takes 20 s or more, as a run of ``.ci/run``
+measured them (a module, or a page of a SPLIT module). Units start longest first, the
+others after them in collection order, so the three workers end close together instead
+of one finishing a long unit it took last. Only the order matters, and only for the
+tier's wall time: a new long module goes in at its measured place."""
 SPLIT = ("test_docs.py",)
 """Modules whose tests are units of their own (they share no module fixture, so nothing
 is set up twice)."""
 
 
+def unit_of(item: pytest.Item) -> str:
+    """The unit of work ``item`` belongs to, named as in UNIT_SECONDS."""
+    name = item.path.name
+    if name in SPLIT and "[" in item.name:
+        return name + item.name[item.name.index("[") :]
+    return name
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
-
-    def rank(item: pytest.Item) -> int:
-        name = item.path.name
-        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
-
     if all(item.path.parent == here for item in items):  # this tier alone: its order is ours
-        items.sort(key=rank)  # stable: a module's tests keep their order
+        # stable: a module's tests keep their order, units not listed theirs
+        items.sort(key=lambda item: -UNIT_SECONDS.get(unit_of(item), 0))
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
@@ -85,7 +106,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    config.option.loadscopereorder = False  # units start in LONGEST_FIRST's order
+    config.option.loadscopereorder = False  # units start in UNIT_SECONDS' order
 
     class ModulesAndSplitPages(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
