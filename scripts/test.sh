@@ -9,10 +9,11 @@
 # and the type check, tests/types (mypy, strict, on the package as it installs).
 #
 # The type check runs in the background from the start. Core runs first, in the
-# foreground, and the suite stops there if it fails. Then frameworks and flows run in the
-# background beside end-to-end, each in one process: they have the CPU that end-to-end's
-# tests leave while they wait on servers and workers. The suite fails if any tier or the
-# type check failed; the output of a background run is shown when it ends.
+# foreground, and the suite stops there if it fails. Then frameworks and, once it ends,
+# flows run in the background beside end-to-end, each in one process: they have the CPU
+# that end-to-end's tests leave while they wait on servers and workers, and one after the
+# other they spread that work over more of end-to-end's waits. The suite fails if any
+# tier or the type check failed; the output of a background run is shown when it ends.
 #
 # Extra arguments go to pytest in every tier (bash scripts/test.sh -x -k judge). Arguments
 # that name test paths run pytest on those alone (bash scripts/test.sh tests/unit/llm -q).
@@ -54,16 +55,26 @@ tier() {  # a tier in the foreground
   return "$status"
 }
 
-# A tier in the background, its output in $logs/NAME.log until it ends. Ctrl-C reaches it
-# as it reaches the foreground (the subshell gives pytest back the SIGINT a background
-# job would ignore), so it stops its servers before it exits.
+# A tier in the background, its output in $logs/NAME.log until it ends; with
+# `--after OTHER` first, it starts once the background tier OTHER has ended. Ctrl-C
+# reaches it as it reaches the foreground (the subshell gives pytest back the SIGINT a
+# background job would ignore), so it stops its servers before it exits.
 declare -A pids began
 background() {
+  local after=
+  if [ "$1" = --after ]; then
+    after=${pids[$2]}
+    shift 2
+  fi
   local name=$1
   shift
-  echo "== $name: pytest $(printf "%q " "$@")(in the background)" >&2
+  echo "== $name: pytest $(printf "%q " "$@")(in the background${after:+, after the one before})" >&2
   began[$name]=$SECONDS
-  (trap - INT; exec python -m pytest "$@") >"$logs/$name.log" 2>&1 &
+  (
+    trap - INT
+    while [ -n "$after" ] && kill -0 "$after" 2>/dev/null; do sleep 1; done
+    exec python -m pytest "$@"
+  ) >"$logs/$name.log" 2>&1 &
   pids[$name]=$!
 }
 
@@ -89,7 +100,7 @@ if ! tier core tests/unit -n auto --dist worksteal "$@"; then
   exit 1
 fi
 background frameworks tests/frameworks "$@"
-background flows tests/flows "$@"
+background --after frameworks flows tests/flows "$@"
 tier end-to-end tests/e2e -n 3 --dist loadfile --durations=15 "$@" || failed+=(end-to-end)
 finish frameworks
 finish flows
