@@ -8,12 +8,12 @@
 #                                 three modules at a time
 # and the type check, tests/types (mypy, strict, on the package as it installs).
 #
-# The type check runs in the background from the start. Core runs first, in the
-# foreground, and the suite stops there if it fails. Then frameworks and, once it ends,
-# flows run in the background beside end-to-end, each in one process: they have the CPU
-# that end-to-end's tests leave while they wait on servers and workers, and one after the
-# other they spread that work over more of end-to-end's waits. The suite fails if any
-# tier or the type check failed; the output of a background run is shown when it ends.
+# Core runs first, alone in the foreground, and the suite stops there if it fails. Then
+# the type check, frameworks and flows run in the background beside end-to-end, one after
+# another, each in one process: they have the CPU that end-to-end's tests leave while
+# they wait on servers and workers, and one after another they spread that work over
+# more of end-to-end's waits. The suite fails if any tier or the type check failed; the
+# output of a background run is shown when it ends.
 #
 # Extra arguments go to pytest in every tier (bash scripts/test.sh -x -k judge). Arguments
 # that name test paths run pytest on those alone (bash scripts/test.sh tests/unit/llm -q).
@@ -86,25 +86,23 @@ finish() {  # wait for a background tier, show its output and record its result
     status=0
   fi
   cat "$logs/$name.log"  # pytest's last line says how long the tier took
-  echo "== $name: exit $status, ended by $((SECONDS - ${began[$name]})) s after it started" >&2
+  echo "== $name: exit $status, ended by $((SECONDS - ${began[$name]})) s after it was queued" >&2
   if [ "$status" != 0 ]; then
     failed+=("$name")
   fi
 }
 
-background types tests/types "$@"
 if ! tier core tests/unit -n auto --dist worksteal "$@"; then
-  kill -INT "${pids[types]}" 2>/dev/null || true
-  wait
   rm -rf "$logs"
   exit 1
 fi
-background frameworks tests/frameworks "$@"
+background types tests/types "$@"
+background --after types frameworks tests/frameworks "$@"
 background --after frameworks flows tests/flows "$@"
 tier end-to-end tests/e2e -n 3 --dist loadfile --durations=15 "$@" || failed+=(end-to-end)
+finish types
 finish frameworks
 finish flows
-finish types
 rm -rf "$logs"
 echo "== all tiers: $((SECONDS - started)) s; failed: ${failed[*]:-none}" >&2
 [ ${#failed[@]} = 0 ]
