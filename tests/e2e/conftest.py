@@ -13,7 +13,7 @@ in a fresh install, test_user_project.py).
 
 The tier runs in parallel (``pytest tests/e2e -n 3 --dist loadfile``, scripts/test.sh):
 its tests mostly wait — on workers, heartbeats, schedules, processes starting — so three
-at a time share two cores, with the frameworks and flow tiers beside them.
+at a time share two cores, with the type check, frameworks and flow tiers beside them.
 Each xdist worker is a session of its own, with its own Prefect server and SeaweedFS,
 started when one of its tests first asks. A module is one unit of work (its module
 fixtures are set up once), but for the documentation pages, each a unit alone; the

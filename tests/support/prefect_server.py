@@ -40,7 +40,10 @@ def prefect_env(home: Path, api_url: str | None = None) -> dict[str, str]:
         PREFECT_HOME=str(home),
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         LITELLM_LOCAL_MODEL_COST_MAP="True",
-        PREFECT_WORKER_QUERY_SECONDS="1",  # workers pick up new runs within a second
+        # Workers pick up new runs within two seconds (Prefect's default is 10). Each poll
+        # costs the server CPU too: at one second, a worker's polls took about as much of
+        # it as the idle server itself, on a tier that is bound by CPU.
+        PREFECT_WORKER_QUERY_SECONDS="2",
     )
     if api_url:
         env["PREFECT_API_URL"] = api_url
