@@ -83,11 +83,13 @@ SPLIT = ("test_docs.py",)
 is set up twice)."""
 
 
-def unit_of(item: pytest.Item) -> str:
-    """The unit of work ``item`` belongs to, named as in UNIT_SECONDS."""
-    name = item.path.name
-    if name in SPLIT and "[" in item.name:
-        return name + item.name[item.name.index("[") :]
+def unit_of(nodeid: str) -> str:
+    """The unit of work the test ``nodeid`` belongs to, named as in UNIT_SECONDS: its
+    module's file name, with the test's parameters for a SPLIT module."""
+    module, _, test = nodeid.partition("::")
+    name = Path(module).name
+    if name in SPLIT and "[" in test:
+        return name + test[test.index("[") :]
     return name
 
 
@@ -95,7 +97,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     here = Path(__file__).parent
     if all(item.path.parent == here for item in items):  # this tier alone: its order is ours
         # stable: a module's tests keep their order, units not listed theirs
-        items.sort(key=lambda item: -UNIT_SECONDS.get(unit_of(item), 0))
+        items.sort(key=lambda item: -UNIT_SECONDS.get(unit_of(item.nodeid), 0))
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
@@ -110,7 +112,6 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     class ModulesAndSplitPages(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
-            return nodeid if Path(module).name in SPLIT else module
+            return unit_of(nodeid)
 
     return ModulesAndSplitPages(config, log)
