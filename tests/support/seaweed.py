@@ -25,8 +25,11 @@ import pytest
 __all__ = ["SeaweedFS", "weed_binary"]
 
 VOLUME_COUNT = 100
-"""Volumes a store may create: one or more per bucket, and a session's tests make tens of
-buckets at most."""
+"""Volumes a store may create (``-volume.max``): one or more per bucket, and a session's
+tests make tens of buckets at most. ``weed mini``'s default is free disk space over the
+volume size, so with a few GB free a handful of buckets exhaust it and every write fails
+with InternalError. The tests store kilobytes and volumes are not preallocated: a count
+fixed here takes no disk."""
 
 _PORT_FLAGS = (
     "master.port",
@@ -108,11 +111,6 @@ class SeaweedFS:
             "-webdav=false",
             "-admin.ui=false",
             "-master.telemetry=false",
-            # How many volumes it may create: by default free disk space over the volume
-            # size, so with a few GB free a handful of buckets (a collection each, a
-            # volume or more apiece) exhaust it and every write fails with InternalError.
-            # The tests store kilobytes and volumes are not preallocated: a count fixed
-            # here takes no disk.
             f"-volume.max={VOLUME_COUNT}",
         ]
 
